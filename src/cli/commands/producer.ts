@@ -1,0 +1,51 @@
+import type { CommandModule } from 'yargs';
+import { systemClock } from '../../queue/clock.js';
+import { seededRandom } from '../../queue/random.js';
+import { produce } from '../../producer/producer.js';
+import { UsageError } from '../errors.js';
+
+interface ProducerArgs {
+  store: string;
+  count: number;
+  start: number;
+  action: string;
+  payload: string;
+  'max-attempts': number;
+  'workflow-version': string;
+}
+
+/** `queue-drill producer`: enqueues a deterministic batch of jobs and prints what it created as JSON. */
+export const producerCommand: CommandModule<object, ProducerArgs> = {
+  command: 'producer',
+  describe: 'enqueue a deterministic batch of jobs (two producers with the same options race on every key)',
+  builder: (y) =>
+    y
+      .option('store', { type: 'string', demandOption: true })
+      .option('count', { type: 'number', demandOption: true, describe: 'how many jobs' })
+      .option('start', { type: 'number', default: 0, describe: 'number of the first job' })
+      .option('action', { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] })
+      .option('payload', { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' })
+      .option('max-attempts', { type: 'number', default: 3 })
+      .option('workflow-version', { type: 'string', default: 'queue-drill-demo-v1' }) as never,
+  handler: (args) => {
+    let extra: unknown;
+    try {
+      extra = JSON.parse(args.payload);
+    } catch (error) {
+      throw new UsageError(`--payload must be a JSON object: ${(error as Error).message}`);
+    }
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--payload must be a JSON object');
+    const result = produce({
+      store: args.store,
+      clock: systemClock(),
+      random: seededRandom(1),
+      start: args.start,
+      count: args.count,
+      action: args.action,
+      payload: extra as Record<string, unknown>,
+      maxAttempts: args['max-attempts'],
+      workflowVersion: args['workflow-version'],
+    });
+    process.stdout.write(`${JSON.stringify({ event: 'produced', pid: process.pid, created: result.created, existing: result.existing })}\n`);
+  },
+};

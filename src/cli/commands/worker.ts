@@ -1,0 +1,72 @@
+import type { CommandModule } from 'yargs';
+import { systemClock } from '../../queue/clock.js';
+import { seededRandom } from '../../queue/random.js';
+import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
+import { runWorker } from '../../worker/worker.js';
+import { effectLogFor } from '../paths.js';
+
+interface WorkerArgs {
+  store: string;
+  id: string;
+  'effect-log'?: string;
+  'lease-ms': number;
+  'skew-margin-ms': number;
+  'poll-ms': number;
+  seed: number;
+  'clock-skew-ms': number;
+  'retry-base-ms': number;
+  'retry-cap-ms': number;
+  'retry-jitter-ms': number;
+  'exit-when-drained': boolean;
+  'max-jobs': number;
+}
+
+/** `queue-drill worker`: one worker process on a store file, until SIGTERM (or drained). */
+export const workerCommand: CommandModule<object, WorkerArgs> = {
+  command: 'worker',
+  describe: 'run a worker process on a queue store',
+  builder: (y) =>
+    y
+      .option('store', { type: 'string', demandOption: true, describe: 'the SQLite store file' })
+      .option('id', { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' })
+      .option('effect-log', { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' })
+      .option('lease-ms', { type: 'number', default: 30_000 })
+      .option('skew-margin-ms', { type: 'number', default: 1_000, describe: 'slack before an expired lease is taken back' })
+      .option('poll-ms', { type: 'number', default: 25, describe: 'wait between looks when nothing is ready' })
+      .option('seed', { type: 'number', default: 1, describe: 'seed of the retry jitter' })
+      .option('clock-skew-ms', { type: 'number', default: 0, describe: "shift this worker's clock (a skew fault)" })
+      .option('retry-base-ms', { type: 'number', default: SEED_RETRY_DELAY.baseMs })
+      .option('retry-cap-ms', { type: 'number', default: SEED_RETRY_DELAY.capMs })
+      .option('retry-jitter-ms', { type: 'number', default: SEED_RETRY_DELAY.jitterMs })
+      .option('exit-when-drained', { type: 'boolean', default: false, describe: 'stop once nothing is pending, retrying or running' })
+      .option('max-jobs', { type: 'number', default: 0, describe: 'stop after this many jobs (0: no limit)' }) as never,
+  handler: async (args) => {
+    const stop = new AbortController();
+    // First signal: finish the current job and stop. Second: stop now.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      stop.abort();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    try {
+      await runWorker({
+        store: args.store,
+        id: args.id,
+        effectLog: args['effect-log'] ?? effectLogFor(args.store),
+        clock: systemClock(args['clock-skew-ms']),
+        random: seededRandom(args.seed),
+        leaseMs: args['lease-ms'],
+        skewMarginMs: args['skew-margin-ms'],
+        retryDelay: { baseMs: args['retry-base-ms'], capMs: args['retry-cap-ms'], jitterMs: args['retry-jitter-ms'] },
+        pollMs: args['poll-ms'],
+        exitWhenDrained: args['exit-when-drained'],
+        maxJobs: args['max-jobs'],
+        stop: stop.signal,
+      });
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+  },
+};

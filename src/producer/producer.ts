@@ -1,0 +1,46 @@
+import type { Clock } from '../queue/clock.js';
+import { makeIdempotencyKeyFromJsonText } from '../queue/idempotency-key.js';
+import type { Random } from '../queue/random.js';
+import { SqliteQueue } from '../queue/sqlite-queue.js';
+
+export interface ProduceOptions {
+  store: string;
+  clock: Clock;
+  random: Random;
+  /** Jobs n = start .. start + count - 1. */
+  start: number;
+  count: number;
+  action: string;
+  /** Extra payload fields every job carries (e.g. `{ ms: 20 }`). */
+  payload: Record<string, unknown>;
+  maxAttempts: number;
+  workflowVersion: string;
+}
+
+/**
+ * Enqueues a deterministic batch of jobs: job n's key depends only on n and the
+ * options, so two producers given the same options race on every key, and the
+ * store's UNIQUE constraint must let exactly one of them create each job.
+ */
+export function produce(options: ProduceOptions): { created: number; existing: number; keys: string[] } {
+  const queue = SqliteQueue.open(options.store, { clock: options.clock, random: options.random });
+  let created = 0;
+  const keys: string[] = [];
+  try {
+    for (let n = options.start; n < options.start + options.count; n++) {
+      const payloadJson = JSON.stringify({ ...options.payload, n });
+      const key = makeIdempotencyKeyFromJsonText({
+        repo: 'demo/queue-drill',
+        branch: 'main',
+        action: options.action,
+        payloadJson,
+        workflowVersion: options.workflowVersion,
+      });
+      keys.push(key);
+      if (queue.enqueue({ key, action: options.action, payload: payloadJson, maxAttempts: options.maxAttempts }).created) created++;
+    }
+  } finally {
+    queue.close();
+  }
+  return { created, existing: options.count - created, keys };
+}

@@ -1,0 +1,57 @@
+import type { JobStatus } from './states.js';
+
+/** A row of agent_jobs as stored. */
+export interface JobRow {
+  id: number;
+  idempotency_key: string;
+  action: string;
+  payload_json: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  leased_by: string | null;
+  lease_until: string | null;
+  next_run_at: string;
+  result_digest: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  lease_fence: number;
+  review_reason: string | null;
+}
+
+/** A row of agent_job_events: one state change, or one refused write. */
+export interface JobEvent {
+  id: number;
+  job_id: number;
+  kind: 'transition' | 'refused';
+  from_status: JobStatus | null;
+  to_status: JobStatus;
+  attempt: number;
+  fence: number;
+  worker: string | null;
+  actor: string;
+  reason: string;
+  at: string;
+}
+
+/**
+ * What a worker holds after a claim. Every write it makes is guarded by all
+ * three: the job, the worker, and the fence of this very claim, so a worker
+ * that lost its lease (even to itself, restarted under the same id) is refused.
+ */
+export interface Lease {
+  jobId: number;
+  workerId: string;
+  fence: number;
+}
+
+/** The outcome of a write made under a lease: applied, or refused and recorded. */
+export type LeaseWriteResult =
+  | { ok: true; status: JobStatus }
+  | {
+      ok: false;
+      code: 'QD_LEASE_LOST';
+      /** What the store held when the write was refused. */
+      current: { status: JobStatus; leasedBy: string | null; fence: number } | null;
+    };

@@ -1,0 +1,48 @@
+import { JOB_STATUSES, transitionTriggerSql } from './states.js';
+
+const statusList = JOB_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/**
+ * The store's schema. `agent_jobs` keeps seed 000's column names so a table made
+ * from the seed's design reads the same; the additions are `lease_fence` (bumped
+ * by every claim: the fencing token every lease holder's write is guarded by) and
+ * `review_reason`. All times are fixed-width UTC strings written by the caller's
+ * clock (never CURRENT_TIMESTAMP), so string order is time order.
+ */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS agent_jobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  idempotency_key TEXT NOT NULL UNIQUE,
+  action TEXT NOT NULL,
+  payload_json TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN (${statusList})),
+  attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  max_attempts INTEGER NOT NULL DEFAULT 3 CHECK (max_attempts >= 1),
+  leased_by TEXT,
+  lease_until TEXT,
+  next_run_at TEXT NOT NULL,
+  result_digest TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  lease_fence INTEGER NOT NULL DEFAULT 0,
+  review_reason TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_agent_jobs_ready ON agent_jobs(status, next_run_at, lease_until);
+
+CREATE TABLE IF NOT EXISTS agent_job_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  kind TEXT NOT NULL CHECK (kind IN ('transition', 'refused')),
+  from_status TEXT,
+  to_status TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  fence INTEGER NOT NULL,
+  worker TEXT,
+  actor TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
+${transitionTriggerSql('agent_jobs')}
+`;

@@ -1,0 +1,25 @@
+import { assertTransition, type Actor, type JobStatus } from '../states.js';
+import { statement, type Db } from '../store.js';
+
+export interface EventInput {
+  jobId: number;
+  kind: 'transition' | 'refused';
+  from: JobStatus | null;
+  to: JobStatus;
+  attempt: number;
+  fence: number;
+  worker: string | null;
+  actor: Actor;
+  reason: string;
+  at: string;
+}
+
+const SQL = `
+INSERT INTO agent_job_events (job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason, at)
+VALUES (@jobId, @kind, @from, @to, @attempt, @fence, @worker, @actor, @reason, @at)`;
+
+/** Appends one history row; a transition is checked against the state machine first. */
+export function appendEvent(db: Db, event: EventInput): void {
+  if (event.kind === 'transition') assertTransition(event.from, event.to, event.actor);
+  statement(db, SQL).run(event);
+}

@@ -1,0 +1,16 @@
+import { utc } from '../clock.js';
+import type { Lease, LeaseWriteResult } from '../job.js';
+import type { Db } from '../store.js';
+import { writeUnderLease } from './write-under-lease.js';
+
+/** Renews a lease the worker still holds; refused (and recorded) once it was lost. */
+export function heartbeat(db: Db, lease: Lease, now: number, leaseMs: number): LeaseWriteResult {
+  return writeUnderLease(
+    db,
+    lease,
+    utc(now),
+    'worker',
+    () => ({ to: 'running', set: 'lease_until = @leaseUntil', params: { leaseUntil: utc(now + leaseMs) }, reason: 'lease renewed' }),
+    { to: 'running', what: 'heartbeat' },
+  );
+}

@@ -1,0 +1,32 @@
+import { utc } from '../clock.js';
+import type { Lease, LeaseWriteResult } from '../job.js';
+import type { Actor } from '../states.js';
+import type { Db } from '../store.js';
+import { writeUnderLease } from './write-under-lease.js';
+
+export interface ReviewInput {
+  now: number;
+  /** Why a person must look: already redacted. */
+  reason: string;
+  /** Already redacted and truncated. */
+  error?: string;
+  actor?: Actor;
+}
+
+/** Sends a held job to review with its reason and releases the lease; it stays there until a person acts. */
+export function review(db: Db, lease: Lease, input: ReviewInput): LeaseWriteResult {
+  return writeUnderLease(
+    db,
+    lease,
+    utc(input.now),
+    input.actor ?? 'worker',
+    () => ({
+      to: 'review',
+      set: `status = 'review', review_reason = @reason, last_error = COALESCE(@error, last_error),
+            leased_by = NULL, lease_until = NULL`,
+      params: { reason: input.reason, error: input.error ?? null },
+      reason: input.reason,
+    }),
+    { to: 'review', what: 'review' },
+  );
+}

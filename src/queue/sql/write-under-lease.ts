@@ -1,0 +1,91 @@
+import type { JobRow, Lease, LeaseWriteResult } from '../job.js';
+import type { Actor, JobStatus } from '../states.js';
+import { statement, type Db } from '../store.js';
+import { appendEvent } from './append-event.js';
+
+/** What a lease holder's write does to the row it still holds. */
+export interface LeaseWritePlan {
+  to: JobStatus;
+  /** SQL assignments, e.g. "result_digest = @digest"; `updated_at` is always set. */
+  set: string;
+  params?: Record<string, unknown>;
+  reason: string;
+}
+
+// The fencing guard: the job, the worker, and the fence of this very claim.
+const GUARD = `id = @jobId AND status = 'running' AND leased_by = @workerId AND lease_fence = @fence`;
+const HELD = `SELECT * FROM agent_jobs WHERE ${GUARD}`;
+const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = ?`;
+
+/**
+ * Applies a lease holder's write, or refuses it when the lease was lost, and
+ * either way says so in the history: a refused write is returned to the caller
+ * and recorded, never silently dropped (seed 000 let it pass as 0 rows).
+ */
+export function writeUnderLease(
+  db: Db,
+  lease: Lease,
+  at: string,
+  actor: Actor,
+  plan: (held: JobRow) => LeaseWritePlan,
+  onRefused: { to: JobStatus; what: string },
+): LeaseWriteResult {
+  return db
+    .transaction((): LeaseWriteResult => {
+      const held = statement(db, HELD).get(lease) as JobRow | undefined;
+      if (!held) return refuse(db, lease, at, actor, onRefused);
+      const write = plan(held);
+      statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${GUARD}`).run({
+        ...write.params,
+        ...lease,
+        at,
+      });
+      if (write.to !== held.status) {
+        appendEvent(db, {
+          jobId: lease.jobId,
+          kind: 'transition',
+          from: held.status,
+          to: write.to,
+          attempt: held.attempts,
+          fence: lease.fence,
+          worker: lease.workerId,
+          actor,
+          reason: write.reason,
+          at,
+        });
+      }
+      return { ok: true, status: write.to };
+    })
+    .immediate();
+}
+
+function refuse(
+  db: Db,
+  lease: Lease,
+  at: string,
+  actor: Actor,
+  onRefused: { to: JobStatus; what: string },
+): LeaseWriteResult {
+  const current = statement(db, CURRENT).get(lease.jobId) as
+    | { status: JobStatus; leased_by: string | null; lease_fence: number; attempts: number }
+    | undefined;
+  if (!current) return { ok: false, code: 'QD_LEASE_LOST', current: null };
+  const holder = current.leased_by ? `held by ${current.leased_by} under fence ${current.lease_fence}` : 'not leased';
+  appendEvent(db, {
+    jobId: lease.jobId,
+    kind: 'refused',
+    from: current.status,
+    to: onRefused.to,
+    attempt: current.attempts,
+    fence: lease.fence,
+    worker: lease.workerId,
+    actor,
+    reason: `${onRefused.what} refused: lease of ${lease.workerId} under fence ${lease.fence} was lost (job is ${current.status}, ${holder})`,
+    at,
+  });
+  return {
+    ok: false,
+    code: 'QD_LEASE_LOST',
+    current: { status: current.status, leasedBy: current.leased_by, fence: current.lease_fence },
+  };
+}

@@ -1,0 +1,179 @@
+import type { Clock } from './clock.js';
+import { utc } from './clock.js';
+import { classifyError } from './errors.js';
+import type { JobEvent, JobRow, Lease, LeaseWriteResult } from './job.js';
+import type { Random } from './random.js';
+import { decideRecovery, type EffectKind, type RecoveryDecision } from './recovery.js';
+import { storableError } from './redact.js';
+import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.js';
+import { claim } from './sql/claim.js';
+import { complete } from './sql/complete.js';
+import { enqueue } from './sql/enqueue.js';
+import { heartbeat } from './sql/heartbeat.js';
+import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './sql/reads.js';
+import { requeueFromReview } from './sql/requeue-from-review.js';
+import { retry } from './sql/retry.js';
+import { review } from './sql/review.js';
+import { sweepExpiredLeases } from './sql/sweep-expired-leases.js';
+import type { JobStatus } from './states.js';
+import { openStore, type Db } from './store.js';
+
+export interface QueueOptions {
+  clock: Clock;
+  random: Random;
+  /** How long a claim or a heartbeat holds a job. @default 30_000 */
+  leaseMs?: number;
+  /** A lease counts as expired only this long after its end, to absorb clock skew. @default 1_000 */
+  skewMarginMs?: number;
+  /** @default SEED_RETRY_DELAY */
+  retryDelay?: RetryDelayPolicy;
+  /** @default 3 */
+  defaultMaxAttempts?: number;
+}
+
+export interface EnqueueRequest {
+  key: string;
+  action: string;
+  /** Stored as given when a string (already JSON), else JSON-encoded. */
+  payload: unknown;
+  maxAttempts?: number;
+}
+
+/** A claimed job and the lease every later write must show. */
+export interface Claimed {
+  job: JobRow;
+  lease: Lease;
+}
+
+/** The failure handling result: what was decided and whether the store took it. */
+export interface FailResult {
+  decision: RecoveryDecision;
+  write: LeaseWriteResult | null;
+}
+
+/**
+ * The reference idempotent queue of seed 000, built right, on one SQLite file.
+ * Every operation is one short write transaction; every state change lands in
+ * the history in the same transaction; every lease holder's write is fenced.
+ */
+export class SqliteQueue {
+  readonly leaseMs: number;
+  readonly skewMarginMs: number;
+  readonly retryDelay: RetryDelayPolicy;
+  readonly defaultMaxAttempts: number;
+
+  constructor(
+    readonly db: Db,
+    readonly options: QueueOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.skewMarginMs = options.skewMarginMs ?? 1_000;
+    this.retryDelay = options.retryDelay ?? SEED_RETRY_DELAY;
+    this.defaultMaxAttempts = options.defaultMaxAttempts ?? 3;
+  }
+
+  /** Opens the queue on a store file, creating the schema if needed. */
+  static open(file: string, options: QueueOptions): SqliteQueue {
+    return new SqliteQueue(openStore(file), options);
+  }
+
+  private now(): number {
+    return this.options.clock.now();
+  }
+
+  /** Adds a job unless its idempotency key is taken; `created` says which. */
+  enqueue(request: EnqueueRequest): { created: boolean; jobId: number } {
+    return enqueue(this.db, {
+      key: request.key,
+      action: request.action,
+      payloadJson: typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload),
+      maxAttempts: request.maxAttempts ?? this.defaultMaxAttempts,
+      at: utc(this.now()),
+    });
+  }
+
+  /** Claims the oldest ready job for `workerId`, or null when none is ready. */
+  claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
+    const job = claim(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
+    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
+  }
+
+  /** Renews a held lease. */
+  heartbeat(lease: Lease, leaseMs = this.leaseMs): LeaseWriteResult {
+    return heartbeat(this.db, lease, this.now(), leaseMs);
+  }
+
+  /** Marks a held job done; needs the verified result's digest. */
+  complete(lease: Lease, resultDigest: string): LeaseWriteResult {
+    return complete(this.db, lease, this.now(), resultDigest);
+  }
+
+  /** Releases a held job for a later attempt (or to review when none is left). */
+  retry(lease: Lease, error: string, attempt: number): LeaseWriteResult {
+    const delayMs = retryDelayMs(attempt, this.retryDelay, this.options.random);
+    return retry(this.db, lease, { now: this.now(), delayMs, error });
+  }
+
+  /** Sends a held job to review with a reason. */
+  review(lease: Lease, reason: string, error?: string): LeaseWriteResult {
+    return review(this.db, lease, { now: this.now(), reason, ...(error === undefined ? {} : { error }) });
+  }
+
+  /**
+   * Routes a failed attempt by the recovery matrix. A `reconcile` decision is
+   * returned without a write: the caller, who can ask the world, must settle it
+   * (or send the job to review). Errors are redacted before they are stored.
+   */
+  fail(claimed: Claimed, error: unknown, effect: EffectKind, knownSecrets: readonly string[] = []): FailResult {
+    const decision = decideRecovery(classifyError(error), effect);
+    const text = storableError(error, knownSecrets);
+    switch (decision.action) {
+      case 'retry':
+        return { decision, write: this.retry(claimed.lease, text, claimed.job.attempts) };
+      case 'review':
+        return { decision, write: this.review(claimed.lease, decision.reason, text) };
+      case 'reconcile':
+        return { decision, write: null };
+      default: {
+        const unreachable: never = decision;
+        throw new Error(`unknown decision ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** Takes back expired leases now (claims do this too); returns the jobs released. */
+  sweepExpiredLeases(by: 'worker' | 'coordinator' = 'coordinator', who: string | null = null) {
+    return this.db
+      .transaction(() => sweepExpiredLeases(this.db, { now: this.now(), skewMarginMs: this.skewMarginMs, actor: by, worker: who }))
+      .immediate();
+  }
+
+  /** A person's decision to run a job in review again. */
+  requeueFromReview(jobId: number, by: string, note: string): boolean {
+    return requeueFromReview(this.db, { jobId, by, note, now: this.now() });
+  }
+
+  job(jobId: number): JobRow | undefined {
+    return readJob(this.db, jobId);
+  }
+
+  jobs(): JobRow[] {
+    return readJobs(this.db);
+  }
+
+  history(jobId: number): JobEvent[] {
+    return readHistory(this.db, jobId);
+  }
+
+  events(): JobEvent[] {
+    return readAllEvents(this.db);
+  }
+
+  counts(): Record<JobStatus, number> {
+    return countByStatus(this.db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,37 @@
+import Database from 'better-sqlite3';
+import { SCHEMA_SQL } from './schema.js';
+
+export type Db = Database.Database;
+
+/**
+ * Opens (creating if needed) a queue store file. WAL lets readers run beside the
+ * one writer; synchronous=NORMAL in WAL mode survives any process crash (SIGKILL
+ * included: only power loss can cost the last commits); busy_timeout makes
+ * writers from many processes queue up instead of failing at once.
+ */
+export function openStore(file: string, options: { busyTimeoutMs?: number } = {}): Db {
+  const db = new Database(file);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.exec(SCHEMA_SQL);
+  return db;
+}
+
+const cache = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** A prepared statement, prepared once per connection. */
+export function statement(db: Db, sql: string): Database.Statement {
+  let statements = cache.get(db);
+  if (!statements) {
+    statements = new Map();
+    cache.set(db, statements);
+  }
+  let prepared = statements.get(sql);
+  if (!prepared) {
+    prepared = db.prepare(sql);
+    statements.set(sql, prepared);
+  }
+  return prepared;
+}

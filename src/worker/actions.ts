@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BusinessRuleError, JobError, PermanentError, PolicyViolationError, TransientError, UnknownOutcomeError, type ErrorKind } from '../queue/errors.js';
+import type { JobRow } from '../queue/job.js';
+import type { EffectKind } from '../queue/recovery.js';
+import { appendEffect, effectsFor } from './effect-log.js';
+
+/** What an action sees of the job it runs. */
+export interface ActionContext {
+  job: JobRow;
+  payload: Record<string, unknown>;
+  workerId: string;
+  effectLog: string;
+  now: () => string;
+  /** Aborted when the lease is lost or the worker is told to stop. */
+  signal: AbortSignal;
+}
+
+/**
+ * A kind of job the demo worker knows. `run` does the work and returns what it
+ * did; `verify` checks that against independent evidence and returns the digest
+ * that `done` needs, so done is never the action's own word.
+ */
+export interface Action {
+  effect: EffectKind;
+  run(ctx: ActionContext): Promise<unknown>;
+  verify(ctx: ActionContext, output: unknown): string;
+}
+
+/** SHA-256 hex of a JSON value: the result digest stored with a done job. */
+export function digestOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+function waitMs(ctx: ActionContext): Promise<void> {
+  const ms = Number(ctx.payload.ms ?? 0);
+  return ms > 0 ? sleep(ms, undefined, { signal: ctx.signal }) : Promise.resolve();
+}
+
+/**
+ * `record`: applies a non-idempotent effect (one line in the effect log). On a
+ * later attempt the previous one may have applied it before dying, so it asks
+ * the log first (reconciliation) instead of applying blind.
+ */
+const record: Action = {
+  effect: 'non_idempotent',
+  async run(ctx) {
+    await waitMs(ctx);
+    if (ctx.job.attempts > 1 && effectsFor(ctx.effectLog, ctx.job.idempotency_key).length > 0) {
+      return { reconciled: true };
+    }
+    appendEffect(ctx.effectLog, {
+      key: ctx.job.idempotency_key,
+      jobId: ctx.job.id,
+      worker: ctx.workerId,
+      attempt: ctx.job.attempts,
+      pid: process.pid,
+      at: ctx.now(),
+    });
+    return { reconciled: false };
+  },
+  verify(ctx) {
+    const applied = effectsFor(ctx.effectLog, ctx.job.idempotency_key);
+    const first = applied[0];
+    if (!first) throw new UnknownOutcomeError(`effect for ${ctx.job.idempotency_key.slice(0, 12)} not found in the effect log`);
+    return digestOf({ key: first.key, jobId: first.jobId });
+  },
+};
+
+/** `sleep`: works for `ms` without touching the world. */
+const sleepAction: Action = {
+  effect: 'none',
+  async run(ctx) {
+    await waitMs(ctx);
+    return { slept: Number(ctx.payload.ms ?? 0) };
+  },
+  verify(_ctx, output) {
+    return digestOf(output);
+  },
+};
+
+const ERROR_BY_KIND: Record<Exclude<ErrorKind, 'unclassified'>, new (message: string) => JobError> = {
+  transient: TransientError,
+  permanent: PermanentError,
+  business: BusinessRuleError,
+  unknown_outcome: UnknownOutcomeError,
+  policy: PolicyViolationError,
+};
+
+/** `fail`: throws `payload.kind` on attempts up to `payload.failAttempts` (default: all), then succeeds. */
+const fail: Action = {
+  effect: 'idempotent',
+  async run(ctx) {
+    await waitMs(ctx);
+    const failAttempts = Number(ctx.payload.failAttempts ?? Number.POSITIVE_INFINITY);
+    if (ctx.job.attempts <= failAttempts) {
+      const kind = String(ctx.payload.kind ?? 'transient') as keyof typeof ERROR_BY_KIND;
+      const ErrorClass = ERROR_BY_KIND[kind] ?? Error;
+      throw new ErrorClass(String(ctx.payload.message ?? `${kind} failure on attempt ${ctx.job.attempts}`));
+    }
+    return { succeededOnAttempt: ctx.job.attempts };
+  },
+  verify(_ctx, output) {
+    return digestOf(output);
+  },
+};
+
+/** The actions a demo worker can run, by name. */
+export const ACTIONS: Readonly<Record<string, Action>> = { record, sleep: sleepAction, fail };

@@ -1,0 +1,37 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+
+/*
+ * The stand-in for the outside world until the world service exists: an
+ * append-only file with one line per applied effect. A write of one short line
+ * with O_APPEND lands whole even with many writers, and the file outlives any
+ * SIGKILL, so it is evidence the queue cannot edit: how many times did the
+ * effect for this key happen?
+ */
+
+export interface AppliedEffect {
+  key: string;
+  jobId: number;
+  worker: string;
+  attempt: number;
+  pid: number;
+  at: string;
+}
+
+/** Appends one applied effect. */
+export function appendEffect(file: string, effect: AppliedEffect): void {
+  appendFileSync(file, `${JSON.stringify(effect)}\n`);
+}
+
+/** Every applied effect in the file, in the order they were applied. */
+export function readEffects(file: string): AppliedEffect[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as AppliedEffect);
+}
+
+/** The effects applied for one key: reconciliation asks this before applying again. */
+export function effectsFor(file: string, key: string): AppliedEffect[] {
+  return readEffects(file).filter((effect) => effect.key === key);
+}

@@ -1,0 +1,115 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { utc, type Clock } from '../queue/clock.js';
+import type { LeaseWriteResult } from '../queue/job.js';
+import type { Random } from '../queue/random.js';
+import type { EffectKind } from '../queue/recovery.js';
+import { secretsInPayload, storableError } from '../queue/redact.js';
+import type { RetryDelayPolicy } from '../queue/retry-delay.js';
+import { SqliteQueue, type Claimed } from '../queue/sqlite-queue.js';
+import { ACTIONS, type ActionContext } from './actions.js';
+import { jsonLogger } from './log.js';
+
+export interface WorkerOptions {
+  store: string;
+  id: string;
+  effectLog: string;
+  clock: Clock;
+  random: Random;
+  leaseMs: number;
+  skewMarginMs: number;
+  retryDelay: RetryDelayPolicy;
+  /** How long to wait before looking again when nothing is ready. */
+  pollMs: number;
+  /** Stop once no job is pending, retrying or running. */
+  exitWhenDrained: boolean;
+  /** Stop after this many jobs (0: no limit). */
+  maxJobs: number;
+  /** Aborted to stop after the current job (SIGTERM). */
+  stop: AbortSignal;
+}
+
+/**
+ * A worker: claims the oldest ready job, runs it while renewing the lease,
+ * verifies the result against evidence, then completes it, or routes the failure
+ * by the recovery matrix. Every write is fenced by the claim's lease; a refused
+ * write is logged and recorded by the store, and the worker moves on.
+ */
+export async function runWorker(options: WorkerOptions): Promise<{ processed: number }> {
+  const queue = SqliteQueue.open(options.store, {
+    clock: options.clock,
+    random: options.random,
+    leaseMs: options.leaseMs,
+    skewMarginMs: options.skewMarginMs,
+    retryDelay: options.retryDelay,
+  });
+  const now = () => utc(options.clock.now());
+  const log = jsonLogger(`worker:${options.id}`, now);
+  log({ event: 'started', pid: process.pid, leaseMs: options.leaseMs });
+  let processed = 0;
+  try {
+    while (!options.stop.aborted && (options.maxJobs === 0 || processed < options.maxJobs)) {
+      const claimed = queue.claim(options.id);
+      if (!claimed) {
+        if (options.exitWhenDrained && isDrained(queue)) break;
+        await sleep(options.pollMs, undefined, { signal: options.stop }).catch(() => undefined);
+        continue;
+      }
+      await runOne(queue, claimed, options, log, now);
+      processed++;
+    }
+  } finally {
+    queue.close();
+    log({ event: 'stopped', processed });
+  }
+  return { processed };
+}
+
+function isDrained(queue: SqliteQueue): boolean {
+  const counts = queue.counts();
+  return counts.pending + counts.retry + counts.running === 0;
+}
+
+async function runOne(
+  queue: SqliteQueue,
+  claimed: Claimed,
+  options: WorkerOptions,
+  log: ReturnType<typeof jsonLogger>,
+  now: () => string,
+): Promise<void> {
+  const { job, lease } = claimed;
+  const payload = JSON.parse(job.payload_json) as Record<string, unknown>;
+  const secrets = secretsInPayload(payload);
+  log({ event: 'claimed', jobId: job.id, attempt: job.attempts, fence: lease.fence }, secrets);
+
+  const leaseLost = new AbortController();
+  // Renew well before expiry; a refused renewal means someone else owns the job now.
+  const renewal = setInterval(() => {
+    const renewed = queue.heartbeat(lease);
+    if (!renewed.ok) {
+      log({ event: 'lease-lost', jobId: job.id, fence: lease.fence, current: renewed.current });
+      leaseLost.abort();
+    }
+  }, Math.max(10, Math.floor(options.leaseMs / 3)));
+
+  const action = ACTIONS[job.action];
+  const ctx: ActionContext = { job, payload, workerId: options.id, effectLog: options.effectLog, now, signal: leaseLost.signal };
+  let write: LeaseWriteResult | null;
+  try {
+    if (!action) throw new Error(`unknown action ${JSON.stringify(job.action)}`);
+    const output = await action.run(ctx);
+    const digest = action.verify(ctx, output);
+    write = queue.complete(lease, digest);
+    log({ event: write.ok ? 'done' : 'complete-refused', jobId: job.id, attempt: job.attempts, digest }, secrets);
+  } catch (error) {
+    const effect = (payload.effect as EffectKind | undefined) ?? action?.effect ?? 'non_idempotent';
+    const failed = queue.fail(claimed, error, effect, secrets);
+    write = failed.write;
+    if (failed.decision.action === 'reconcile') {
+      // This worker cannot ask the world about this action's outcome: a person must.
+      write = queue.review(lease, 'unknown outcome of a non-idempotent effect; reconciliation could not settle it', storableError(error, secrets));
+    }
+    log({ event: 'failed', jobId: job.id, attempt: job.attempts, decision: failed.decision.action, error: storableError(error, secrets), stored: write?.ok ?? false }, secrets);
+  } finally {
+    clearInterval(renewal);
+  }
+}
