@@ -1,37 +1,55 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
+import { parseFast, withOptions, type Command } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
 import { workerCommand } from './commands/worker.js';
-import { EXIT, exitCodeFor } from './errors.js';
+import { exitCodeFor, UsageError } from './errors.js';
+
+const COMMANDS: readonly Command<any>[] = [keyCommand, workerCommand, producerCommand, demoCommand];
+
+/** Runs one command through yargs: help, strict options, and the same checks as the fast path. */
+async function viaYargs(argv: string[]): Promise<void> {
+  const { default: yargs } = await import('yargs');
+  let y = yargs(argv).scriptName('queue-drill');
+  for (const command of COMMANDS) {
+    y = y.command(
+      command.name,
+      command.describe,
+      (b) => withOptions(b, command.options),
+      async (args) => {
+        for (const [name, spec] of Object.entries(command.options as Record<string, { type: string }>)) {
+          if (spec.type === 'number' && args[name] !== undefined && !Number.isFinite(args[name])) {
+            throw new UsageError(`--${name} must be a number`);
+          }
+        }
+        await command.run(args as never);
+      },
+    );
+  }
+  await y
+    .demandCommand(1, 'name a command')
+    .strict()
+    .fail((message, error) => {
+      throw error ?? new UsageError(`${message}\nRun queue-drill --help for the commands and their options.`);
+    })
+    .help()
+    .parseAsync();
+}
 
 /** The one place errors become exit codes and messages. */
 async function main(argv: string[]): Promise<void> {
   try {
-    await yargs(argv)
-      .scriptName('queue-drill')
-      .command(keyCommand)
-      .command(workerCommand)
-      .command(producerCommand)
-      .command(demoCommand)
-      .demandCommand(1, 'name a command')
-      .strict()
-      .fail((message, error) => {
-        if (error) throw error;
-        process.stderr.write(`queue-drill: ${message}\nRun queue-drill --help for the commands and their options.\n`);
-        process.exit(EXIT.badInput);
-      })
-      .help()
-      .parseAsync();
+    const [name, ...rest] = argv;
+    const fast = COMMANDS.find((command) => command.fast && command.name === name);
+    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest));
+    else await viaYargs(argv);
   } catch (error) {
-    const code = exitCodeFor(error);
     const text = error instanceof Error ? error.message : String(error);
-    const name = typeof error === 'object' && error !== null && 'code' in error ? ` [${String(error.code)}]` : '';
-    process.stderr.write(`queue-drill: ${text}${name}\n`);
-    process.exitCode = code;
+    const code = typeof error === 'object' && error !== null && 'code' in error ? ` [${String(error.code)}]` : '';
+    process.stderr.write(`queue-drill: ${text}${code}\n`);
+    process.exitCode = exitCodeFor(error);
   }
 }
 
-await main(hideBin(process.argv));
+await main(process.argv.slice(2));

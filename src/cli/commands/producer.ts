@@ -1,33 +1,24 @@
-import type { CommandModule } from 'yargs';
 import { systemClock } from '../../queue/clock.js';
 import { seededRandom } from '../../queue/random.js';
 import { produce } from '../../producer/producer.js';
+import { defineCommand } from '../command.js';
 import { UsageError } from '../errors.js';
 
-interface ProducerArgs {
-  store: string;
-  count: number;
-  start: number;
-  action: string;
-  payload: string;
-  'max-attempts': number;
-  'workflow-version': string;
-}
-
 /** `queue-drill producer`: enqueues a deterministic batch of jobs and prints what it created as JSON. */
-export const producerCommand: CommandModule<object, ProducerArgs> = {
-  command: 'producer',
+export const producerCommand = defineCommand({
+  name: 'producer',
   describe: 'enqueue a deterministic batch of jobs (two producers with the same options race on every key)',
-  builder: (y) =>
-    y
-      .option('store', { type: 'string', demandOption: true })
-      .option('count', { type: 'number', demandOption: true, describe: 'how many jobs' })
-      .option('start', { type: 'number', default: 0, describe: 'number of the first job' })
-      .option('action', { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] })
-      .option('payload', { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' })
-      .option('max-attempts', { type: 'number', default: 3 })
-      .option('workflow-version', { type: 'string', default: 'queue-drill-demo-v1' }) as never,
-  handler: (args) => {
+  fast: true,
+  options: {
+    store: { type: 'string', demandOption: true },
+    count: { type: 'number', demandOption: true, describe: 'how many jobs' },
+    start: { type: 'number', default: 0, describe: 'number of the first job' },
+    action: { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] },
+    payload: { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' },
+    'max-attempts': { type: 'number', default: 3 },
+    'workflow-version': { type: 'string', default: 'queue-drill-demo-v1' },
+  },
+  run(args) {
     let extra: unknown;
     try {
       extra = JSON.parse(args.payload);
@@ -48,4 +39,4 @@ export const producerCommand: CommandModule<object, ProducerArgs> = {
     });
     process.stdout.write(`${JSON.stringify({ event: 'produced', pid: process.pid, created: result.created, existing: result.existing })}\n`);
   },
-};
+});

@@ -1,46 +1,31 @@
-import type { CommandModule } from 'yargs';
 import { systemClock } from '../../queue/clock.js';
 import { seededRandom } from '../../queue/random.js';
 import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import { runWorker } from '../../worker/worker.js';
+import { defineCommand } from '../command.js';
 import { effectLogFor } from '../paths.js';
 
-interface WorkerArgs {
-  store: string;
-  id: string;
-  'effect-log'?: string;
-  'lease-ms': number;
-  'skew-margin-ms': number;
-  'poll-ms': number;
-  seed: number;
-  'clock-skew-ms': number;
-  'retry-base-ms': number;
-  'retry-cap-ms': number;
-  'retry-jitter-ms': number;
-  'exit-when-drained': boolean;
-  'max-jobs': number;
-}
-
 /** `queue-drill worker`: one worker process on a store file, until SIGTERM (or drained). */
-export const workerCommand: CommandModule<object, WorkerArgs> = {
-  command: 'worker',
+export const workerCommand = defineCommand({
+  name: 'worker',
   describe: 'run a worker process on a queue store',
-  builder: (y) =>
-    y
-      .option('store', { type: 'string', demandOption: true, describe: 'the SQLite store file' })
-      .option('id', { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' })
-      .option('effect-log', { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' })
-      .option('lease-ms', { type: 'number', default: 30_000 })
-      .option('skew-margin-ms', { type: 'number', default: 1_000, describe: 'slack before an expired lease is taken back' })
-      .option('poll-ms', { type: 'number', default: 25, describe: 'wait between looks when nothing is ready' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed of the retry jitter' })
-      .option('clock-skew-ms', { type: 'number', default: 0, describe: "shift this worker's clock (a skew fault)" })
-      .option('retry-base-ms', { type: 'number', default: SEED_RETRY_DELAY.baseMs })
-      .option('retry-cap-ms', { type: 'number', default: SEED_RETRY_DELAY.capMs })
-      .option('retry-jitter-ms', { type: 'number', default: SEED_RETRY_DELAY.jitterMs })
-      .option('exit-when-drained', { type: 'boolean', default: false, describe: 'stop once nothing is pending, retrying or running' })
-      .option('max-jobs', { type: 'number', default: 0, describe: 'stop after this many jobs (0: no limit)' }) as never,
-  handler: async (args) => {
+  fast: true,
+  options: {
+    store: { type: 'string', demandOption: true, describe: 'the SQLite store file' },
+    id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
+    'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },
+    'lease-ms': { type: 'number', default: 30_000 },
+    'skew-margin-ms': { type: 'number', default: 1_000, describe: 'slack before an expired lease is taken back' },
+    'poll-ms': { type: 'number', default: 25, describe: 'wait between looks when nothing is ready' },
+    seed: { type: 'number', default: 1, describe: 'seed of the retry jitter' },
+    'clock-skew-ms': { type: 'number', default: 0, describe: "shift this worker's clock (a skew fault)" },
+    'retry-base-ms': { type: 'number', default: SEED_RETRY_DELAY.baseMs },
+    'retry-cap-ms': { type: 'number', default: SEED_RETRY_DELAY.capMs },
+    'retry-jitter-ms': { type: 'number', default: SEED_RETRY_DELAY.jitterMs },
+    'exit-when-drained': { type: 'boolean', default: false, describe: 'stop once nothing is pending, retrying or running' },
+    'max-jobs': { type: 'number', default: 0, describe: 'stop after this many jobs (0: no limit)' },
+  },
+  async run(args) {
     const stop = new AbortController();
     // First signal: finish the current job and stop. Second: stop now.
     const onSignal = (signal: NodeJS.Signals) => {
@@ -69,4 +54,4 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
       process.off('SIGINT', onSignal);
     }
   },
-};
+});

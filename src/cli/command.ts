@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util';
+import type { Argv } from 'yargs';
+import { UsageError } from './errors.js';
+
+/*
+ * A command is declared once, as data: its options feed both yargs (help,
+ * strict checking, for people) and a fast parser on node:util (for the child
+ * processes a drill starts again and again, where loading yargs would cost more
+ * than the rest of the start-up). Both give the same checked values.
+ */
+
+export interface OptionSpec {
+  type: 'string' | 'number' | 'boolean';
+  describe?: string;
+  default?: string | number | boolean;
+  demandOption?: true;
+  choices?: readonly string[];
+}
+
+export type OptionSpecs = Record<string, OptionSpec>;
+
+type ValueOf<S extends OptionSpec> = S['type'] extends 'number' ? number : S['type'] extends 'boolean' ? boolean : string;
+
+/** The parsed arguments of a command, typed from its option specs. */
+export type ArgsOf<O extends OptionSpecs> = {
+  [K in keyof O]: O[K] extends { default: unknown } | { demandOption: true } ? ValueOf<O[K]> : ValueOf<O[K]> | undefined;
+};
+
+export interface Command<O extends OptionSpecs = OptionSpecs> {
+  name: string;
+  describe: string;
+  options: O;
+  /** Parsed without yargs when started as a child process (no --help asked). */
+  fast?: boolean;
+  run(args: ArgsOf<O>): Promise<void> | void;
+}
+
+/** Declares a command; `const` keeps the option specs literal so the argument types follow. */
+export function defineCommand<const O extends OptionSpecs>(command: Command<O>): Command<O> {
+  return command;
+}
+
+/** Adds a command's options to a yargs builder. */
+export function withOptions(y: Argv, options: OptionSpecs): Argv {
+  let built = y;
+  for (const [name, spec] of Object.entries(options)) {
+    built = built.option(name, {
+      type: spec.type,
+      ...(spec.describe === undefined ? {} : { describe: spec.describe }),
+      ...(spec.default === undefined ? {} : { default: spec.default }),
+      ...(spec.demandOption ? { demandOption: true } : {}),
+      ...(spec.choices ? { choices: [...spec.choices] } : {}),
+    });
+  }
+  return built;
+}
+
+/** Parses a command's arguments with node:util, as strictly as yargs would. */
+export function parseFast<O extends OptionSpecs>(options: O, argv: readonly string[]): ArgsOf<O> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: Object.fromEntries(
+        Object.entries(options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' }]),
+      ) as Record<string, { type: 'string' | 'boolean' }>,
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const args: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(options)) {
+    const raw = parsed.values[name];
+    if (raw === undefined) {
+      if (spec.demandOption) throw new UsageError(`Missing required argument: ${name}`);
+      args[name] = spec.default;
+      continue;
+    }
+    if (spec.type === 'number') {
+      const value = Number(raw);
+      if (raw === '' || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(raw)}`);
+      args[name] = value;
+    } else {
+      if (spec.choices && !spec.choices.includes(String(raw))) {
+        throw new UsageError(`--${name} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(raw)}`);
+      }
+      args[name] = raw;
+    }
+  }
+  return args as ArgsOf<O>;
+}
