@@ -25,9 +25,14 @@ export class HarnessError extends Error {
   }
 }
 
+/** Codes of errors thrown below the CLI that mean the user's input was wrong. */
+const BAD_INPUT_CODES = new Set(['QD_BAD_PLAN', 'QD_NOT_AWAITING_APPROVAL']);
+
 /** The exit code for any error that reaches the CLI boundary. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof HarnessError) return error.exitCode;
   if (error instanceof PythonJsonError || error instanceof CanonicalJsonError) return EXIT.badInput;
+  // Bad input found deeper down (a plan, an approval) says so by its code, so this file need not load those modules.
+  if (typeof error === 'object' && error !== null && 'code' in error && BAD_INPUT_CODES.has(String(error.code))) return EXIT.badInput;
   return EXIT.harnessFailed;
 }

@@ -1,12 +1,29 @@
 #!/usr/bin/env node
 import { parseFast, withOptions, type Command } from './command.js';
+import { approveCommand } from './commands/approve.js';
+import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
+import { enqueueCommand } from './commands/enqueue.js';
+import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
+import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
+import { worldCommand } from './commands/world.js';
 import { exitCodeFor, UsageError } from './errors.js';
 
-const COMMANDS: readonly Command<any>[] = [keyCommand, workerCommand, producerCommand, demoCommand];
+const COMMANDS: readonly Command<any>[] = [
+  demoCommand,
+  keyCommand,
+  workerCommand,
+  producerCommand,
+  worldCommand,
+  coordinatorCommand,
+  enqueueCommand,
+  approveCommand,
+  statusCommand,
+  historyCommand,
+];
 
 /** Runs one command through yargs: help, strict options, and the same checks as the fast path. */
 async function viaYargs(argv: string[]): Promise<void> {

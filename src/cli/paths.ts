@@ -2,3 +2,26 @@
 export function effectLogFor(store: string): string {
   return `${store}.effects.jsonl`;
 }
+
+import { existsSync } from 'node:fs';
+import { UsageError } from './errors.js';
+
+/** The path, if a file is there; a clear bad-input error if not (opening would create an empty store). */
+export function existingFile(path: string, option: string): string {
+  if (!existsSync(path)) throw new UsageError(`${option} ${path}: no such file`);
+  return path;
+}
+
+/** A base URL that must point at this machine: drills talk to 127.0.0.1 only. */
+export function localUrl(url: string, option: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`${option} ${url}: not a URL (expected http://127.0.0.1:PORT)`);
+  }
+  if (parsed.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) {
+    throw new UsageError(`${option} ${url}: only http on 127.0.0.1 is allowed`);
+  }
+  return parsed.origin;
+}

@@ -1,5 +1,7 @@
-import { execa, type ResultPromise } from 'execa';
+import { execa, type Options, type ResultPromise } from 'execa';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { CONTROL_FD_ENV } from '../faults/points.js';
 import { CLI_PATH } from './cli-path.js';
 
 /*
@@ -7,7 +9,15 @@ import { CLI_PATH } from './cli-path.js';
  * (detached), so a kill reaches whatever it started too; stopAll() escalates
  * SIGTERM to SIGKILL; and a last-resort 'exit' handler SIGKILLs any group still
  * alive, so no child outlives its parent, however the parent ends.
+ *
+ * A child spawned with `control` also gets a failpoint control channel: one
+ * extra stdio 'pipe' at fd 3 (a Unix socketpair; see src/faults/failpoint.ts
+ * for why), named to the child by QUEUE_DRILL_CONTROL_FD=3, and served by the
+ * handler the `control` factory returns until the child exits.
  */
+
+/** The file descriptor of a child's control channel, the first after stdin, stdout, stderr. */
+const CONTROL_FD = 3;
 
 export interface ChildExit {
   exitCode: number | undefined;
@@ -22,6 +32,24 @@ export interface Child {
   logFile: string;
   exited: Promise<ChildExit>;
   alive: boolean;
+  /** Serves the child's failpoints, if it was spawned with `control`. */
+  control?: ControlHandler;
+}
+
+/** Serves one child's control channel; stopped by the supervisor when the child exits. */
+export interface ControlHandler {
+  stop(): void;
+}
+
+/** Makes the handler for a freshly spawned child's control channel (see src/faults/controller.ts's controlWith). */
+export type ControlFactory = (child: Child, channel: Duplex) => ControlHandler;
+
+/** How to start one child. */
+export interface SpawnOptions {
+  /** Open a failpoint control channel and serve it with this handler. @default none: every failpoint is a no-op */
+  control?: ControlFactory;
+  /** The compiled JS file the child runs (test fixtures run their own). @default CLI_PATH, the queue-drill CLI */
+  script?: string;
 }
 
 const liveGroups = new Set<number>();
@@ -51,19 +79,23 @@ export class Supervisor {
     installExitHook();
   }
 
-  /** Starts `queue-drill ARGS...` as child `name`, its stdout and stderr in its own log file. */
-  spawn(name: string, args: readonly string[]): Child {
+  /** Starts `queue-drill ARGS...` (or `options.script`) as child `name`, its stdout and stderr in its own log file. */
+  spawn(name: string, args: readonly string[], options: SpawnOptions = {}): Child {
     const incarnation = (this.incarnations.get(name) ?? 0) + 1;
     this.incarnations.set(name, incarnation);
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
-    const subprocess: ResultPromise = execa(process.execPath, [CLI_PATH, ...args], {
-      detached: true,
-      cleanup: false,
-      reject: false,
-      stdin: 'ignore',
-      stdout: { file: logFile },
-      stderr: { file: `${logFile}.err` },
-    });
+    const script = options.script ?? CLI_PATH;
+    const common = { detached: true, cleanup: false, reject: false } as const;
+    const execaOptions: Options = options.control
+      ? {
+          ...common,
+          stdio: ['ignore', { file: logFile }, { file: `${logFile}.err` }, 'pipe'],
+          // The controller reads the channel; execa must not collect it as output too.
+          buffer: { fd3: false },
+          env: { [CONTROL_FD_ENV]: String(CONTROL_FD) },
+        }
+      : { ...common, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
+    const subprocess: ResultPromise<Options> = execa(process.execPath, [script, ...args], execaOptions);
     const pid = subprocess.pid;
     if (pid === undefined) throw new Error(`could not start ${name}: ${args.join(' ')}`);
     liveGroups.add(pid);
@@ -76,11 +108,18 @@ export class Supervisor {
       exited: subprocess.then((result) => {
         child.alive = false;
         liveGroups.delete(pid);
+        child.control?.stop();
         // The leader is gone; take anything it left in its group with it.
         killGroup(pid, 'SIGKILL');
         return { exitCode: result.exitCode, signal: result.signal };
       }),
     };
+    if (options.control) {
+      const channel = subprocess.stdio[CONTROL_FD] as Duplex | undefined;
+      if (!channel) throw new Error(`could not open the control channel of ${name}`);
+      // Attached before any data can arrive: stream events are delivered asynchronously.
+      child.control = options.control(child, channel);
+    }
     this.children.push(child);
     return child;
   }
@@ -104,7 +143,11 @@ export class Supervisor {
   /** SIGTERM to every live child; SIGKILL to those still alive after `graceMs`. Safe to call twice. */
   async stopAll(graceMs = 2_000): Promise<void> {
     const live = this.children.filter((child) => child.alive);
-    for (const child of live) this.signal(child, 'SIGTERM');
+    for (const child of live) {
+      this.signal(child, 'SIGTERM');
+      // A child held by a pause fault is stopped and would act on SIGTERM only when continued.
+      this.signal(child, 'SIGCONT');
+    }
     const escalation = setTimeout(() => {
       for (const child of live) this.signal(child, 'SIGKILL');
     }, graceMs);

@@ -45,4 +45,33 @@ CREATE TABLE IF NOT EXISTS agent_job_events (
 );
 CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
 ${transitionTriggerSql('agent_jobs')}
+
+-- Seed 003's transaction log: one row per checkpoint of a plan step, written
+-- before and after each call to the world, so whoever resumes a job (a worker
+-- after a crash, the coordinator) knows where it stands.
+CREATE TABLE IF NOT EXISTS agent_tx_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  step_id TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('execute', 'reconcile', 'prepare', 'approve', 'compensate')),
+  idempotency_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('started', 'success', 'failed', 'unknown', 'not_executed', 'skipped')),
+  external_reference TEXT,
+  compensation_status TEXT,
+  attempt INTEGER NOT NULL,
+  worker TEXT NOT NULL,
+  detail TEXT,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_agent_tx_log_job ON agent_tx_log(job_id, step_id, id);
+
+-- A failed compensation is an incident for a person, never "compensated".
+CREATE TABLE IF NOT EXISTS agent_incidents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  step_id TEXT NOT NULL,
+  error TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'manual_recovery_required',
+  at TEXT NOT NULL
+);
 `;

@@ -6,9 +6,12 @@ import type { Random } from './random.js';
 import { decideRecovery, type EffectKind, type RecoveryDecision } from './recovery.js';
 import { storableError } from './redact.js';
 import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.js';
+import { beginCompensation } from './sql/begin-compensation.js';
 import { claim } from './sql/claim.js';
+import { claimCompensation } from './sql/claim-compensation.js';
 import { complete } from './sql/complete.js';
 import { enqueue } from './sql/enqueue.js';
+import { finishCompensation } from './sql/finish-compensation.js';
 import { heartbeat } from './sql/heartbeat.js';
 import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './sql/reads.js';
 import { requeueFromReview } from './sql/requeue-from-review.js';
@@ -139,6 +142,22 @@ export class SqliteQueue {
         throw new Error(`unknown decision ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /** Hands a held job whose plan failed for good to the coordinator for compensation. */
+  beginCompensation(lease: Lease, reason: string, error: string): LeaseWriteResult {
+    return beginCompensation(this.db, lease, { now: this.now(), reason, error });
+  }
+
+  /** The coordinator takes the oldest compensating job, or null. */
+  claimCompensation(coordinatorId: string, leaseMs = this.leaseMs): Claimed | null {
+    const job = claimCompensation(this.db, { coordinatorId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
+    return job ? { job, lease: { jobId: job.id, workerId: coordinatorId, fence: job.lease_fence } } : null;
+  }
+
+  /** Ends a saga in review: compensated, or a failed compensation for manual recovery. */
+  finishCompensation(lease: Lease, reason: string): LeaseWriteResult {
+    return finishCompensation(this.db, lease, { now: this.now(), reason });
   }
 
   /** Takes back expired leases now (claims do this too); returns the jobs released. */

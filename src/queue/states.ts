@@ -8,12 +8,17 @@
  *            |                                                                                 |
  *            +--claim--> running                       review --human action only--> pending <-+
  *
+ *   running --a step failed for good--> compensating --saga compensated, or compensation failed--> review
+ *
  * `done` is final. Nothing leaves `review` but a recorded human action: never a
  * timer, never a worker. A running job whose lease expired goes back to `retry`
  * (or to `review` when it has no attempts left), and only then can be claimed again.
+ * A job whose plan failed part-way waits in `compensating` until the coordinator
+ * has undone its completed steps in reverse order; it then goes to `review`, as
+ * compensated or as a failed compensation needing manual recovery.
  */
 
-export const JOB_STATUSES = ['pending', 'running', 'retry', 'done', 'review'] as const;
+export const JOB_STATUSES = ['pending', 'running', 'retry', 'done', 'review', 'compensating'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Who caused a change: a queue operation can only act as its own kind. */
@@ -33,6 +38,8 @@ export const ALLOWED_TRANSITIONS: readonly Edge[] = [
   { from: 'running', to: 'done', actors: ['worker'] },
   { from: 'running', to: 'retry', actors: ['worker', 'coordinator'] },
   { from: 'running', to: 'review', actors: ['worker', 'coordinator'] },
+  { from: 'running', to: 'compensating', actors: ['worker'] },
+  { from: 'compensating', to: 'review', actors: ['coordinator'] },
   { from: 'review', to: 'pending', actors: ['human'] },
 ];
 

@@ -6,8 +6,10 @@ import type { EffectKind } from '../queue/recovery.js';
 import { secretsInPayload, storableError } from '../queue/redact.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
 import { SqliteQueue, type Claimed } from '../queue/sqlite-queue.js';
+import { failpoint } from '../faults/failpoint.js';
 import { ACTIONS, type ActionContext } from './actions.js';
 import { jsonLogger } from './log.js';
+import type { WorldPort } from '../saga/world-port.js';
 
 export interface WorkerOptions {
   store: string;
@@ -26,6 +28,8 @@ export interface WorkerOptions {
   maxJobs: number;
   /** Aborted to stop after the current job (SIGTERM). */
   stop: AbortSignal;
+  /** The world that plan jobs call; plan jobs go to review without one. */
+  world: WorldPort | null;
 }
 
 /**
@@ -80,10 +84,13 @@ async function runOne(
   const payload = JSON.parse(job.payload_json) as Record<string, unknown>;
   const secrets = secretsInPayload(payload);
   log({ event: 'claimed', jobId: job.id, attempt: job.attempts, fence: lease.fence }, secrets);
+  await failpoint('after_claim', { worker: options.id, jobId: job.id, attempt: job.attempts });
 
   const leaseLost = new AbortController();
   // Renew well before expiry; a refused renewal means someone else owns the job now.
-  const renewal = setInterval(() => {
+  const renewal = setInterval(async () => {
+    await failpoint('heartbeat', { worker: options.id, jobId: job.id, attempt: job.attempts });
+    if (leaseLost.signal.aborted) return;
     const renewed = queue.heartbeat(lease);
     if (!renewed.ok) {
       log({ event: 'lease-lost', jobId: job.id, fence: lease.fence, current: renewed.current });
@@ -91,6 +98,16 @@ async function runOne(
     }
   }, Math.max(10, Math.floor(options.leaseMs / 3)));
 
+  if (job.action === 'plan') {
+    try {
+      // Loaded on the first plan job: a worker of simple jobs never pays for zod and the saga code.
+      const { runPlanJob } = await import('./run-plan-job.js');
+      await runPlanJob(queue, claimed, payload, { worker: options.id, world: options.world, clock: options.clock, secrets, log });
+    } finally {
+      clearInterval(renewal);
+    }
+    return;
+  }
   const action = ACTIONS[job.action];
   const ctx: ActionContext = { job, payload, workerId: options.id, effectLog: options.effectLog, now, signal: leaseLost.signal };
   let write: LeaseWriteResult | null;
@@ -98,6 +115,8 @@ async function runOne(
     if (!action) throw new Error(`unknown action ${JSON.stringify(job.action)}`);
     const output = await action.run(ctx);
     const digest = action.verify(ctx, output);
+    await failpoint('after_verify', { worker: options.id, jobId: job.id, attempt: job.attempts });
+    await failpoint('before_complete', { worker: options.id, jobId: job.id, attempt: job.attempts });
     write = queue.complete(lease, digest);
     log({ event: write.ok ? 'done' : 'complete-refused', jobId: job.id, attempt: job.attempts, digest }, secrets);
   } catch (error) {

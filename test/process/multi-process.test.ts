@@ -43,7 +43,7 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
 
     const jobs = observer.jobs();
     expect(jobs).toHaveLength(JOBS);
-    expect(observer.counts()).toEqual({ pending: 0, running: 0, retry: 0, done: JOBS, review: 0 });
+    expect(observer.counts()).toEqual({ pending: 0, running: 0, retry: 0, done: JOBS, review: 0, compensating: 0 });
     for (const job of jobs) {
       expect(job.leased_by).toBeNull();
       expect(job.result_digest).toMatch(/^[0-9a-f]{64}$/);

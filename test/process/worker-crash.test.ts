@@ -59,7 +59,7 @@ describe('a worker SIGKILLed at any instant', () => {
     for (const child of supervisor.all()) expect(groupAlive(child.pid)).toBe(false);
 
     expect(observer.db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect(observer.counts()).toEqual({ pending: 0, running: 0, retry: 0, done: JOBS, review: 0 });
+    expect(observer.counts()).toEqual({ pending: 0, running: 0, retry: 0, done: JOBS, review: 0, compensating: 0 });
     const effects = readEffects(effectLogFor(store));
     const perKey = new Map<string, number>();
     for (const e of effects) perKey.set(e.key, (perKey.get(e.key) ?? 0) + 1);

@@ -684,6 +684,7 @@ describe('the transition trigger in the store file', () => {
     if (status === 'retry') queue.retry(claimed.lease, 'e', 1);
     if (status === 'done') queue.complete(claimed.lease, DIGEST);
     if (status === 'review') queue.review(claimed.lease, 'r');
+    if (status === 'compensating') queue.beginCompensation(claimed.lease, 'step failed', 'e');
     expect(queue.job(jobId)?.status).toBe(status);
     return jobId;
   }
@@ -696,8 +697,11 @@ describe('the transition trigger in the store file', () => {
   });
 
   // Written out, not derived from ALLOWED_TRANSITIONS: this checks the table as much as the trigger.
-  const ALLOWED = new Set(['pending>running', 'retry>running', 'running>done', 'running>retry', 'running>review', 'review>pending']);
-  const STATUSES: JobStatus[] = ['pending', 'running', 'retry', 'done', 'review'];
+  const ALLOWED = new Set([
+    'pending>running', 'retry>running', 'running>done', 'running>retry', 'running>review', 'review>pending',
+    'running>compensating', 'compensating>review',
+  ]);
+  const STATUSES: JobStatus[] = ['pending', 'running', 'retry', 'done', 'review', 'compensating'];
   const PAIRS = STATUSES.flatMap((from) =>
     STATUSES.filter((to) => to !== from).map((to) => ({ from, to, allowed: ALLOWED.has(`${from}>${to}`) })),
   );
@@ -793,7 +797,7 @@ describe('reading the store', () => {
     add('c');
     queue.complete(claimBy('w1').lease, DIGEST);
     queue.review(claimBy('w2').lease, 'look');
-    expect(queue.counts()).toEqual({ pending: 1, running: 0, retry: 0, done: 1, review: 1 });
+    expect(queue.counts()).toEqual({ pending: 1, running: 0, retry: 0, done: 1, review: 1, compensating: 0 });
     expect(moves(a)).toEqual(['(new)>pending', 'pending>running', 'running>done']);
     expect(moves(b)).toEqual(['(new)>pending', 'pending>running', 'running>review']);
     expect(queue.events().map((e) => e.job_id)).toEqual([1, 2, 3, 1, 1, 2, 2]);

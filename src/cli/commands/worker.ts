@@ -2,8 +2,10 @@ import { systemClock } from '../../queue/clock.js';
 import { seededRandom } from '../../queue/random.js';
 import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import { runWorker } from '../../worker/worker.js';
+import { WorldClient } from '../../world/client.js';
 import { defineCommand } from '../command.js';
-import { effectLogFor } from '../paths.js';
+import { effectLogFor, localUrl } from '../paths.js';
+import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill worker`: one worker process on a store file, until SIGTERM (or drained). */
 export const workerCommand = defineCommand({
@@ -24,16 +26,12 @@ export const workerCommand = defineCommand({
     'retry-jitter-ms': { type: 'number', default: SEED_RETRY_DELAY.jitterMs },
     'exit-when-drained': { type: 'boolean', default: false, describe: 'stop once nothing is pending, retrying or running' },
     'max-jobs': { type: 'number', default: 0, describe: 'stop after this many jobs (0: no limit)' },
+    world: { type: 'string', describe: 'base URL of the world service, for plan jobs (http://127.0.0.1:PORT)' },
+    'call-timeout-ms': { type: 'number', default: 2_000, describe: 'a call to the world without an answer by then has an unknown outcome' },
   },
   async run(args) {
-    const stop = new AbortController();
-    // First signal: finish the current job and stop. Second: stop now.
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stop.signal.aborted) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-      stop.abort();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const stop = stopOnSignals();
+    const world = args.world === undefined ? null : new WorldClient(localUrl(args.world, '--world'), { timeoutMs: args['call-timeout-ms'] });
     try {
       await runWorker({
         store: args.store,
@@ -48,10 +46,11 @@ export const workerCommand = defineCommand({
         exitWhenDrained: args['exit-when-drained'],
         maxJobs: args['max-jobs'],
         stop: stop.signal,
+        world,
       });
     } finally {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+      world?.close();
+      stop.dispose();
     }
   },
 });

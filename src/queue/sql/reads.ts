@@ -28,7 +28,7 @@ export function countByStatus(db: Db): Record<JobStatus, number> {
     status: JobStatus;
     n: number;
   }>;
-  const counts: Record<JobStatus, number> = { pending: 0, running: 0, retry: 0, done: 0, review: 0 };
+  const counts: Record<JobStatus, number> = { pending: 0, running: 0, retry: 0, done: 0, review: 0, compensating: 0 };
   for (const row of rows) counts[row.status] = row.n;
   return counts;
 }

@@ -17,13 +17,60 @@ SELECT * FROM agent_jobs
 WHERE status = 'running' AND lease_until < @cutoff
 ORDER BY id`;
 
-// Guarded by the fence read in the same transaction, so a heartbeat that just
-// renewed the lease cannot be overwritten.
+// Guarded by the fence read before, and by the expiry itself, so a heartbeat
+// that just renewed the lease (or a new claim) cannot be overwritten.
 const RELEASE = `
 UPDATE agent_jobs
 SET status = @to, leased_by = NULL, lease_until = NULL, next_run_at = @at, updated_at = @at,
     review_reason = CASE WHEN @to = 'review' THEN @reason ELSE review_reason END
-WHERE id = @id AND status = 'running' AND lease_fence = @fence`;
+WHERE id = @id AND status = 'running' AND lease_fence = @fence AND lease_until < @cutoff`;
+
+/** Running jobs whose lease expired (by more than the skew margin). */
+export function expiredLeases(db: Db, now: number, skewMarginMs: number): JobRow[] {
+  return statement(db, EXPIRED).all({ cutoff: utc(now - skewMarginMs) }) as JobRow[];
+}
+
+/** Where an expired job goes when nothing else is known: retry, or review on its last attempt. */
+export function defaultRelease(job: JobRow): { to: 'retry' | 'review'; reason: string } {
+  return job.attempts >= job.max_attempts
+    ? { to: 'review', reason: `lease of ${job.leased_by} expired at ${job.lease_until} on its last attempt (${job.attempts} of ${job.max_attempts})` }
+    : { to: 'retry', reason: `lease of ${job.leased_by} expired at ${job.lease_until}` };
+}
+
+/**
+ * Takes one expired lease back, to `to`, if it is still the same expired lease
+ * (same fence); false when someone got there first. Run inside a write transaction.
+ */
+export function releaseExpiredLease(
+  db: Db,
+  job: JobRow,
+  release: { to: 'retry' | 'review'; reason: string },
+  input: SweepInput,
+): boolean {
+  const at = utc(input.now);
+  const changed = statement(db, RELEASE).run({
+    id: job.id,
+    fence: job.lease_fence,
+    to: release.to,
+    at,
+    reason: release.reason,
+    cutoff: utc(input.now - input.skewMarginMs),
+  }).changes;
+  if (changed === 0) return false;
+  appendEvent(db, {
+    jobId: job.id,
+    kind: 'transition',
+    from: 'running',
+    to: release.to,
+    attempt: job.attempts,
+    fence: job.lease_fence,
+    worker: input.worker,
+    actor: input.actor,
+    reason: release.reason,
+    at,
+  });
+  return true;
+}
 
 /**
  * Takes back every job whose lease expired (its worker died, hung, or lost the
@@ -31,30 +78,10 @@ WHERE id = @id AND status = 'running' AND lease_fence = @fence`;
  * left. Run inside the caller's write transaction. Returns the jobs released.
  */
 export function sweepExpiredLeases(db: Db, input: SweepInput): Array<{ jobId: number; to: 'retry' | 'review' }> {
-  const at = utc(input.now);
-  const expired = statement(db, EXPIRED).all({ cutoff: utc(input.now - input.skewMarginMs) }) as JobRow[];
   const released: Array<{ jobId: number; to: 'retry' | 'review' }> = [];
-  for (const job of expired) {
-    const to = job.attempts >= job.max_attempts ? 'review' : 'retry';
-    const reason =
-      to === 'review'
-        ? `lease of ${job.leased_by} expired at ${job.lease_until} on its last attempt (${job.attempts} of ${job.max_attempts})`
-        : `lease of ${job.leased_by} expired at ${job.lease_until}`;
-    const changed = statement(db, RELEASE).run({ id: job.id, fence: job.lease_fence, to, at, reason }).changes;
-    if (changed === 0) continue;
-    appendEvent(db, {
-      jobId: job.id,
-      kind: 'transition',
-      from: 'running',
-      to,
-      attempt: job.attempts,
-      fence: job.lease_fence,
-      worker: input.worker,
-      actor: input.actor,
-      reason,
-      at,
-    });
-    released.push({ jobId: job.id, to });
+  for (const job of expiredLeases(db, input.now, input.skewMarginMs)) {
+    const release = defaultRelease(job);
+    if (releaseExpiredLease(db, job, release, input)) released.push({ jobId: job.id, to: release.to });
   }
   return released;
 }

@@ -12,8 +12,9 @@ export interface LeaseWritePlan {
   reason: string;
 }
 
-// The fencing guard: the job, the worker, and the fence of this very claim.
-const GUARD = `id = @jobId AND status = 'running' AND leased_by = @workerId AND lease_fence = @fence`;
+// The fencing guard: the job, the worker, and the fence of this very claim. A
+// lease is held on a running job (a worker) or a compensating one (the coordinator).
+const GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_by = @workerId AND lease_fence = @fence`;
 const HELD = `SELECT * FROM agent_jobs WHERE ${GUARD}`;
 const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = ?`;
 

@@ -1,0 +1,44 @@
+import { systemClock } from '../../queue/clock.js';
+import { seededRandom } from '../../queue/random.js';
+import { WorldClient } from '../../world/client.js';
+import { defineCommand } from '../command.js';
+import { localUrl } from '../paths.js';
+import { stopOnSignals } from '../stop-signal.js';
+
+/** `queue-drill coordinator`: seed 003's transaction coordinator as a process, until SIGTERM. */
+export const coordinatorCommand = defineCommand({
+  name: 'coordinator',
+  describe: 'sweep expired leases (reconciling what dead workers left in doubt) and compensate failed sagas',
+  fast: true,
+  options: {
+    store: { type: 'string', demandOption: true },
+    world: { type: 'string', demandOption: true, describe: 'base URL of the world service' },
+    id: { type: 'string', default: 'coordinator' },
+    'lease-ms': { type: 'number', default: 30_000, describe: 'how long it holds a saga it compensates' },
+    'skew-margin-ms': { type: 'number', default: 1_000 },
+    'tick-ms': { type: 'number', default: 100, describe: 'how often it looks' },
+    'call-timeout-ms': { type: 'number', default: 2_000 },
+    seed: { type: 'number', default: 1 },
+  },
+  async run(args) {
+    const { runCoordinator } = await import('../../coordinator/coordinator.js');
+    const stop = stopOnSignals();
+    const world = new WorldClient(localUrl(args.world, '--world'), { timeoutMs: args['call-timeout-ms'] });
+    try {
+      await runCoordinator({
+        store: args.store,
+        id: args.id,
+        world,
+        clock: systemClock(),
+        random: seededRandom(args.seed),
+        leaseMs: args['lease-ms'],
+        skewMarginMs: args['skew-margin-ms'],
+        tickMs: args['tick-ms'],
+        stop: stop.signal,
+      });
+    } finally {
+      world.close();
+      stop.dispose();
+    }
+  },
+});

@@ -1,0 +1,35 @@
+import { systemClock } from '../../queue/clock.js';
+import { defineCommand } from '../command.js';
+import { UsageError } from '../errors.js';
+
+/** `queue-drill world`: the world service on a ledger file, on 127.0.0.1, until SIGTERM. */
+export const worldCommand = defineCommand({
+  name: 'world',
+  describe: 'run the world: the outside systems a job touches, with a ledger of every applied effect',
+  fast: true,
+  options: {
+    ledger: { type: 'string', demandOption: true, describe: 'the SQLite ledger file of applied effects' },
+    port: { type: 'number', default: 0, describe: 'the port on 127.0.0.1 (0: a free one, announced on stdout)' },
+  },
+  async run(args) {
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) {
+      throw new UsageError(`--port must be an integer from 0 to 65535, got ${args.port}`);
+    }
+    // Loaded here, not at the top: every other child imports this file through main.ts and need not load zod and the server.
+    const { runWorld } = await import('../../world/run-world.js');
+    const stop = new AbortController();
+    // First signal: close and exit. Second: exit now.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      stop.abort();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    try {
+      await runWorld({ ledger: args.ledger, port: args.port, clock: systemClock(), signal: stop.signal });
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+  },
+});

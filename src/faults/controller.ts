@@ -1,0 +1,261 @@
+import type { Duplex } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { ControlFactory, ControlHandler } from '../harness/supervisor.js';
+import { systemClock, type Clock } from '../queue/clock.js';
+import type { FaultAction, FaultPlan } from './fault-plan.js';
+import { isFailpointName, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
+
+/*
+ * The harness's side of one child's control channel. It reads the child's
+ * requests line by line, asks the FaultPlan, records each hit on the timeline,
+ * and does the parent's part of the decided action:
+ *
+ *   crash  SIGKILL the child's process group while the child waits; no answer.
+ *   pause  SIGSTOP the group, wait `ms`, SIGCONT, then answer `continue`.
+ *   other  answer at once (continue, error, exit, delay, hang), the child does the rest.
+ *
+ * It stops (clears its timer, drops its listeners, closes the channel) when
+ * the channel closes, which happens when the child dies, or when stop() is
+ * called; the supervisor calls stop() when the child exits, too.
+ */
+
+/** A process a controller answers: the supervisor's Child is one. */
+export interface ControlledChild {
+  name: string;
+  incarnation: number;
+  pid: number;
+}
+
+/** One entry of the harness's timeline: a hit at a point, a fault fired there, or the end of a pause. */
+export interface ControlEvent {
+  /** Milliseconds since the epoch, from the controller's clock. */
+  at: number;
+  child: string;
+  incarnation: number;
+  pid: number;
+  kind: 'hit' | 'fired' | 'resumed';
+  point: FailpointName;
+  context: FailpointContext;
+  action: FaultAction | { type: 'continue' };
+  /** The id of the rule that fired; absent for a plain hit. */
+  rule?: string;
+}
+
+/**
+ * The channel could not be served: the child broke the protocol, or a callback
+ * threw. The controller stops and closes the channel, so the child fails at its
+ * next failpoint with a channel error instead of waiting forever.
+ */
+export class ControlChannelError extends Error {
+  constructor(
+    readonly code: 'QD_CONTROL_PROTOCOL' | 'QD_CONTROL_FAILED',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** How a controller decides and where it reports. */
+export interface ControllerOptions {
+  plan: FaultPlan;
+  /** Receives every timeline event as it happens. @default drop (read them from `events`) */
+  onEvent?: (event: ControlEvent) => void;
+  /** Receives protocol errors. @default drop (read them from `errors`) */
+  onError?: (error: ControlChannelError) => void;
+  /** @default systemClock() */
+  clock?: Clock;
+}
+
+/** Answers one child's failpoints from a FaultPlan and records the timeline. */
+export class FailpointController implements ControlHandler {
+  /** Every event of this child, in order. */
+  readonly events: ControlEvent[] = [];
+  /** Protocol errors seen on this channel. */
+  readonly errors: ControlChannelError[] = [];
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly clock: Clock;
+  private pending = '';
+  private queue: Promise<void> = Promise.resolve();
+  private pauseTimer: NodeJS.Timeout | undefined;
+  private resumePause: (() => void) | undefined;
+  private stopped = false;
+  private readonly onData = (chunk: Buffer | string): void => this.receive(chunk);
+  private readonly onClose = (): void => this.stop();
+  // Kept after stop(): a write racing the child's death fails with EPIPE on a
+  // channel nobody reads any more; that must not become an uncaught 'error'.
+  private readonly onChannelError = (): void => this.stop();
+
+  constructor(
+    private readonly child: ControlledChild,
+    private readonly channel: Duplex,
+    private readonly options: ControllerOptions,
+  ) {
+    this.clock = options.clock ?? systemClock();
+    channel.on('data', this.onData);
+    channel.on('close', this.onClose);
+    channel.on('error', this.onChannelError);
+  }
+
+  /** Whether the controller still answers. */
+  get active(): boolean {
+    return !this.stopped;
+  }
+
+  /**
+   * Stops answering: clears a pause in progress (continuing the group if it is
+   * still stopped, so no process is left frozen), drops the listeners and closes
+   * the channel, so a child still waiting reads EOF. Safe to call twice.
+   */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.pauseTimer !== undefined) {
+      clearTimeout(this.pauseTimer);
+      this.pauseTimer = undefined;
+      this.signal('SIGCONT');
+    }
+    this.resumePause?.();
+    this.resumePause = undefined;
+    this.channel.off('data', this.onData);
+    this.channel.off('close', this.onClose);
+    this.channel.destroy();
+  }
+
+  private receive(chunk: Buffer | string): void {
+    this.pending += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let newline: number;
+    while ((newline = this.pending.indexOf('\n')) !== -1) {
+      const line = this.pending.slice(0, newline);
+      this.pending = this.pending.slice(newline + 1);
+      // One request at a time, in order, even if a pause is still running.
+      this.queue = this.queue
+        .then(() => this.handle(line))
+        .catch((cause: unknown) => this.fail(new ControlChannelError('QD_CONTROL_FAILED', `failpoint controller of ${this.who()} failed: ${String(cause)}`, { cause })));
+    }
+  }
+
+  private async handle(line: string): Promise<void> {
+    if (this.stopped) return;
+    const request = this.parse(line);
+    if (request === undefined) return;
+    const { context } = request;
+    const decision = this.options.plan.decide(context);
+    if (decision === null) {
+      this.record('hit', context, { type: 'continue' });
+      this.answer({ seq: request.seq, action: 'continue' });
+      return;
+    }
+    const { action, rule } = decision;
+    this.record('fired', context, action, rule.id);
+    switch (action.type) {
+      case 'crash':
+        // Never answered: the child is blocked in its read, so the kill lands exactly at the point.
+        this.signal('SIGKILL');
+        return;
+      case 'pause':
+        await this.pause(action.ms);
+        if (this.stopped) return;
+        this.record('resumed', context, action, rule.id);
+        this.answer({ seq: request.seq, action: 'continue' });
+        return;
+      case 'exit':
+        this.answer({ seq: request.seq, action: 'exit', code: action.code });
+        return;
+      case 'hang':
+        this.answer({ seq: request.seq, action: 'hang' });
+        return;
+      case 'error':
+        this.answer({ seq: request.seq, action: 'error', kind: action.kind, message: action.message });
+        return;
+      case 'delay':
+        this.answer({ seq: request.seq, action: 'delay', ms: action.ms });
+        return;
+      default: {
+        const unknown: never = action;
+        throw new ControlChannelError('QD_CONTROL_FAILED', `unknown fault action ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  // SIGSTOP past the lease, then SIGCONT: the zombie worker. The timer stays
+  // ref'd: the pause must end, or the group stays frozen; stop() clears it.
+  private pause(ms: number): Promise<void> {
+    this.signal('SIGSTOP');
+    return new Promise((resolve) => {
+      this.resumePause = resolve;
+      this.pauseTimer = setTimeout(() => {
+        this.pauseTimer = undefined;
+        this.resumePause = undefined;
+        this.signal('SIGCONT');
+        resolve();
+      }, ms);
+    });
+  }
+
+  private parse(line: string): FailpointRequest | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      value = undefined;
+    }
+    const request = value as Partial<FailpointRequest> | undefined;
+    const context = request?.context as Partial<FailpointContext> | undefined;
+    if (typeof request?.seq === 'number' && isFailpointName(context?.point) && typeof context?.worker === 'string') {
+      return request as FailpointRequest;
+    }
+    this.fail(
+      new ControlChannelError(
+        'QD_CONTROL_PROTOCOL',
+        `${this.who()} sent a malformed failpoint request: ${JSON.stringify(line)}; ` +
+          'expected {"seq":N,"pid":N,"context":{"point":<a FAILPOINTS name>,"worker":"..."}}',
+      ),
+    );
+    return undefined;
+  }
+
+  private fail(error: ControlChannelError): void {
+    this.errors.push(error);
+    this.stop();
+    this.options.onError?.(error);
+  }
+
+  private who(): string {
+    return `${this.child.name}#${this.child.incarnation} (pid ${this.child.pid})`;
+  }
+
+  private answer(answer: FailpointAnswer): void {
+    if (!this.stopped) this.channel.write(`${JSON.stringify(answer)}\n`);
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  private record(kind: ControlEvent['kind'], context: FailpointContext, action: ControlEvent['action'], rule?: string): void {
+    const event: ControlEvent = {
+      at: this.clock.now(),
+      child: this.child.name,
+      incarnation: this.child.incarnation,
+      pid: this.child.pid,
+      kind,
+      point: context.point,
+      context,
+      action,
+      ...(rule !== undefined ? { rule } : {}),
+    };
+    this.events.push(event);
+    this.options.onEvent?.(event);
+  }
+}
+
+/** The supervisor's `control` option for a plan: one controller per spawned child, all sharing the plan. */
+export function controlWith(options: ControllerOptions): ControlFactory {
+  return (child, channel) => new FailpointController(child, channel, options);
+}

@@ -1,0 +1,240 @@
+import { seededRandom, type Random } from '../queue/random.js';
+import { INJECTED_ERROR_KINDS, isFailpointName, type FailpointContext, type FailpointName, type InjectedErrorKind } from './points.js';
+
+/*
+ * The harness's decision at a failpoint, pure: rules in, decisions out, no I/O
+ * and no clock. In the spirit of fail-rs's `p%cnt*action(arg)`: a rule names a
+ * point, an action and its argument, and is limited by `where` (only this
+ * worker, attempt, step, tool or job), `first` (only the first N hits that
+ * match) and `probability` (fire with chance p, drawn from the drill's seed).
+ *
+ * Rules are tried in order and the first that fires decides. Every rule whose
+ * point and `where` match counts the hit, fired or not, so `first` means "the
+ * first N times this point was reached in this context", independent of other
+ * rules. Unlike fail-rs's `cnt` (at most N fires), `first` bounds hits: with
+ * `probability`, each of the first N hits fires with chance p.
+ *
+ * Each rule draws from its own stream, split off the given Random in rule
+ * order at construction, so one rule's draws do not shift when another rule's
+ * hits change. Same rules, same seed, same sequence of hits: same decisions.
+ */
+
+/** Every action a fault rule can take. */
+export const FAULT_ACTIONS = ['crash', 'exit', 'pause', 'hang', 'error', 'delay'] as const;
+
+/** The name of a fault action. */
+export type FaultActionName = (typeof FAULT_ACTIONS)[number];
+
+/** An action with its arguments resolved: what the controller carries out. */
+export type FaultAction =
+  | { type: 'crash' }
+  | { type: 'exit'; code: number }
+  | { type: 'pause'; ms: number }
+  | { type: 'hang' }
+  | { type: 'error'; kind: InjectedErrorKind; message: string }
+  | { type: 'delay'; ms: number };
+
+/** The context a rule is limited to; every field given must equal the hit's. */
+export interface FaultWhere {
+  worker?: string;
+  attempt?: number;
+  step?: string;
+  tool?: string;
+  jobId?: number;
+}
+
+interface FaultRuleCommon {
+  /** Names the rule in the timeline and the report. */
+  id: string;
+  point: FailpointName;
+  where?: FaultWhere;
+  /** Only the first N matching hits can fire. @default no limit */
+  first?: number;
+  /** Chance in [0, 1] that a matching hit fires, drawn from the seed. @default 1 */
+  probability?: number;
+}
+
+/** One armed fault: an action at a point, optionally limited. */
+export type FaultRule = FaultRuleCommon &
+  (
+    | { action: 'crash'; arg?: undefined }
+    | { action: 'hang'; arg?: undefined }
+    /** @default code 1 */
+    | { action: 'exit'; arg?: { code?: number } }
+    | { action: 'pause'; arg: { ms: number } }
+    | { action: 'error'; arg: { kind: InjectedErrorKind; message?: string } }
+    | { action: 'delay'; arg: { ms: number } }
+  );
+
+/** A rule fired at a hit: which, and what to do. */
+export interface FaultDecision {
+  rule: FaultRule;
+  action: FaultAction;
+}
+
+/** How often a rule's point was reached in its context, and how often it fired. */
+export interface RuleStats {
+  rule: FaultRule;
+  hits: number;
+  fires: number;
+}
+
+/** A fault rule is malformed or conflicts with another; the message names the rule and what is allowed. */
+export class FaultPlanError extends Error {
+  readonly code = 'QD_BAD_FAULT_RULE';
+  override readonly name = 'FaultPlanError';
+}
+
+interface RuleState {
+  rule: FaultRule;
+  action: FaultAction;
+  random: Random;
+  hits: number;
+  fires: number;
+}
+
+/** Decides, from the rules and the seed, which fault (if any) fires at each hit, and counts. */
+export class FaultPlan {
+  private readonly states: RuleState[];
+
+  constructor(rules: readonly FaultRule[], random: Random) {
+    const ids = new Set<string>();
+    this.states = rules.map((rule, index) => {
+      validateRule(rule, index);
+      if (ids.has(rule.id)) throw new FaultPlanError(`fault rule ids must be unique: ${JSON.stringify(rule.id)} appears twice`);
+      ids.add(rule.id);
+      return { rule, action: resolveAction(rule), random: seededRandom(Math.floor(random.next() * 2 ** 32)), hits: 0, fires: 0 };
+    });
+  }
+
+  /** Counts the hit for every matching rule and returns the first that fires, or null: continue. */
+  decide(context: FailpointContext): FaultDecision | null {
+    let decision: FaultDecision | null = null;
+    for (const state of this.states) {
+      if (!matches(state.rule, context)) continue;
+      state.hits++;
+      if (decision !== null) continue;
+      const { first, probability } = state.rule;
+      if (first !== undefined && state.hits > first) continue;
+      if (probability !== undefined && !(state.random.next() < probability)) continue;
+      state.fires++;
+      decision = { rule: state.rule, action: state.action };
+    }
+    return decision;
+  }
+
+  /** Every rule with its counts, in rule order. */
+  stats(): RuleStats[] {
+    return this.states.map(({ rule, hits, fires }) => ({ rule, hits, fires }));
+  }
+
+  /** The rules that fired at least once. */
+  fired(): RuleStats[] {
+    return this.stats().filter((s) => s.fires > 0);
+  }
+
+  /** The rules armed that never fired: a drill that relied on one proved nothing. */
+  unfired(): RuleStats[] {
+    return this.stats().filter((s) => s.fires === 0);
+  }
+}
+
+/** One line for a report: "crash at after_write (rule r1, worker=w1, first 1) never fired: 0 hits". */
+export function describeUnfired(stats: RuleStats): string {
+  const { rule } = stats;
+  const limits = [
+    ...Object.entries(rule.where ?? {}).map(([key, value]) => `${key}=${String(value)}`),
+    ...(rule.first !== undefined ? [`first ${rule.first}`] : []),
+    ...(rule.probability !== undefined ? [`probability ${rule.probability}`] : []),
+  ];
+  return `${rule.action} at ${rule.point} (rule ${rule.id}${limits.length ? `, ${limits.join(', ')}` : ''}) never fired: ${stats.hits} hit${stats.hits === 1 ? '' : 's'}`;
+}
+
+function matches(rule: FaultRule, context: FailpointContext): boolean {
+  if (rule.point !== context.point) return false;
+  const where = rule.where;
+  if (where === undefined) return true;
+  return (
+    (where.worker === undefined || where.worker === context.worker) &&
+    (where.attempt === undefined || where.attempt === context.attempt) &&
+    (where.step === undefined || where.step === context.step) &&
+    (where.tool === undefined || where.tool === context.tool) &&
+    (where.jobId === undefined || where.jobId === context.jobId)
+  );
+}
+
+function resolveAction(rule: FaultRule): FaultAction {
+  switch (rule.action) {
+    case 'crash':
+      return { type: 'crash' };
+    case 'hang':
+      return { type: 'hang' };
+    case 'exit':
+      return { type: 'exit', code: rule.arg?.code ?? 1 };
+    case 'pause':
+      return { type: 'pause', ms: rule.arg.ms };
+    case 'delay':
+      return { type: 'delay', ms: rule.arg.ms };
+    case 'error':
+      return {
+        type: 'error',
+        kind: rule.arg.kind,
+        message: rule.arg.message ?? `injected ${rule.arg.kind} error at ${rule.point} (fault rule ${rule.id})`,
+      };
+    default: {
+      const unknown: never = rule;
+      throw new FaultPlanError(`unknown fault action in ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'integer' } as const;
+
+// Rules usually come from scenarios.yaml, validated there; this guards callers
+// that build them by hand, because a silently ignored limit arms the wrong fault.
+function validateRule(rule: FaultRule, index: number): void {
+  const at = `fault rule ${index} (${JSON.stringify((rule as { id?: unknown }).id)})`;
+  const fail = (problem: string): never => {
+    throw new FaultPlanError(`${at}: ${problem}`);
+  };
+  if (typeof rule.id !== 'string' || rule.id === '') fail('id must be a non-empty string');
+  if (!isFailpointName(rule.point)) fail(`unknown point ${JSON.stringify(rule.point)}`);
+  if (!(FAULT_ACTIONS as readonly unknown[]).includes(rule.action)) {
+    fail(`unknown action ${JSON.stringify(rule.action)}; allowed: ${FAULT_ACTIONS.join(', ')}`);
+  }
+  if (rule.first !== undefined && !(Number.isInteger(rule.first) && rule.first >= 1)) fail(`first must be an integer >= 1, got ${rule.first}`);
+  if (rule.probability !== undefined && !(rule.probability >= 0 && rule.probability <= 1)) {
+    fail(`probability must be in [0, 1], got ${rule.probability}`);
+  }
+  for (const [key, value] of Object.entries(rule.where ?? {})) {
+    const type = WHERE_FIELDS[key as keyof typeof WHERE_FIELDS];
+    if (type === undefined) fail(`unknown where.${key}; allowed: ${Object.keys(WHERE_FIELDS).join(', ')}`);
+    if (value !== undefined && (type === 'string' ? typeof value !== 'string' : !Number.isInteger(value))) fail(`where.${key} must be ${type === 'string' ? 'a string' : 'an integer'}`);
+  }
+  const arg = rule.arg as Record<string, unknown> | undefined;
+  switch (rule.action) {
+    case 'crash':
+    case 'hang':
+      if (arg !== undefined) fail(`${rule.action} takes no arg`);
+      break;
+    case 'exit':
+      if (arg?.code !== undefined && !(Number.isInteger(arg.code) && (arg.code as number) >= 0 && (arg.code as number) <= 255)) {
+        fail(`exit arg.code must be an integer in [0, 255], got ${String(arg.code)}`);
+      }
+      break;
+    case 'pause':
+    case 'delay':
+      if (!(typeof arg?.ms === 'number' && Number.isFinite(arg.ms) && arg.ms >= 0)) fail(`${rule.action} needs arg.ms >= 0`);
+      break;
+    case 'error':
+      if (!(INJECTED_ERROR_KINDS as readonly unknown[]).includes(arg?.kind)) {
+        fail(`error needs arg.kind, one of ${INJECTED_ERROR_KINDS.join(', ')}`);
+      }
+      if (arg?.message !== undefined && typeof arg.message !== 'string') fail('error arg.message must be a string');
+      break;
+    default: {
+      const unknown: never = rule;
+      fail(`unknown action in ${JSON.stringify(unknown)}`);
+    }
+  }
+}

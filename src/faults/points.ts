@@ -1,0 +1,69 @@
+/*
+ * The named fault points of a job's stages (DESIGN.md, "A job's stages and the
+ * named fault points"), and the two lines that cross the control channel when a
+ * child reaches one: the child's request, the harness's answer. This module is
+ * imported by children on every start, so it holds types and constants only.
+ */
+
+/** Every point a child may stop at and ask the harness what to do. */
+export const FAILPOINTS = [
+  'after_claim',
+  'after_write',
+  'after_verify',
+  'on_timeout',
+  'response_lost',
+  'heartbeat',
+  'before_complete',
+  'during_compensation',
+  'enqueue',
+  // Just before a side-effect call leaves the process: the last moment nothing has happened yet.
+  'before_call',
+] as const;
+
+/** The name of one fault point. */
+export type FailpointName = (typeof FAILPOINTS)[number];
+
+/** Where a child is when it reaches a point: what a fault rule's `where` filters on. */
+export interface FailpointContext {
+  point: FailpointName;
+  worker: string;
+  jobId?: number;
+  attempt?: number;
+  step?: string;
+  tool?: string;
+  key?: string;
+}
+
+/** The typed failures a failpoint can throw; each maps to one class of src/queue/errors.ts. */
+export const INJECTED_ERROR_KINDS = ['transient', 'permanent', 'unknown_outcome', 'policy', 'business'] as const;
+
+/** The kind of an injected error. */
+export type InjectedErrorKind = (typeof INJECTED_ERROR_KINDS)[number];
+
+/** Whether `name` is a known fault point (for input read from a channel or a file). */
+export function isFailpointName(name: unknown): name is FailpointName {
+  return typeof name === 'string' && (FAILPOINTS as readonly string[]).includes(name);
+}
+
+/** The child's request: one JSON line. `seq` pairs it with its answer. */
+export interface FailpointRequest {
+  seq: number;
+  pid: number;
+  context: FailpointContext;
+}
+
+/**
+ * The harness's answer: one JSON line. `crash` is never sent in practice (the
+ * child is SIGKILLed while it waits) and `pause` is carried out by the parent
+ * before it answers `continue`, so neither needs more from the child.
+ */
+export type FailpointAnswer =
+  | { seq: number; action: 'continue' }
+  | { seq: number; action: 'error'; kind: InjectedErrorKind; message: string }
+  | { seq: number; action: 'exit'; code: number }
+  | { seq: number; action: 'delay'; ms: number }
+  | { seq: number; action: 'hang' }
+  | { seq: number; action: 'crash' };
+
+/** The environment variable naming the child's end of the control channel (a file descriptor number). */
+export const CONTROL_FD_ENV = 'QUEUE_DRILL_CONTROL_FD';

@@ -1,0 +1,34 @@
+import { utc } from '../clock.js';
+import type { JobRow } from '../job.js';
+import { statement, type Db } from '../store.js';
+
+// A compensating job is free when nobody holds it, when this coordinator held
+// it (it comes back to a saga it paused), or when its holder's lease expired (a
+// coordinator that died mid-compensation). The fence moves on every time.
+const TAKE = `
+UPDATE agent_jobs
+SET leased_by = @coordinatorId, lease_until = @leaseUntil, lease_fence = lease_fence + 1, updated_at = @at
+WHERE id = (
+  SELECT id FROM agent_jobs
+  WHERE status = 'compensating' AND (leased_by IS NULL OR leased_by = @coordinatorId OR lease_until < @cutoff)
+  ORDER BY id LIMIT 1
+)
+RETURNING *`;
+
+/** The coordinator takes the oldest compensating job under a fresh, fenced lease; null when none waits. */
+export function claimCompensation(
+  db: Db,
+  input: { coordinatorId: string; now: number; leaseMs: number; skewMarginMs: number },
+): JobRow | null {
+  return db
+    .transaction(
+      () =>
+        (statement(db, TAKE).get({
+          coordinatorId: input.coordinatorId,
+          leaseUntil: utc(input.now + input.leaseMs),
+          cutoff: utc(input.now - input.skewMarginMs),
+          at: utc(input.now),
+        }) as JobRow | undefined) ?? null,
+    )
+    .immediate();
+}

@@ -1,0 +1,24 @@
+import { utc } from '../clock.js';
+import type { Lease, LeaseWriteResult } from '../job.js';
+import type { Db } from '../store.js';
+import { writeUnderLease } from './write-under-lease.js';
+
+/**
+ * The coordinator ends a saga: compensated, or a compensation that failed and
+ * needs manual recovery. Either way a person must see it, so it goes to review.
+ */
+export function finishCompensation(db: Db, lease: Lease, input: { now: number; reason: string }): LeaseWriteResult {
+  return writeUnderLease(
+    db,
+    lease,
+    utc(input.now),
+    'coordinator',
+    () => ({
+      to: 'review',
+      set: `status = 'review', review_reason = @reason, leased_by = NULL, lease_until = NULL`,
+      params: { reason: input.reason },
+      reason: input.reason,
+    }),
+    { to: 'review', what: 'finish compensation' },
+  );
+}

@@ -1,0 +1,107 @@
+import { failpoint } from '../faults/failpoint.js';
+import { classifyError } from '../queue/errors.js';
+import type { JobRow, Lease } from '../queue/job.js';
+import { storableError } from '../queue/redact.js';
+import type { Db } from '../queue/store.js';
+import { recordIncident } from './incidents.js';
+import { compensationKey, stepKey, type Plan } from './plan.js';
+import { appendTx, readTxLog, stepStates } from './tx-log.js';
+import type { WorldPort } from './world-port.js';
+
+/** How many times one compensation may fail for a passing reason before it counts as failed. */
+export const COMPENSATION_TRIES = 3;
+
+export type CompensationOutcome =
+  | { kind: 'compensated'; reason: string }
+  | { kind: 'compensation_failed'; reason: string }
+  | { kind: 'try_later'; error: string }
+  | { kind: 'lease_lost' };
+
+export interface CompensationRun {
+  db: Db;
+  lease: Lease;
+  job: JobRow;
+  plan: Plan;
+  world: WorldPort;
+  now: () => number;
+  secrets: readonly string[];
+}
+
+/*
+ * Seed 003's saga compensation: after a step failed for good, every completed
+ * step is undone in reverse order. Compensations are idempotent by key and
+ * logged, so a coordinator that dies half-way resumes where it stopped. A step
+ * that cannot be undone is logged as skipped and named for a person; a
+ * compensation that fails for good is an incident and ends in
+ * COMPENSATION_FAILED, never in "compensated".
+ */
+export async function compensatePlan(run: CompensationRun): Promise<CompensationOutcome> {
+  const states = stepStates(run.db, run.job.id);
+  const failed = run.plan.steps.find((step) => states.get(step.step_id)?.effect?.status !== 'success');
+  const undone: string[] = [];
+  const irreversible: string[] = [];
+  const log = (stepId: string, key: string, status: 'started' | 'success' | 'failed' | 'skipped', detail?: string) =>
+    appendTx(
+      run.db,
+      { kind: 'lease', lease: run.lease },
+      { stepId, action: 'compensate', key, status, attempt: run.job.attempts, compensationStatus: status, detail: detail ?? null },
+      run.now(),
+    );
+
+  for (const step of [...run.plan.steps].reverse()) {
+    const state = states.get(step.step_id);
+    if (!step.has_side_effect || state?.effect?.status !== 'success') continue;
+    const done = state.compensation?.status;
+    if (done === 'success') {
+      undone.push(step.step_id);
+      continue;
+    }
+    if (done === 'skipped') {
+      irreversible.push(`${step.step_id} (${step.tool})`);
+      continue;
+    }
+    const key = compensationKey(run.job.idempotency_key, step.step_id);
+    if (step.compensation === null) {
+      if (!log(step.step_id, key, 'skipped', `${step.tool} is not reversible: a person must handle its effect`)) return { kind: 'lease_lost' };
+      irreversible.push(`${step.step_id} (${step.tool})`);
+      continue;
+    }
+    if (!log(step.step_id, key, 'started')) return { kind: 'lease_lost' };
+    await failpoint('during_compensation', {
+      worker: run.lease.workerId,
+      jobId: run.job.id,
+      attempt: run.job.attempts,
+      step: step.step_id,
+      tool: step.compensation,
+      key,
+    });
+    try {
+      await run.world.call(step.compensation, key, { compensates: stepKey(run.job.idempotency_key, step.step_id) }, {
+        job: run.job.id,
+        step: `${step.step_id}:compensate`,
+        attempt: run.job.attempts,
+        worker: run.lease.workerId,
+        pid: process.pid,
+      });
+    } catch (error) {
+      const text = storableError(error, run.secrets);
+      if (!log(step.step_id, key, 'failed', text)) return { kind: 'lease_lost' };
+      const kind = classifyError(error);
+      const failures = readTxLog(run.db, run.job.id).filter(
+        (row) => row.step_id === step.step_id && row.action === 'compensate' && row.status === 'failed',
+      ).length;
+      // Compensations are idempotent by key, so a passing failure may be tried again.
+      if ((kind === 'transient' || kind === 'unknown_outcome') && failures < COMPENSATION_TRIES) return { kind: 'try_later', error: text };
+      recordIncident(run.db, { jobId: run.job.id, stepId: step.step_id, error: text, now: run.now() });
+      return {
+        kind: 'compensation_failed',
+        reason: `COMPENSATION_FAILED: undoing step ${step.step_id} with ${step.compensation} failed (${kind}): manual recovery required; ${text}`,
+      };
+    }
+    if (!log(step.step_id, key, 'success')) return { kind: 'lease_lost' };
+    undone.push(step.step_id);
+  }
+  const cause = failed ? `step ${failed.step_id} (${failed.tool}) failed for good` : 'the plan failed';
+  const lost = irreversible.length > 0 ? `; not reversible, for a person: ${irreversible.join(', ')}` : '';
+  return { kind: 'compensated', reason: `compensated: ${cause}; undone in reverse order: ${undone.join(', ') || '(nothing)'}${lost}` };
+}

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { failpoint } from '../faults/failpoint.js';
+import type { FailpointName } from '../faults/points.js';
+import { classifyError } from '../queue/errors.js';
+import type { JobRow, Lease } from '../queue/job.js';
+import { storableError } from '../queue/redact.js';
+import type { Db } from '../queue/store.js';
+import { toolMetadata } from '../world/catalogue.js';
+import { stepKey, type Plan, type PlanStep } from './plan.js';
+import { policyViolations } from './policy.js';
+import { appendTx, inDoubt, stepStates, type TxEntry } from './tx-log.js';
+import type { WorldPort } from './world-port.js';
+
+/** How a worker's run of a plan ended; the worker turns it into one queue write. */
+export type PlanOutcome =
+  | { kind: 'done'; digest: string }
+  | { kind: 'retry'; error: string }
+  | { kind: 'review'; reason: string; error?: string }
+  | { kind: 'compensate'; reason: string; error: string }
+  | { kind: 'lease_lost'; step: string };
+
+export interface PlanRun {
+  db: Db;
+  lease: Lease;
+  job: JobRow;
+  plan: Plan;
+  world: WorldPort;
+  now: () => number;
+  /** The payload's secret values, redacted from anything stored. */
+  secrets: readonly string[];
+}
+
+type StepResult = 'next' | PlanOutcome;
+
+/*
+ * Runs a plan's steps in order, seed 003's transactional runtime:
+ *   - a step logged as success is never run again;
+ *   - a step whose outcome is in doubt (the last holder died mid-call, or the
+ *     call timed out) is reconciled against the world before anything else,
+ *     unless repeating it is harmless (idempotent by key, or no side effect);
+ *   - a step that needs approval is prepared, then waits in review for a person;
+ *   - every call is checkpointed before and after, fenced by the lease;
+ *   - done needs evidence: every effect is looked up in the world again.
+ */
+export async function runPlan(run: PlanRun): Promise<PlanOutcome> {
+  const violations = policyViolations(run.plan);
+  if (violations.length > 0) return { kind: 'review', reason: `policy violation, blocked before any step ran: ${violations.join('; ')}` };
+  for (const step of run.plan.steps) {
+    const result = await runStep(run, step);
+    if (result !== 'next') return result;
+  }
+  return verify(run);
+}
+
+function log(run: PlanRun, entry: Omit<TxEntry, 'attempt'>): boolean {
+  return appendTx(run.db, { kind: 'lease', lease: run.lease }, { ...entry, attempt: run.job.attempts }, run.now());
+}
+
+function hit(run: PlanRun, point: FailpointName, step?: PlanStep): Promise<void> {
+  return failpoint(point, {
+    worker: run.lease.workerId,
+    jobId: run.job.id,
+    attempt: run.job.attempts,
+    ...(step ? { step: step.step_id, tool: step.tool, key: stepKey(run.job.idempotency_key, step.step_id) } : {}),
+  });
+}
+
+/** Repeating the step cannot apply its effect twice. */
+function harmlessToRepeat(step: PlanStep): boolean {
+  return !step.has_side_effect || step.idempotent;
+}
+
+async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
+  const key = stepKey(run.job.idempotency_key, step.step_id);
+  const state = stepStates(run.db, run.job.id).get(step.step_id);
+  if (state?.effect?.status === 'success') return 'next';
+  if (step.requires_approval && !state?.approvedBy) {
+    if (!state?.prepared && !log(run, { stepId: step.step_id, action: 'prepare', key, status: 'success', detail: 'prepared; waiting for approval' })) {
+      return { kind: 'lease_lost', step: step.step_id };
+    }
+    return { kind: 'review', reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.job.id} --by NAME` };
+  }
+  if (inDoubt(state) && !harmlessToRepeat(step)) {
+    const settled = await reconcile(run, step, key);
+    if (settled === 'completed') return 'next';
+    if (settled !== 'not_executed') return settled;
+  }
+  if (!log(run, { stepId: step.step_id, action: 'execute', key, status: 'started' })) return { kind: 'lease_lost', step: step.step_id };
+  await hit(run, 'before_call', step);
+  let answer: { externalRef: string | null };
+  try {
+    answer = await run.world.call(step.tool, key, step.args, {
+      job: run.job.id,
+      step: step.step_id,
+      attempt: run.job.attempts,
+      worker: run.lease.workerId,
+      pid: process.pid,
+    });
+  } catch (error) {
+    return callFailed(run, step, key, error);
+  }
+  // If the lease was lost here the effect still happened: the next holder finds
+  // the step in doubt and reconciles it.
+  if (!log(run, { stepId: step.step_id, action: 'execute', key, status: 'success', externalReference: answer.externalRef })) {
+    return { kind: 'lease_lost', step: step.step_id };
+  }
+  await hit(run, 'after_write', step);
+  return 'next';
+}
+
+/** Asks the world what became of a step in doubt, and logs the answer. */
+async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'completed' | 'not_executed' | PlanOutcome> {
+  let answer;
+  try {
+    answer = await run.world.reconcile(step.tool, key);
+  } catch (error) {
+    // The world cannot be asked right now: the step stays in doubt for a later attempt.
+    return { kind: 'retry', error: `reconciliation of step ${step.step_id} failed: ${storableError(error, run.secrets)}` };
+  }
+  const stepId = step.step_id;
+  switch (answer.status) {
+    case 'completed':
+      return log(run, { stepId, action: 'reconcile', key, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' })
+        ? 'completed'
+        : { kind: 'lease_lost', step: stepId };
+    case 'not_executed':
+      return log(run, { stepId, action: 'reconcile', key, status: 'not_executed', detail: 'the world never applied it' })
+        ? 'not_executed'
+        : { kind: 'lease_lost', step: stepId };
+    case 'unknown':
+      log(run, { stepId, action: 'reconcile', key, status: 'unknown', detail: answer.reason });
+      return {
+        kind: 'review',
+        reason: `outcome of step ${stepId} (${step.tool}) is unknown and reconciliation cannot settle it (${answer.reason}); a person must check before it is repeated`,
+      };
+    default: {
+      const unreachable: never = answer;
+      throw new Error(`unknown reconciliation ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unknown): Promise<StepResult> {
+  const kind = classifyError(error);
+  const text = storableError(error, run.secrets);
+  const stepId = step.step_id;
+  if (kind === 'unknown_outcome') {
+    if (!log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text })) return { kind: 'lease_lost', step: stepId };
+    await hit(run, /timeout|timed out/i.test(text) ? 'on_timeout' : 'response_lost', step);
+    // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
+    if (harmlessToRepeat(step)) return { kind: 'retry', error: text };
+    if (step.retry_policy === 'manual_only') {
+      return { kind: 'review', reason: `outcome of step ${stepId} (${step.tool}) is unknown and its retry policy is manual_only`, error: text };
+    }
+    const settled = await reconcile(run, step, key);
+    if (settled === 'completed') return 'next';
+    if (settled === 'not_executed') return { kind: 'retry', error: text };
+    return settled;
+  }
+  if (!log(run, { stepId, action: 'execute', key, status: 'failed', detail: text })) return { kind: 'lease_lost', step: stepId };
+  const attemptsLeft = run.job.attempts < run.job.max_attempts;
+  if (kind === 'transient' && step.retry_policy !== 'manual_only' && attemptsLeft) return { kind: 'retry', error: text };
+  const reason = `step ${stepId} (${step.tool}) failed for good (${kind}${kind === 'transient' ? ', retries exhausted or manual_only' : ''})`;
+  return completedEffects(run).length > 0 ? { kind: 'compensate', reason, error: text } : { kind: 'review', reason, error: text };
+}
+
+/** The steps whose effects the log knows happened. */
+function completedEffects(run: PlanRun): PlanStep[] {
+  const states = stepStates(run.db, run.job.id);
+  return run.plan.steps.filter((step) => step.has_side_effect && states.get(step.step_id)?.effect?.status === 'success');
+}
+
+/** Done only on evidence: each effect the world can be asked about is asked about again. */
+async function verify(run: PlanRun): Promise<PlanOutcome> {
+  const states = stepStates(run.db, run.job.id);
+  const evidence: Array<{ step: string; ref: string | null }> = [];
+  for (const step of run.plan.steps) {
+    if (!step.has_side_effect) continue;
+    const key = stepKey(run.job.idempotency_key, step.step_id);
+    if (toolMetadata(step.tool)?.lookup) {
+      let answer;
+      try {
+        answer = await run.world.reconcile(step.tool, key);
+      } catch (error) {
+        return { kind: 'retry', error: `verification could not ask the world: ${storableError(error, run.secrets)}` };
+      }
+      if (answer.status !== 'completed') {
+        return { kind: 'review', reason: `verification failed: the world does not have step ${step.step_id} (${answer.status})` };
+      }
+      evidence.push({ step: step.step_id, ref: answer.externalRef });
+    } else {
+      // No lookup (send_email): the success checkpoint written after the world's answer is the evidence.
+      evidence.push({ step: step.step_id, ref: states.get(step.step_id)?.effect?.external_reference ?? null });
+    }
+  }
+  await hit(run, 'after_verify');
+  return { kind: 'done', digest: createHash('sha256').update(JSON.stringify(evidence)).digest('hex') };
+}

@@ -1,0 +1,20 @@
+/** What a step's call tells the world about who is calling, for the ledger. */
+export interface CallMeta {
+  job: number;
+  step: string;
+  attempt: number;
+  worker: string;
+  pid: number;
+}
+
+/** The world's answer to "did the effect with this key happen?". */
+export type Reconciliation =
+  | { status: 'completed'; result: unknown; externalRef: string | null }
+  | { status: 'not_executed' }
+  | { status: 'unknown'; reason: string };
+
+/** The part of the world a plan needs: call a tool, and ask what happened. */
+export interface WorldPort {
+  call(tool: string, key: string, args: Record<string, unknown>, meta: CallMeta): Promise<{ result: unknown; externalRef: string | null; replayed: boolean }>;
+  reconcile(tool: string, key: string): Promise<Reconciliation>;
+}

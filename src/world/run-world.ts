@@ -1,0 +1,47 @@
+import { once } from 'node:events';
+import { utc, type Clock } from '../queue/clock.js';
+import { jsonLogger } from '../worker/log.js';
+import { WorldLedger } from './ledger.js';
+import { startWorldServer } from './server.js';
+
+/*
+ * The world as a process: open the ledger, listen, announce the port on one
+ * JSON line (the parent reads it from there, so port 0 needs no guessing),
+ * log one line per call, and close cleanly when told to stop. A SIGKILL needs
+ * no cleanup: every answered effect is already committed.
+ */
+
+export interface RunWorldOptions {
+  /** The ledger file (created if missing). */
+  ledger: string;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  clock: Clock;
+  /** Aborting it closes the server and the ledger; runWorld then resolves. */
+  signal: AbortSignal;
+  /** Where the output lines go. @default process.stdout */
+  write?: (text: string) => void;
+}
+
+/** Runs a world until the signal is aborted. */
+export async function runWorld(options: RunWorldOptions): Promise<void> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const log = jsonLogger('world', () => utc(options.clock.now()), write);
+  const ledger = WorldLedger.open(options.ledger);
+  try {
+    const world = await startWorldServer({
+      ledger,
+      clock: options.clock,
+      port: options.port ?? 0,
+      // No arguments here, ever: only who called, which tool, and how it ended.
+      onCall: (entry) => log({ event: 'call', ...entry }),
+    });
+    // Exactly this shape: the parent parses it to learn the port.
+    write(`${JSON.stringify({ event: 'listening', port: world.port, pid: process.pid })}\n`);
+    if (!options.signal.aborted) await once(options.signal, 'abort');
+    await world.close();
+    log({ event: 'stopped', pid: process.pid });
+  } finally {
+    ledger.close();
+  }
+}
