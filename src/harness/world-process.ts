@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import type { Child, Supervisor } from './supervisor.js';
+import { waitFor } from './wait-for.js';
+
+/** A running world child and where to reach it. */
+export interface WorldProcess {
+  child: Child;
+  url: string;
+  port: number;
+}
+
+function announcedPort(logFile: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const line = text.split('\n').find((l) => l.includes('"listening"'));
+  return line ? (JSON.parse(line) as { port: number }).port : undefined;
+}
+
+/** Starts `queue-drill world` on a ledger file and waits until it says which port it listens on. */
+export async function startWorld(supervisor: Supervisor, ledger: string, name = 'world', timeoutMs = 10_000): Promise<WorldProcess> {
+  const child = supervisor.spawn(name, ['world', '--ledger', ledger]);
+  const port = await waitFor(
+    () => {
+      if (!child.alive) throw new Error(`${name} exited before it listened; see ${child.logFile}.err`);
+      return announcedPort(child.logFile);
+    },
+    { timeoutMs, intervalMs: 10, what: `${name} to announce its port in ${child.logFile}` },
+  );
+  return { child, port, url: `http://127.0.0.1:${port}` };
+}
