@@ -8,12 +8,17 @@ import { z } from 'zod';
  * one applies again on every call, a tool without lookup cannot be reconciled.
  */
 
+/** How much harm a wrong call can do, lowest first. */
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+/** One of RISK_LEVELS. */
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
+/** How far an effect can be undone: exactly, by a business correction, not at all, or nothing to undo. */
 export const ROLLBACK_TYPES = ['exact', 'business_compensation', 'not_reversible', 'none'] as const;
+/** One of ROLLBACK_TYPES. */
 export type RollbackType = (typeof ROLLBACK_TYPES)[number];
 
+/** Every tool the world offers. */
 export const TOOL_NAMES = [
   'read_file',
   'write_file',
@@ -25,6 +30,7 @@ export const TOOL_NAMES = [
   'publish_article',
   'unpublish_article',
 ] as const;
+/** One of TOOL_NAMES. */
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** What the world and its callers know about one tool. */

@@ -34,6 +34,7 @@ export interface CallResponse {
 /** A typed job error (TransientError, PermanentError, UnknownOutcomeError) with the world's stable code and the HTTP status, if one came back. */
 export type WorldClientError = JobError & { readonly code: WorldErrorCode; readonly status: number | null };
 
+/** How a client waits. */
 export interface WorldClientOptions {
   /** Give up on an answer after this long: an unknown outcome for a call. @default 5_000 */
   timeoutMs?: number;

@@ -23,6 +23,7 @@ export const FaultActionSchema = z.discriminatedUnion('type', [
   /** Apply, then answer 500: the caller cannot tell it from a failure. */
   z.strictObject({ type: z.literal('error_after_apply') }),
 ]);
+/** One of the fault actions. */
 export type FaultAction = z.infer<typeof FaultActionSchema>;
 
 /**
@@ -35,6 +36,7 @@ export const FaultMatchSchema = z.strictObject({
   tool: z.enum(TOOL_NAMES).optional(),
   nth: z.int().min(1).optional(),
 });
+/** The matchers of a fault. */
 export type FaultMatch = z.infer<typeof FaultMatchSchema>;
 
 /** A fault as the harness arms it: POST /faults. `times` (default 1) caps how often it fires. */

@@ -18,6 +18,7 @@ import { WorldError } from './errors.js';
  * compensation needs: restoring a file needs the content it had.
  */
 
+/** The tables of a ledger file; created if missing, so any process may open it first. */
 export const LEDGER_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS effects (
   seq             INTEGER PRIMARY KEY,
@@ -125,6 +126,7 @@ export interface EffectRow {
   compensates: string | null;
 }
 
+/** Every way a call can end. */
 export const CALL_OUTCOMES = ['applied', 'replayed', 'failed', 'dropped'] as const;
 /** How a call ended: applied (or, for a pure tool, carried out), replayed by key, failed before applying, or applied and then its response dropped. */
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];

@@ -11,6 +11,7 @@ import { startWorldServer } from './server.js';
  * no cleanup: every answered effect is already committed.
  */
 
+/** A world process's ledger, port, clock and stop signal. */
 export interface RunWorldOptions {
   /** The ledger file (created if missing). */
   ledger: string;

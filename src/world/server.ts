@@ -52,6 +52,7 @@ export interface CallLogEntry {
   ms: number;
 }
 
+/** What a world serves, and where it reports each call. */
 export interface WorldServerOptions {
   ledger: WorldLedger;
   clock: Clock;

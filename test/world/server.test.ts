@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/queue/errors.js';
 import { WorldClient } from '../../src/world/client.js';
@@ -346,14 +347,46 @@ describe('the world over HTTP', () => {
       expect(error).toMatchObject({ code: 'WORLD_UNREACHABLE' });
     });
 
-    it('a read that times out is transient, not an unknown outcome', async () => {
-      const { client, newClient, server } = await start();
-      await client.armFault({ action: { type: 'delay', ms: 1_000, applied: true } });
-      // Hold the server's only fault on a call, then time out a read through a stalled socket: simulate with a tiny timeout.
-      const hasty = newClient(1);
-      const error = await failure(hasty.ledger());
-      expect(error).toBeInstanceOf(TransientError);
-      expect(server.port).toBeGreaterThan(0);
+    // Stub servers that misbehave in ways the world never does on its own, so each client path is reached.
+    const stub = async (onConnection: (socket: Socket) => void): Promise<string> => {
+      const server = createNetServer(onConnection);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const sockets = new Set<Socket>();
+      server.on('connection', (socket) => sockets.add(socket));
+      cleanup.push(() => sockets.forEach((socket) => socket.destroy()));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const stubClient = (url: string) => {
+      const client = new WorldClient(url, { timeoutMs: 200 });
+      cleanup.push(() => client.close());
+      return client;
+    };
+    const answer = (status: string, body: string) => (socket: Socket) =>
+      socket.once('data', () => socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`));
+
+    it('silence after sending: a call is an unknown outcome, a read is transient', async () => {
+      const client = stubClient(await stub(() => {}));
+      const call = await failure(client.call('charge_customer', 'k', CHARGE, meta()));
+      expect(call).toBeInstanceOf(UnknownOutcomeError);
+      expect(call).toMatchObject({ code: 'WORLD_TIMEOUT', status: null });
+      const read = await failure(client.reconcile('charge_customer', 'k'));
+      expect(read).toBeInstanceOf(TransientError);
+      expect(read).toMatchObject({ code: 'WORLD_TIMEOUT' });
+    });
+
+    it('a connection reset after sending: a call is an unknown outcome, a read is transient', async () => {
+      const client = stubClient(await stub((socket) => socket.once('data', () => socket.resetAndDestroy())));
+      expect(await failure(client.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_RESPONSE_LOST' });
+      expect(await failure(client.ledger())).toMatchObject({ name: 'TransientError', code: 'WORLD_RESPONSE_LOST' });
+    });
+
+    it('an unreadable 200 or a 502 to a call is an unknown outcome', async () => {
+      const garbled = stubClient(await stub(answer('200 OK', '{"result":')));
+      expect(await failure(garbled.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_BAD_RESPONSE' });
+      const gateway = stubClient(await stub(answer('502 Bad Gateway', '{}')));
+      expect(await failure(gateway.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_HTTP_STATUS', status: 502 });
+      expect(await failure(gateway.health())).toMatchObject({ name: 'TransientError', status: 502 });
     });
   });
 });

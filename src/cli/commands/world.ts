@@ -1,6 +1,7 @@
 import { systemClock } from '../../queue/clock.js';
 import { defineCommand } from '../command.js';
 import { UsageError } from '../errors.js';
+import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill world`: the world service on a ledger file, on 127.0.0.1, until SIGTERM. */
 export const worldCommand = defineCommand({
@@ -17,19 +18,11 @@ export const worldCommand = defineCommand({
     }
     // Loaded here, not at the top: every other child imports this file through main.ts and need not load zod and the server.
     const { runWorld } = await import('../../world/run-world.js');
-    const stop = new AbortController();
-    // First signal: close and exit. Second: exit now.
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stop.signal.aborted) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-      stop.abort();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const stop = stopOnSignals();
     try {
       await runWorld({ ledger: args.ledger, port: args.port, clock: systemClock(), signal: stop.signal });
     } finally {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+      stop.dispose();
     }
   },
 });
