@@ -29,7 +29,9 @@ export type ArgsOf<O extends OptionSpecs> = {
 export interface Command<O extends OptionSpecs = OptionSpecs> {
   name: string;
   describe: string;
+  /** Options, by name. Those listed in `positional` may also be given in that order without their flag. */
   options: O;
+  positional?: ReadonlyArray<keyof O & string>;
   /** Parsed without yargs when started as a child process (no --help asked). */
   fast?: boolean;
   run(args: ArgsOf<O>): Promise<void> | void;
@@ -40,10 +42,24 @@ export function defineCommand<const O extends OptionSpecs>(command: Command<O>):
   return command;
 }
 
-/** Adds a command's options to a yargs builder. */
-export function withOptions(y: Argv, options: OptionSpecs): Argv {
+/** The command as yargs names it: `approve [job]`. */
+export function yargsCommandName(command: Command<any>): string {
+  return [command.name, ...(command.positional ?? []).map((name) => `[${name}]`)].join(' ');
+}
+
+/** Adds a command's options (and positionals) to a yargs builder. */
+export function withOptions(y: Argv, options: OptionSpecs, positional: readonly string[] = []): Argv {
   let built = y;
+  for (const name of positional) {
+    const spec = options[name]!;
+    built = built.positional(name, {
+      type: spec.type,
+      ...(spec.describe === undefined ? {} : { describe: spec.describe }),
+      ...(spec.demandOption ? { demandOption: true } : {}),
+    });
+  }
   for (const [name, spec] of Object.entries(options)) {
+    if (positional.includes(name)) continue;
     built = built.option(name, {
       type: spec.type,
       ...(spec.describe === undefined ? {} : { describe: spec.describe }),
@@ -56,7 +72,7 @@ export function withOptions(y: Argv, options: OptionSpecs): Argv {
 }
 
 /** Parses a command's arguments with node:util, as strictly as yargs would. */
-export function parseFast<O extends OptionSpecs>(options: O, argv: readonly string[]): ArgsOf<O> {
+export function parseFast<O extends OptionSpecs>(options: O, argv: readonly string[], positional: readonly string[] = []): ArgsOf<O> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -65,14 +81,24 @@ export function parseFast<O extends OptionSpecs>(options: O, argv: readonly stri
         Object.entries(options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' }]),
       ) as Record<string, { type: 'string' | 'boolean' }>,
       strict: true,
-      allowPositionals: false,
+      allowPositionals: positional.length > 0,
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (parsed.positionals.length > positional.length) {
+    throw new UsageError(`Unknown argument: ${parsed.positionals.slice(positional.length).join(' ')}`);
+  }
+  const given: Record<string, unknown> = { ...parsed.values };
+  positional.forEach((name, index) => {
+    const value = parsed.positionals[index];
+    if (value === undefined) return;
+    if (given[name] !== undefined) throw new UsageError(`${name} given twice: ${value} and --${name} ${String(given[name])}`);
+    given[name] = value;
+  });
   const args: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(options)) {
-    const raw = parsed.values[name];
+    const raw = given[name];
     if (raw === undefined) {
       if (spec.demandOption) throw new UsageError(`Missing required argument: ${name}`);
       args[name] = spec.default;

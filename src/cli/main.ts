@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { parseFast, withOptions, type Command } from './command.js';
+import { parseFast, withOptions, yargsCommandName, type Command } from './command.js';
 import { approveCommand } from './commands/approve.js';
 import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
@@ -31,11 +31,12 @@ async function viaYargs(argv: string[]): Promise<void> {
   let y = yargs(argv).scriptName('queue-drill');
   for (const command of COMMANDS) {
     y = y.command(
-      command.name,
+      yargsCommandName(command),
       command.describe,
-      (b) => withOptions(b, command.options),
+      (b) => withOptions(b, command.options, command.positional ?? []),
       async (args) => {
-        for (const [name, spec] of Object.entries(command.options as Record<string, { type: string }>)) {
+        for (const [name, spec] of Object.entries(command.options as Record<string, { type: string; demandOption?: true }>)) {
+          if (spec.demandOption && args[name] === undefined) throw new UsageError(`Missing required argument: ${name}`);
           if (spec.type === 'number' && args[name] !== undefined && !Number.isFinite(args[name])) {
             throw new UsageError(`--${name} must be a number`);
           }
@@ -59,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const [name, ...rest] = argv;
     const fast = COMMANDS.find((command) => command.fast && command.name === name);
-    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest));
+    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? []));
     else await viaYargs(argv);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);

@@ -1,12 +1,10 @@
 import { failpoint } from '../faults/failpoint.js';
 import { classifyError } from '../queue/errors.js';
-import type { JobRow, Lease } from '../queue/job.js';
 import { storableError } from '../queue/redact.js';
-import type { Db } from '../queue/store.js';
 import { recordIncident } from './incidents.js';
-import { compensationKey, stepKey, type Plan } from './plan.js';
+import { compensationKey, stepKey } from './plan.js';
+import type { PlanRun } from './run-plan.js';
 import { appendTx, readTxLog, stepStates } from './tx-log.js';
-import type { WorldPort } from './world-port.js';
 
 /** How many times one compensation may fail for a passing reason before it counts as failed. */
 export const COMPENSATION_TRIES = 3;
@@ -17,15 +15,8 @@ export type CompensationOutcome =
   | { kind: 'try_later'; error: string }
   | { kind: 'lease_lost' };
 
-export interface CompensationRun {
-  db: Db;
-  lease: Lease;
-  job: JobRow;
-  plan: Plan;
-  world: WorldPort;
-  now: () => number;
-  secrets: readonly string[];
-}
+/** A held job and what compensating it needs: the same as running it. */
+export type CompensationRun = PlanRun;
 
 /*
  * Seed 003's saga compensation: after a step failed for good, every completed

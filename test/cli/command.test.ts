@@ -30,3 +30,20 @@ describe('parseFast: the child-process argument parser', () => {
     expect(() => parseFast(OPTIONS, argv)).toThrow(message);
   });
 });
+
+describe('parseFast with positionals', () => {
+  const WITH_JOB = { job: { type: 'number', demandOption: true }, store: { type: 'string', demandOption: true } } as const;
+
+  it('takes a listed option by position or by flag', () => {
+    expect(parseFast(WITH_JOB, ['7', '--store', 'q.db'], ['job'])).toEqual({ job: 7, store: 'q.db' });
+    expect(parseFast(WITH_JOB, ['--job', '7', '--store', 'q.db'], ['job'])).toEqual({ job: 7, store: 'q.db' });
+  });
+
+  it.each([
+    [['7', '8', '--store', 'q'], /Unknown argument: 8/],
+    [['7', '--job', '8', '--store', 'q'], /job given twice/],
+    [['--store', 'q'], /Missing required argument: job/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseFast(WITH_JOB, argv, ['job'])).toThrow(message);
+  });
+});

@@ -9,6 +9,7 @@ import {
   planOf,
   PAST_LEASE_MS,
   RETRY_MS,
+  SHORT_TIMEOUT_MS,
   startSaga,
   THREE_STEP,
   txLines,
@@ -253,5 +254,88 @@ describe('a compensation that fails', () => {
     expect(fx.incidents(jobId)).toEqual([]);
     expect(fx.effects().map((e) => e.tool)).toEqual(['write_file', 'restore_file_version']);
     expect(fx.job(jobId).status).toBe('review');
+  });
+});
+
+describe('effects the saga must not forget', () => {
+  const PUBLISH_STEP = {
+    step_id: 'publish',
+    tool: 'publish_article',
+    args: { slug: 'release-notes' },
+    has_side_effect: true,
+    idempotent: false,
+    reversible: true,
+    retry_policy: 'reconcile_then_retry',
+    compensation: 'unpublish_article',
+    requires_approval: false,
+  } as const;
+
+  it('a not-idempotent step reconciled as completed after a lost response is compensated like any completed step', async () => {
+    fx = await startSaga();
+    const claimed = fx.start(planOf(WRITE_STEP, PUBLISH_STEP, EMAIL_STEP));
+    const jobId = claimed.job.id;
+    await fx.arm({ match: { tool: 'publish_article' }, action: { type: 'drop' } });
+    await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 401 } });
+    expect((await fx.runAndSettle(claimed)).kind).toBe('compensate');
+
+    const { outcome } = await fx.compensate();
+    expect(outcome).toEqual({ kind: 'compensated', reason: 'compensated: step email (send_email) failed for good; undone in reverse order: publish, write' });
+    expect(fx.effects().map((e) => [e.tool, e.compensates])).toEqual([
+      ['write_file', null],
+      ['publish_article', null],
+      ['unpublish_article', fx.keyOf(jobId, 'publish')],
+      ['restore_file_version', fx.keyOf(jobId, 'write')],
+    ]);
+    expect(readWorldState(fx.ledgerFile).articles).toEqual([{ slug: 'release-notes', published: false, publications: 1 }]);
+  });
+
+  // BUG (src/saga/run-plan.ts, callFailed ~line 160, with compensate.ts ~line 52): an idempotent
+  // step whose earlier call applied but whose answer was lost (drop -> log 'unknown' -> retry,
+  // never reconciled because it is "harmless to repeat") is logged 'failed' when its repeat fails
+  // (here 503 on the last attempt). That 'failed' hides the applied effect: completedEffects() and
+  // compensatePlan() only undo steps whose latest effect row is 'success', so the saga ends
+  // "compensated: ... undone in reverse order: branch" while the write stays in the world
+  // (the ledger holds it, no restore_file_version). A step whose effect may have happened should
+  // be reconciled (write_file has a lookup) or compensated anyway (compensations are idempotent
+  // and answer nothing_to_compensate when there was nothing).
+  it.fails('an idempotent step applied by an earlier attempt whose answer was lost is undone, even if its repeat failed', async () => {
+    fx = await startSaga();
+    const first = fx.start(planOf(BRANCH_STEP, WRITE_STEP, EMAIL_STEP), { maxAttempts: 2 });
+    const jobId = first.job.id;
+    await fx.arm({ match: { tool: 'write_file' }, action: { type: 'drop' } });
+    expect((await fx.runAndSettle(first)).kind).toBe('retry');
+    expect(fx.effectsFor(fx.keyOf(jobId, 'write'))).toHaveLength(1); // it happened
+
+    await fx.arm({ match: { tool: 'write_file' }, action: { type: 'fail', status: 503 } });
+    fx.clock.advance(RETRY_MS);
+    expect((await fx.runAndSettle(fx.claim('w2'))).kind).toBe('compensate');
+    const { outcome } = await fx.compensate();
+    expect(outcome.kind).toBe('compensated');
+
+    // Ground truth: every effect in the ledger has been undone.
+    expect(fx.effects().filter((e) => e.tool === 'restore_file_version').map((e) => e.compensates)).toEqual([fx.keyOf(jobId, 'write')]);
+    expect(readWorldState(fx.ledgerFile).files).toMatchObject([{ path: 'notes/a.txt', exists: false }]);
+  });
+
+  // BUG (src/saga/run-plan.ts, callFailed ~lines 149-152): after an unknown outcome reconciled as
+  // not_executed, runPlan returns { kind: 'retry' } without looking at the attempts left (the
+  // transient branch below it does). On the last attempt the worker's queue.retry turns that into
+  // review "retries exhausted", so the completed steps before it are never compensated: the saga
+  // is bypassed, and the write stays. It should treat "confirmed not executed" like a transient
+  // failure: retry while attempts remain, else compensate (or review when nothing completed).
+  it.fails('a timeout reconciled as not_executed on the last attempt, after a completed step: compensate, not a bare retry', async () => {
+    fx = await startSaga();
+    const last = fx.start(planOf(WRITE_STEP, PUBLISH_STEP), { maxAttempts: 1 });
+    const jobId = last.job.id;
+    await fx.arm({ match: { tool: 'publish_article' }, action: { type: 'delay', ms: 5_000, applied: false } });
+
+    const outcome = await fx.runAndSettle(last, fx.newClient(SHORT_TIMEOUT_MS));
+    expect(txLines(fx.txLog(jobId).filter((row) => row.step_id === 'publish'))).toEqual([
+      'publish execute started',
+      'publish execute unknown',
+      'publish reconcile not_executed',
+    ]);
+    expect(outcome.kind).toBe('compensate');
+    expect(fx.job(jobId).status).toBe('compensating');
   });
 });

@@ -8,6 +8,7 @@ import { existingFile } from '../paths.js';
 export const approveCommand = defineCommand({
   name: 'approve',
   describe: 'approve the prepared high-risk step a job waits on in review (a recorded human action)',
+  positional: ['job'],
   options: {
     job: { type: 'number', demandOption: true },
     store: { type: 'string', demandOption: true },

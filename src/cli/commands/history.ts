@@ -9,6 +9,7 @@ import { existingFile } from '../paths.js';
 export const historyCommand = defineCommand({
   name: 'history',
   describe: "rebuild one job's life: states, steps, effects in the world, compensations, incidents",
+  positional: ['job'],
   options: {
     job: { type: 'number', demandOption: true, describe: 'the job id' },
     store: { type: 'string', demandOption: true },
