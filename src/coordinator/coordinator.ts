@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { utc, type Clock } from '../queue/clock.js';
 import type { Random } from '../queue/random.js';
 import { secretsInPayload } from '../queue/redact.js';
+import type { QueueImpl } from '../adapters/registry.js';
 import { SqliteQueue } from '../queue/sqlite-queue.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
@@ -11,6 +12,8 @@ import { reconcileExpiredLeases } from './reconcile-expired.js';
 
 export interface CoordinatorOptions {
   store: string;
+  /** The queue implementation under test. */
+  queue: QueueImpl;
   id: string;
   world: WorldPort;
   clock: Clock;
@@ -29,7 +32,7 @@ export interface CoordinatorOptions {
  * it, under a fenced lease so a restarted coordinator resumes half-done work.
  */
 export async function runCoordinator(options: CoordinatorOptions): Promise<void> {
-  const queue = SqliteQueue.open(options.store, {
+  const queue = options.queue.open(options.store, {
     clock: options.clock,
     random: options.random,
     leaseMs: options.leaseMs,

@@ -1,5 +1,5 @@
 import type { JobRow } from '../queue/job.js';
-import { defaultRelease, expiredLeases, releaseExpiredLease } from '../queue/sql/sweep-expired-leases.js';
+import { defaultRelease, releaseExpiredLease } from '../queue/sql/sweep-expired-leases.js';
 import type { SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan, stepKey, type Plan, type PlanStep } from '../saga/plan.js';
 import { appendTx, inDoubt, stepStates } from '../saga/tx-log.js';
@@ -40,7 +40,7 @@ export async function reconcileExpiredLeases(
 ): Promise<Released[]> {
   const released: Released[] = [];
   const input = { skewMarginMs: queue.skewMarginMs, actor: 'coordinator' as const, worker: coordinatorId };
-  for (const job of expiredLeases(queue.db, queue.options.clock.now(), queue.skewMarginMs)) {
+  for (const job of queue.expiredLeases()) {
     const plan = planOf(job);
     const step = plan ? stepInDoubt(queue, job, plan) : undefined;
     let release = defaultRelease(job);

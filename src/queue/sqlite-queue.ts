@@ -17,7 +17,8 @@ import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './
 import { requeueFromReview } from './sql/requeue-from-review.js';
 import { retry } from './sql/retry.js';
 import { review } from './sql/review.js';
-import { sweepExpiredLeases } from './sql/sweep-expired-leases.js';
+import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js';
+import { writeUnderLease, type LeaseWriter } from './sql/write-under-lease.js';
 import type { JobStatus } from './states.js';
 import { openStore, type Db } from './store.js';
 
@@ -64,6 +65,8 @@ export class SqliteQueue {
   readonly skewMarginMs: number;
   readonly retryDelay: RetryDelayPolicy;
   readonly defaultMaxAttempts: number;
+  /** How lease holders' writes reach the store; a broken variant swaps it. */
+  protected readonly write: LeaseWriter = writeUnderLease;
 
   constructor(
     readonly db: Db,
@@ -103,23 +106,23 @@ export class SqliteQueue {
 
   /** Renews a held lease. */
   heartbeat(lease: Lease, leaseMs = this.leaseMs): LeaseWriteResult {
-    return heartbeat(this.db, lease, this.now(), leaseMs);
+    return heartbeat(this.db, lease, this.now(), leaseMs, this.write);
   }
 
   /** Marks a held job done; needs the verified result's digest. */
   complete(lease: Lease, resultDigest: string): LeaseWriteResult {
-    return complete(this.db, lease, this.now(), resultDigest);
+    return complete(this.db, lease, this.now(), resultDigest, this.write);
   }
 
   /** Releases a held job for a later attempt (or to review when none is left). */
   retry(lease: Lease, error: string, attempt: number): LeaseWriteResult {
     const delayMs = retryDelayMs(attempt, this.retryDelay, this.options.random);
-    return retry(this.db, lease, { now: this.now(), delayMs, error });
+    return retry(this.db, lease, { now: this.now(), delayMs, error }, this.write);
   }
 
   /** Sends a held job to review with a reason. */
   review(lease: Lease, reason: string, error?: string): LeaseWriteResult {
-    return review(this.db, lease, { now: this.now(), reason, ...(error === undefined ? {} : { error }) });
+    return review(this.db, lease, { now: this.now(), reason, ...(error === undefined ? {} : { error }) }, this.write);
   }
 
   /**
@@ -146,7 +149,7 @@ export class SqliteQueue {
 
   /** Hands a held job whose plan failed for good to the coordinator for compensation. */
   beginCompensation(lease: Lease, reason: string, error: string): LeaseWriteResult {
-    return beginCompensation(this.db, lease, { now: this.now(), reason, error });
+    return beginCompensation(this.db, lease, { now: this.now(), reason, error }, this.write);
   }
 
   /** The coordinator takes the oldest compensating job, or null. */
@@ -157,7 +160,7 @@ export class SqliteQueue {
 
   /** Ends a saga in review: compensated, or a failed compensation for manual recovery. */
   finishCompensation(lease: Lease, reason: string): LeaseWriteResult {
-    return finishCompensation(this.db, lease, { now: this.now(), reason });
+    return finishCompensation(this.db, lease, { now: this.now(), reason }, this.write);
   }
 
   /** Takes back expired leases now (claims do this too); returns the jobs released. */
@@ -165,6 +168,11 @@ export class SqliteQueue {
     return this.db
       .transaction(() => sweepExpiredLeases(this.db, { now: this.now(), skewMarginMs: this.skewMarginMs, actor: by, worker: who }))
       .immediate();
+  }
+
+  /** Running jobs whose lease expired, for the coordinator's reconciling sweep. */
+  expiredLeases(): JobRow[] {
+    return expiredLeases(this.db, this.now(), this.skewMarginMs);
   }
 
   /** A person's decision to run a job in review again. */

@@ -5,6 +5,7 @@ import type { Random } from '../queue/random.js';
 import type { EffectKind } from '../queue/recovery.js';
 import { secretsInPayload, storableError } from '../queue/redact.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
+import type { QueueImpl } from '../adapters/registry.js';
 import { SqliteQueue, type Claimed } from '../queue/sqlite-queue.js';
 import { failpoint } from '../faults/failpoint.js';
 import { ACTIONS, type ActionContext } from './actions.js';
@@ -13,6 +14,8 @@ import type { WorldPort } from '../saga/world-port.js';
 
 export interface WorkerOptions {
   store: string;
+  /** The queue implementation under test. */
+  queue: QueueImpl;
   id: string;
   effectLog: string;
   clock: Clock;
@@ -39,7 +42,7 @@ export interface WorkerOptions {
  * write is logged and recorded by the store, and the worker moves on.
  */
 export async function runWorker(options: WorkerOptions): Promise<{ processed: number }> {
-  const queue = SqliteQueue.open(options.store, {
+  const queue = options.queue.open(options.store, {
     clock: options.clock,
     random: options.random,
     leaseMs: options.leaseMs,

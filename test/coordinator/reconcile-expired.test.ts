@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
 import type { Claimed } from '../../src/queue/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
-import { approvedClaim, EMAIL_STEP, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
+import { approvedClaim, EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
 
 /*
  * The coordinator's lease sweep, in-process against a real store and a real
@@ -15,6 +15,7 @@ afterEach(async () => {
   await fx?.close();
   fx = undefined;
 });
+afterAll(expectNothingOpen);
 
 /** The real world, counting reconciliation queries. */
 function counting(f: SagaFixture): WorldPort & { asked: string[] } {

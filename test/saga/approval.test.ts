@@ -1,13 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { approveStep, ApprovalError } from '../../src/saga/approve.js';
 import { stepStates } from '../../src/saga/tx-log.js';
-import { CHARGE_STEP, EMAIL_STEP, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
+import { CHARGE_STEP, EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
 
 let fx: SagaFixture | undefined;
 afterEach(async () => {
   await fx?.close();
   fx = undefined;
 });
+afterAll(expectNothingOpen);
 
 describe('prepare, approve, commit (the happy path of the three-step plan)', () => {
   it('stops before the charge for a person, then runs each effect exactly once', async () => {

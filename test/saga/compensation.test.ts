@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { appendTx } from '../../src/saga/tx-log.js';
 import { COMPENSATION_TRIES } from '../../src/saga/compensate.js';
 import { readWorldState } from '../../src/world/state.js';
@@ -6,6 +6,7 @@ import {
   approvedClaim,
   BRANCH_STEP,
   EMAIL_STEP,
+  expectNothingOpen,
   planOf,
   PAST_LEASE_MS,
   RETRY_MS,
@@ -22,6 +23,7 @@ afterEach(async () => {
   await fx?.close();
   fx = undefined;
 });
+afterAll(expectNothingOpen);
 
 const compensations = (f: SagaFixture, jobId: number) => txLines(f.txLog(jobId).filter((row) => row.action === 'compensate'));
 
@@ -242,6 +244,18 @@ describe('a compensation that fails', () => {
     expect(fx.effects().map((e) => e.tool)).toEqual(['write_file']);
     // Ended: no further attempt.
     expect(fx.queue.claimCompensation('coord-1')).toBeNull();
+  });
+
+  it('with its answer lost (drop): try_later, and the next try is replayed by key: one restore', async () => {
+    fx = await startSaga();
+    const jobId = await failedSaga(fx);
+    await fx.arm({ match: { tool: 'restore_file_version' }, action: { type: 'drop' } });
+    expect((await fx.compensate('coord-1')).outcome).toEqual({ kind: 'try_later', error: expect.stringMatching(/connection was lost/) });
+    expect((await fx.compensate('coord-1')).outcome.kind).toBe('compensated');
+    expect(compensations(fx, jobId)).toEqual(['write compensate started', 'write compensate failed', 'write compensate started', 'write compensate success']);
+    expect(fx.calls().filter((c) => c.tool === 'restore_file_version').map((c) => c.outcome)).toEqual(['dropped', 'replayed']);
+    expect(fx.effects().map((e) => e.tool)).toEqual(['write_file', 'restore_file_version']);
+    expect(fx.incidents(jobId)).toEqual([]);
   });
 
   it('for a passing reason that passes: compensated on a later try', async () => {

@@ -1,13 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Claimed } from '../../src/queue/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
-import { approvedClaim, EMAIL_STEP, planOf, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
+import { approvedClaim, expectNothingOpen, EMAIL_STEP, planOf, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
 
 let fx: SagaFixture | undefined;
 afterEach(async () => {
   await fx?.close();
   fx = undefined;
 });
+afterAll(expectNothingOpen);
 
 /** The real world, except that during the first call to `tool` the lease is lost: it expires and `thief` claims the job. */
 function losesLeaseDuring(f: SagaFixture, tool: string, thief: string): { world: WorldPort; stolen: () => Claimed } {
@@ -55,6 +56,20 @@ describe('fencing: a worker that lost its lease', () => {
       ['write_file', 'w2'],
       ['send_email', 'w2'],
     ]);
+  });
+
+  it('even when the same worker id claimed it again (a restarted worker): the old fence is refused', async () => {
+    fx = await startSaga();
+    const stale = fx.start(planOf(WRITE_STEP, EMAIL_STEP));
+    fx.expireLeases();
+    const again = fx.claim('w1');
+    expect(again.lease).toEqual({ ...stale.lease, fence: stale.lease.fence + 1 });
+
+    expect(await fx.run(stale)).toEqual({ kind: 'lease_lost', step: 'write' });
+    expect(fx.calls()).toEqual([]);
+    expect(fx.txLog(stale.job.id)).toEqual([]);
+    expect((await fx.runAndSettle(again)).kind).toBe('done');
+    expect(fx.effects()).toHaveLength(2);
   });
 
   it('during an idempotent call: the effect lands, the success checkpoint is refused, nothing more is called; the new holder repeats it by key', async () => {

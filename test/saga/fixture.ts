@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { ManualClock, systemClock } from '../../src/queue/clock.js';
 import type { JobRow, LeaseWriteResult } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/queue/random.js';
@@ -329,4 +330,15 @@ export async function approvedClaim(fx: SagaFixture, plan: Plan, options: { maxA
   }
   approveStep(fx.queue, first.job.id, 'alice');
   return fx.claim('w2');
+}
+
+/**
+ * For an afterAll: every fixture was closed, so no listening world and no open
+ * connection is left (closed handles go away within a few ticks). The world's
+ * delayed answers are timers tied to their connections, so they are covered too.
+ */
+export async function expectNothingOpen(): Promise<void> {
+  const open = () => process.getActiveResourcesInfo().filter((kind) => kind.startsWith('TCP'));
+  for (let i = 0; i < 50 && open().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(open()).toEqual([]);
 }

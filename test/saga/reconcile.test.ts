@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { TxStatus } from '../../src/saga/tx-log.js';
 import {
   approvedClaim,
   EMAIL_STEP,
+  expectNothingOpen,
   planOf,
   RETRY_MS,
   SHORT_TIMEOUT_MS,
@@ -18,6 +19,7 @@ afterEach(async () => {
   await fx?.close();
   fx = undefined;
 });
+afterAll(expectNothingOpen);
 
 /** Tx log lines of one step from one attempt on. */
 function stepLines(f: SagaFixture, jobId: number, stepId: string, fromAttempt = 0): string[] {

@@ -1,6 +1,7 @@
 import { systemClock } from '../../queue/clock.js';
 import { seededRandom } from '../../queue/random.js';
 import { WorldClient } from '../../world/client.js';
+import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
 import { localUrl } from '../paths.js';
 import { stopOnSignals } from '../stop-signal.js';
@@ -11,6 +12,7 @@ export const coordinatorCommand = defineCommand({
   describe: 'sweep expired leases (reconciling what dead workers left in doubt) and compensate failed sagas',
   fast: true,
   options: {
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
     store: { type: 'string', demandOption: true },
     world: { type: 'string', demandOption: true, describe: 'base URL of the world service' },
     id: { type: 'string', default: 'coordinator' },
@@ -27,6 +29,7 @@ export const coordinatorCommand = defineCommand({
     try {
       await runCoordinator({
         store: args.store,
+        queue: queueImpl(args.queue),
         id: args.id,
         world,
         clock: systemClock(),

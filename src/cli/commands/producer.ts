@@ -1,6 +1,7 @@
 import { systemClock } from '../../queue/clock.js';
 import { seededRandom } from '../../queue/random.js';
 import { produce } from '../../producer/producer.js';
+import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
 import { UsageError } from '../errors.js';
 
@@ -11,14 +12,31 @@ export const producerCommand = defineCommand({
   fast: true,
   options: {
     store: { type: 'string', demandOption: true },
-    count: { type: 'number', demandOption: true, describe: 'how many jobs' },
+    count: { type: 'number', describe: 'how many demo jobs' },
+    jobs: { type: 'string', describe: 'a JSON file of plan jobs [{key, plan, maxAttempts}] to enqueue instead' },
+    name: { type: 'string', default: 'producer', describe: 'the name failpoints see' },
+    queue: { type: 'string', default: 'reference' },
     start: { type: 'number', default: 0, describe: 'number of the first job' },
     action: { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] },
     payload: { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' },
     'max-attempts': { type: 'number', default: 3 },
     'workflow-version': { type: 'string', default: 'queue-drill-demo-v1' },
   },
-  run(args) {
+  async run(args) {
+    if ((args.count === undefined) === (args.jobs === undefined)) throw new UsageError('give either --count or --jobs');
+    if (args.jobs !== undefined) {
+      const { producePlans } = await import('../../producer/produce-plans.js');
+      await producePlans({
+        store: args.store,
+        jobsFile: args.jobs,
+        queue: queueImpl(args.queue),
+        clock: systemClock(),
+        random: seededRandom(1),
+        name: args.name,
+        write: (line) => process.stdout.write(line),
+      });
+      return;
+    }
     let extra: unknown;
     try {
       extra = JSON.parse(args.payload);
@@ -31,7 +49,7 @@ export const producerCommand = defineCommand({
       clock: systemClock(),
       random: seededRandom(1),
       start: args.start,
-      count: args.count,
+      count: args.count!,
       action: args.action,
       payload: extra as Record<string, unknown>,
       maxAttempts: args['max-attempts'],

@@ -3,6 +3,7 @@ import { seededRandom } from '../../queue/random.js';
 import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';
+import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
 import { effectLogFor, localUrl } from '../paths.js';
 import { stopOnSignals } from '../stop-signal.js';
@@ -13,6 +14,7 @@ export const workerCommand = defineCommand({
   describe: 'run a worker process on a queue store',
   fast: true,
   options: {
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
     store: { type: 'string', demandOption: true, describe: 'the SQLite store file' },
     id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
     'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },
@@ -35,6 +37,7 @@ export const workerCommand = defineCommand({
     try {
       await runWorker({
         store: args.store,
+        queue: queueImpl(args.queue),
         id: args.id,
         effectLog: args['effect-log'] ?? effectLogFor(args.store),
         clock: systemClock(args['clock-skew-ms']),

@@ -1,14 +1,14 @@
 import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 /**
  * A worker whose plan failed for good after some steps completed hands the job
  * to the coordinator for compensation, releasing its lease.
  */
-export function beginCompensation(db: Db, lease: Lease, input: { now: number; reason: string; error: string }): LeaseWriteResult {
-  return writeUnderLease(
+export function beginCompensation(db: Db, lease: Lease, input: { now: number; reason: string; error: string }, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+  return write(
     db,
     lease,
     utc(input.now),

@@ -1,7 +1,7 @@
 import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -14,9 +14,9 @@ export class MissingDigestError extends Error {
 }
 
 /** Marks a held job done with its verified result digest and releases the lease. */
-export function complete(db: Db, lease: Lease, now: number, resultDigest: string): LeaseWriteResult {
+export function complete(db: Db, lease: Lease, now: number, resultDigest: string, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
   if (!DIGEST.test(resultDigest)) throw new MissingDigestError(resultDigest);
-  return writeUnderLease(
+  return write(
     db,
     lease,
     utc(now),

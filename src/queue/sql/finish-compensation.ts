@@ -1,14 +1,14 @@
 import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 /**
  * The coordinator ends a saga: compensated, or a compensation that failed and
  * needs manual recovery. Either way a person must see it, so it goes to review.
  */
-export function finishCompensation(db: Db, lease: Lease, input: { now: number; reason: string }): LeaseWriteResult {
-  return writeUnderLease(
+export function finishCompensation(db: Db, lease: Lease, input: { now: number; reason: string }, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+  return write(
     db,
     lease,
     utc(input.now),

@@ -1,11 +1,11 @@
 import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 /** Renews a lease the worker still holds; refused (and recorded) once it was lost. */
-export function heartbeat(db: Db, lease: Lease, now: number, leaseMs: number): LeaseWriteResult {
-  return writeUnderLease(
+export function heartbeat(db: Db, lease: Lease, now: number, leaseMs: number, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+  return write(
     db,
     lease,
     utc(now),

@@ -2,7 +2,7 @@ import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Actor } from '../states.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 export interface RetryInput {
   now: number;
@@ -16,8 +16,8 @@ export interface RetryInput {
  * Releases a held job to run again after a delay; a job with no attempts left
  * goes to `review` instead (exhausted retries are for a person, not a loop).
  */
-export function retry(db: Db, lease: Lease, input: RetryInput): LeaseWriteResult {
-  return writeUnderLease(
+export function retry(db: Db, lease: Lease, input: RetryInput, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+  return write(
     db,
     lease,
     utc(input.now),

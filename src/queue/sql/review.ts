@@ -2,7 +2,7 @@ import { utc } from '../clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Actor } from '../states.js';
 import type { Db } from '../store.js';
-import { writeUnderLease } from './write-under-lease.js';
+import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
 export interface ReviewInput {
   now: number;
@@ -14,8 +14,8 @@ export interface ReviewInput {
 }
 
 /** Sends a held job to review with its reason and releases the lease; it stays there until a person acts. */
-export function review(db: Db, lease: Lease, input: ReviewInput): LeaseWriteResult {
-  return writeUnderLease(
+export function review(db: Db, lease: Lease, input: ReviewInput, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+  return write(
     db,
     lease,
     utc(input.now),

@@ -18,6 +18,9 @@ const GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_
 const HELD = `SELECT * FROM agent_jobs WHERE ${GUARD}`;
 const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = ?`;
 
+/** How a lease holder's write reaches the store: the fenced write below, or a variant's. */
+export type LeaseWriter = typeof writeUnderLease;
+
 /**
  * Applies a lease holder's write, or refuses it when the lease was lost, and
  * either way says so in the history: a refused write is returned to the caller

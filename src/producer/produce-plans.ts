@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { failpoint } from '../faults/failpoint.js';
+import type { QueueImpl } from '../adapters/registry.js';
+import type { Clock } from '../queue/clock.js';
+import type { Random } from '../queue/random.js';
+
+/** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
+export interface PlannedJob {
+  key: string;
+  plan: unknown;
+  maxAttempts: number;
+}
+
+/**
+ * Enqueues every job of a jobs file in order, reporting each outcome as a JSON
+ * line, so the harness knows which producer created which job. Several
+ * producers given the same file race on every key.
+ */
+export async function producePlans(options: {
+  store: string;
+  jobsFile: string;
+  queue: QueueImpl;
+  clock: Clock;
+  random: Random;
+  name: string;
+  write: (line: string) => void;
+}): Promise<void> {
+  const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as PlannedJob[];
+  const queue = options.queue.open(options.store, { clock: options.clock, random: options.random });
+  try {
+    for (const job of jobs) {
+      await failpoint('enqueue', { worker: options.name, key: job.key });
+      const result = queue.enqueue({ key: job.key, action: 'plan', payload: { plan: job.plan }, maxAttempts: job.maxAttempts });
+      options.write(`${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.created })}\n`);
+    }
+  } finally {
+    queue.close();
+  }
+}

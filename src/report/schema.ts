@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import { INVARIANT_IDS, type Expectation, type TimelineEvent, type Verdict } from '../scenarios/evidence.js';
+import { scenarioVerdict, summarize } from './verdict.js';
+
+/*
+ * The recovery report, version 1: the one source of truth for what a drill
+ * found. report.json is this schema's output; the Markdown and JUnit views and
+ * `replay`/comparisons read it; report.schema.json is generated from it for
+ * tools in other languages. Objects are strict: a field the schema does not
+ * name is a writer's bug (or a newer report), never silently carried along.
+ *
+ * Beyond shapes, the report must agree with itself (checked in
+ * `DrillReportSchema`'s refinement, which JSON Schema cannot express): each
+ * scenario's verdict follows from its contents, the summary counts the
+ * verdicts, and exit code 0 means every scenario passed. A report that says
+ * "pass" over a broken invariant would turn a CI gate green on a bug.
+ */
+
+/** The version of the report's shape; bumped on any change a reader must know about. */
+export const REPORT_VERSION = 1;
+
+/** Every verdict a scenario can get, from best to worst meaning. */
+export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
+
+/** A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired), error (the harness failed). */
+export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
+
+// Copies of unions that evidence.ts declares as types only; the checks at the
+// end of this file fail the typecheck if the two drift apart.
+const TIMELINE_KINDS = ['spawn', 'exit', 'fault-hit', 'fault-fired', 'kill', 'pause', 'resume', 'restart', 'world-fault-armed', 'at-rest', 'watchdog', 'approve', 'note'] as const;
+const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed'] as const;
+
+const utcTimestamp = () => z.iso.datetime({ message: 'expected a UTC ISO 8601 timestamp ending in Z' });
+const count = () => z.int().min(0);
+const milliseconds = () => z.number().min(0);
+const text = () => z.string().min(1);
+
+/** An invariant's judgement, as `Verdict` in scenarios/evidence.ts. */
+export const VerdictSchema = z.strictObject({
+  id: z.enum(INVARIANT_IDS),
+  statement: text(),
+  holds: z.boolean(),
+  evidence: z.array(z.string()).describe('one line per piece of breaking evidence; empty when it holds'),
+  note: z.string().optional().describe('set when the invariant had nothing to judge in this drill'),
+});
+
+/** What the harness saw happen, as `TimelineEvent` in scenarios/evidence.ts. */
+export const TimelineEventSchema = z.strictObject({
+  at: utcTimestamp(),
+  kind: z.enum(TIMELINE_KINDS),
+  process: z.string().optional(),
+  pid: z.int().optional(),
+  detail: z.string(),
+});
+
+/** What a scenario says a job must end as, as `Expectation` in scenarios/evidence.ts. */
+export const ExpectationSchema = z.strictObject({
+  status: z.enum(EXPECTED_STATUSES),
+  reason: z.string().optional().describe('a regular expression the review reason must match'),
+});
+
+/** One effect key the world's ledger applied more than once. */
+export const DuplicatedEffectSchema = z.strictObject({
+  key: text(),
+  tool: text(),
+  times: z.int().min(2),
+});
+
+/** One job: what it should have ended as, what it did, and its life rebuilt from the history. */
+export const JobReportSchema = z.strictObject({
+  id: z.int(),
+  key: text(),
+  expected: ExpectationSchema,
+  actual: z.strictObject({
+    status: text().describe("the store's final status, or the saga's outcome"),
+    reason: z.string().nullable(),
+  }),
+  matches: z.boolean(),
+  attempts: count(),
+  maxAttempts: count(),
+  duplicatedEffects: z.array(DuplicatedEffectSchema),
+  located: z.boolean().describe("whether the job's life could be rebuilt from the history by its id"),
+  history: z.array(z.string()).describe('the rebuilt timeline, one line per event'),
+});
+
+/** A fault rule armed at a named point, and what it did. */
+export const FaultReportSchema = z.strictObject({
+  id: text(),
+  point: text(),
+  action: text(),
+  where: z.record(z.string(), z.union([z.string(), z.number()])),
+  hits: count(),
+  fired: count(),
+});
+
+/** A network-side fault armed on the world, and how often it fired. */
+export const WorldFaultReportSchema = z.strictObject({
+  id: z.int().min(1),
+  match: z.string(),
+  action: text(),
+  fired: count(),
+});
+
+/** One kill, and how long the queue took to take the job back and settle it. */
+export const RecoveryReportSchema = z.strictObject({
+  process: text(),
+  killedAt: utcTimestamp(),
+  point: z.string().nullable(),
+  jobId: z.int().nullable(),
+  reclaimedAt: utcTimestamp().nullable(),
+  settledAt: utcTimestamp().nullable(),
+  killToReclaimMs: milliseconds().nullable(),
+  killToSettledMs: milliseconds().nullable(),
+});
+
+/** One run of one scenario. */
+export const ScenarioReportSchema = z.strictObject({
+  name: text(),
+  description: z.string(),
+  queue: text(),
+  seed: z.int(),
+  repeat: z.int().min(1).describe('1-based run index when --repeat'),
+  verdict: z.enum(SCENARIO_VERDICTS),
+  durationMs: milliseconds(),
+  runDir: text(),
+  replay: text().describe('the exact command that replays this scenario'),
+  faultPoints: z.array(text()),
+  faults: z.array(FaultReportSchema),
+  worldFaults: z.array(WorldFaultReportSchema),
+  unfired: z.array(text()).describe('one line per armed fault that never fired'),
+  jobs: z.array(JobReportSchema),
+  duplicatedEffects: z.array(
+    z.strictObject({ key: text(), tool: text(), times: z.int().min(2), appliedBy: z.array(z.string()) }),
+  ),
+  recovery: z.array(RecoveryReportSchema),
+  invariants: z.array(VerdictSchema),
+  expectations: z.array(text()).describe('one line per job that did not end as expected'),
+  timeline: z.array(TimelineEventSchema),
+  error: z.string().nullable().describe('why the harness itself failed, or null'),
+  artefacts: z.strictObject({ store: text(), ledger: text(), logs: z.array(text()) }),
+});
+
+/** How many scenarios got each verdict. */
+export const ReportSummarySchema = z.strictObject({
+  scenarios: count(),
+  passed: count(),
+  failed: count(),
+  vacuous: count(),
+  errors: count(),
+});
+
+/** The whole report of one `queue-drill` invocation. */
+export const DrillReportSchema = z
+  .strictObject({
+    version: z.literal(REPORT_VERSION),
+    tool: z.literal('queue-drill'),
+    toolVersion: text(),
+    command: text().describe('the command line as run'),
+    file: text().describe('the scenarios file'),
+    queue: text(),
+    seed: z.int(),
+    startedAt: utcTimestamp(),
+    finishedAt: utcTimestamp(),
+    durationMs: milliseconds(),
+    exitCode: z.literal([0, 1, 2, 3]),
+    summary: ReportSummarySchema,
+    scenarios: z.array(ScenarioReportSchema),
+  })
+  .superRefine((report, ctx) => {
+    const seen = new Set<string>();
+    report.scenarios.forEach((scenario, index) => {
+      const derived = scenarioVerdict(scenario);
+      if (scenario.verdict !== derived) {
+        ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'verdict'], message: `is ${scenario.verdict}, but the scenario's contents make it ${derived}` });
+      }
+      const run = `${scenario.name}#${scenario.repeat}`;
+      if (seen.has(run)) ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'repeat'], message: `scenario ${scenario.name} run ${scenario.repeat} appears twice` });
+      seen.add(run);
+    });
+    const expected = summarize(report.scenarios);
+    for (const field of Object.keys(expected) as Array<keyof ReportSummary>) {
+      if (report.summary[field] !== expected[field]) {
+        ctx.addIssue({ code: 'custom', path: ['summary', field], message: `is ${report.summary[field]}, but the scenarios count ${expected[field]}` });
+      }
+    }
+    if (report.exitCode === 0 && expected.passed !== expected.scenarios) {
+      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but not every scenario passed' });
+    }
+    if (Date.parse(report.finishedAt) < Date.parse(report.startedAt)) {
+      ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: `${report.finishedAt} is before startedAt ${report.startedAt}` });
+    }
+  })
+  .meta({
+    title: 'queue-drill recovery report',
+    description: `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
+  });
+
+/** The whole report. */
+export type DrillReport = z.infer<typeof DrillReportSchema>;
+/** One run of one scenario. */
+export type ScenarioReport = z.infer<typeof ScenarioReportSchema>;
+/** One job of a scenario. */
+export type JobReport = z.infer<typeof JobReportSchema>;
+/** A fault rule at a named point. */
+export type FaultReport = z.infer<typeof FaultReportSchema>;
+/** A fault armed on the world. */
+export type WorldFaultReport = z.infer<typeof WorldFaultReportSchema>;
+/** One kill and its recovery times. */
+export type RecoveryReport = z.infer<typeof RecoveryReportSchema>;
+/** Verdict counts. */
+export type ReportSummary = z.infer<typeof ReportSummarySchema>;
+
+/** The report's JSON Schema (draft 2020-12), for tools that do not read TypeScript. */
+export function reportJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(DrillReportSchema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+}
+
+/** One problem with a report: where (e.g. "scenarios[1].invariants[0].holds") and what. */
+export interface ReportIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A report that does not validate. `QD_REPORT_INVALID`: queue-drill built a bad
+ * report (a bug in the harness). `QD_BAD_REPORT_FILE`: a report.json given to
+ * read is missing, not JSON, or not a report this version understands.
+ */
+export class ReportError extends Error {
+  override readonly name = 'ReportError';
+  constructor(
+    readonly code: 'QD_REPORT_INVALID' | 'QD_BAD_REPORT_FILE',
+    message: string,
+    readonly issues: readonly ReportIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(issues.length === 0 ? message : `${message}\n${issues.map((i) => `  ${i.path || '(report)'}: ${i.message}`).join('\n')}`, options);
+  }
+}
+
+/** Validates a value as a report: the report, or every issue with its path. */
+export function checkReport(value: unknown): { ok: true; report: DrillReport } | { ok: false; issues: ReportIssue[] } {
+  const result = DrillReportSchema.safeParse(value);
+  if (result.success) return { ok: true, report: result.data };
+  return { ok: false, issues: result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })) };
+}
+
+// "scenarios[1].invariants[0].holds": the way a person would write it in jq or JavaScript.
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+}
+
+// The report's copies of evidence.ts's types must stay the same types.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const sameVerdict: Same<z.infer<typeof VerdictSchema>, Verdict> = true;
+const sameTimelineEvent: Same<z.infer<typeof TimelineEventSchema>, TimelineEvent> = true;
+const sameExpectation: Same<z.infer<typeof ExpectationSchema>, Expectation> = true;
+void [sameVerdict, sameTimelineEvent, sameExpectation];

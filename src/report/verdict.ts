@@ -1,0 +1,45 @@
+import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js';
+
+/*
+ * How a scenario's verdict follows from what the drill found. The first cause
+ * wins, in this order: a harness failure makes the evidence untrustworthy
+ * (error); a broken invariant or a job that ended wrong is a finding whatever
+ * else happened (fail); an armed fault that never fired means the drill did
+ * not test what it claims to, so it has not passed (vacuous); else pass.
+ */
+
+/** The verdict a scenario's contents call for. */
+export function scenarioVerdict(
+  scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired'>,
+): ScenarioVerdict {
+  if (scenario.error !== null) return 'error';
+  if (scenario.invariants.some((v) => !v.holds) || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches)) return 'fail';
+  if (scenario.unfired.length > 0) return 'vacuous';
+  return 'pass';
+}
+
+/** How many scenarios got each verdict. */
+export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict'>>): ReportSummary {
+  const summary: ReportSummary = { scenarios: scenarios.length, passed: 0, failed: 0, vacuous: 0, errors: 0 };
+  for (const { verdict } of scenarios) {
+    switch (verdict) {
+      case 'pass':
+        summary.passed++;
+        break;
+      case 'fail':
+        summary.failed++;
+        break;
+      case 'vacuous':
+        summary.vacuous++;
+        break;
+      case 'error':
+        summary.errors++;
+        break;
+      default: {
+        const unknown: never = verdict;
+        throw new Error(`unknown verdict ${String(unknown)}`);
+      }
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { PlanSchema } from '../saga/plan.js';
+import { TOOL_NAMES } from '../world/catalogue.js';
+import { INVARIANT_IDS } from './evidence.js';
+
+/*
+ * scenarios.yaml, as data. One schema is the source of the types, of the
+ * validation (every problem reported with its path, and its line by the
+ * loader), and of the JSON Schema editors use. `defaults` are merged into each
+ * scenario, so a resolved scenario has every value set.
+ */
+
+const positiveInt = z.int().min(1);
+const ms = z.int().min(0).max(600_000);
+
+const ExpectSchema = z.union([
+  z.enum(['done', 'review', 'compensated', 'compensation_failed']),
+  z.strictObject({
+    status: z.enum(['done', 'review', 'compensated', 'compensation_failed']),
+    /** A regular expression the review reason must match. */
+    reason: z.string().min(1).optional(),
+  }),
+]);
+
+/** A group of identical jobs: a plan (by name or inline), how many, and how each must end. */
+const JobGroupSchema = z.strictObject({
+  plan: z.union([z.string().min(1), PlanSchema]),
+  count: positiveInt.max(1000).default(1),
+  max_attempts: positiveInt.max(100).optional(),
+  expect: ExpectSchema,
+  /** A secret planted in the first step's args (as `api_key`): no artefact may show it. */
+  secret: z.string().min(8).optional(),
+});
+
+const WhereSchema = z.strictObject({
+  worker: z.string().min(1).optional(),
+  attempt: positiveInt.optional(),
+  step: z.string().min(1).optional(),
+  tool: z.string().min(1).optional(),
+});
+
+/** A fault at a named point in a worker, coordinator or producer, decided by the harness. */
+const PointFaultSchema = z.strictObject({
+  at: z.enum(FAILPOINTS),
+  action: z.enum(['crash', 'exit', 'pause', 'hang', 'error', 'delay']),
+  /** pause/delay: how long. */
+  ms: ms.optional(),
+  /** exit: the exit code. */
+  code: z.int().min(0).max(255).optional(),
+  /** error: which typed error the point throws. */
+  kind: z.enum(INJECTED_ERROR_KINDS).optional(),
+  message: z.string().optional(),
+  where: WhereSchema.optional(),
+  /** Only the first N matching hits. */
+  first: positiveInt.optional(),
+  /** Fire with this probability, drawn from the drill's seed. */
+  probability: z.number().min(0).max(1).optional(),
+});
+
+/** A network-side fault the world carries for matching calls. */
+const WorldFaultSchema = z.strictObject({
+  world: z.strictObject({
+    /** The step of a job (job: 1-based among the scenario's jobs, default 1). */
+    step: z.string().min(1).optional(),
+    job: positiveInt.optional(),
+    tool: z.enum(TOOL_NAMES).optional(),
+    nth: positiveInt.optional(),
+  }),
+  action: z.enum(['drop', 'delay', 'fail', 'error_after_apply']),
+  /** delay: how long the answer is held; past the caller's timeout to make it a timeout. */
+  ms: ms.optional(),
+  /** delay: whether the effect is applied. */
+  applied: z.boolean().optional(),
+  /** fail: 503/429 transient, 401/403 permanent. */
+  status: z.union([z.literal(503), z.literal(429), z.literal(401), z.literal(403)]).optional(),
+  times: positiveInt.optional(),
+});
+
+const FaultSchema = z.union([PointFaultSchema, WorldFaultSchema]);
+
+const WorkerSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9-]{1,32}$/),
+  /** Shift this worker's clock: the clock-skew fault. */
+  clock_skew_ms: z.int().min(-600_000).max(600_000).default(0),
+});
+
+/** Settings every scenario has; `defaults` sets them for all, a scenario for itself. */
+const SettingsSchema = z.strictObject({
+  queue: z.string().min(1),
+  lease_ms: z.int().min(50).max(600_000),
+  skew_margin_ms: ms,
+  call_timeout_ms: z.int().min(50).max(600_000),
+  poll_ms: z.int().min(1).max(10_000),
+  tick_ms: z.int().min(5).max(10_000),
+  /** The drill fails as stuck when nothing changes for this long. */
+  no_progress_ms: z.int().min(100).max(600_000),
+  timeout_ms: z.int().min(100).max(3_600_000),
+  max_attempts: positiveInt.max(100),
+  producers: positiveInt.max(16),
+  coordinator: z.boolean(),
+  /** Jobs waiting for approval are approved by the harness (a recorded human action). */
+  approve: z.boolean(),
+  retry: z.strictObject({ base_ms: ms, cap_ms: ms, jitter_ms: ms }),
+  restart: z.union([z.literal(false), z.strictObject({ after_ms: ms, max: z.int().min(0).max(100) })]),
+});
+
+export const BUILT_IN_DEFAULTS = {
+  queue: 'reference',
+  lease_ms: 400,
+  skew_margin_ms: 50,
+  call_timeout_ms: 1_000,
+  poll_ms: 10,
+  tick_ms: 25,
+  no_progress_ms: 5_000,
+  timeout_ms: 30_000,
+  max_attempts: 3,
+  producers: 1,
+  coordinator: true,
+  approve: true,
+  retry: { base_ms: 20, cap_ms: 200, jitter_ms: 10 },
+  restart: { after_ms: 20, max: 10 },
+} satisfies z.input<typeof SettingsSchema>;
+
+const ScenarioSchema = SettingsSchema.partial().extend({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lowercase letters, digits and dashes'),
+  description: z.string().min(1),
+  /** The seed 000 drill list item or checklist item this scenario covers. */
+  covers: z.string().optional(),
+  workers: z.union([positiveInt.max(32), z.array(WorkerSchema).min(1).max(32)]).default(2),
+  jobs: z.array(JobGroupSchema).min(1),
+  faults: z.array(FaultSchema).default([]),
+  invariants: z.union([z.literal('all'), z.array(z.enum(INVARIANT_IDS)).min(1)]).default('all'),
+});
+
+export const ScenarioFileSchema = z
+  .strictObject({
+    version: z.literal(1),
+    defaults: SettingsSchema.partial().default({}),
+    plans: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/), PlanSchema).default({}),
+    scenarios: z.array(ScenarioSchema).min(1),
+  })
+  .superRefine((file, ctx) => {
+    const names = new Set<string>();
+    file.scenarios.forEach((scenario, index) => {
+      if (names.has(scenario.name)) ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
+      names.add(scenario.name);
+      scenario.jobs.forEach((group, j) => {
+        if (typeof group.plan === 'string' && !(group.plan in file.plans)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['scenarios', index, 'jobs', j, 'plan'],
+            message: `no plan named ${group.plan}; the plans are: ${Object.keys(file.plans).join(', ') || '(none)'}`,
+          });
+        }
+      });
+      scenario.faults.forEach((fault, f) => {
+        const path = ['scenarios', index, 'faults', f];
+        if ('at' in fault) {
+          if ((fault.action === 'pause' || fault.action === 'delay') && fault.ms === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'ms'], message: `${fault.action} needs ms` });
+          if (fault.action === 'error' && fault.kind === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'kind'], message: `error needs kind: one of ${INJECTED_ERROR_KINDS.join(', ')}` });
+        } else {
+          if (fault.action === 'delay' && (fault.ms === undefined || fault.applied === undefined)) ctx.addIssue({ code: 'custom', path, message: 'a world delay needs ms and applied' });
+          if (fault.action === 'fail' && fault.status === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'status'], message: 'a world fail needs status: 503, 429, 401 or 403' });
+          if (fault.world.step === undefined && fault.world.tool === undefined && fault.world.nth === undefined) {
+            ctx.addIssue({ code: 'custom', path: [...path, 'world'], message: 'say which calls: step, tool or nth' });
+          }
+        }
+      });
+    });
+  });
+
+export type ScenarioFile = z.infer<typeof ScenarioFileSchema>;
+export type ScenarioInput = z.infer<typeof ScenarioSchema>;
+export type PointFault = z.infer<typeof PointFaultSchema>;
+export type WorldFault = z.infer<typeof WorldFaultSchema>;
+export type Settings = z.infer<typeof SettingsSchema>;
+export type JobGroup = z.infer<typeof JobGroupSchema>;
