@@ -5,6 +5,9 @@ import { parsePlan, stepKey, type Plan, type PlanStep } from '../saga/plan.js';
 import { appendTx, inDoubt, stepStates } from '../saga/tx-log.js';
 import type { WorldPort } from '../saga/world-port.js';
 
+// Thrown inside the transaction to roll back a reconciliation whose lease is no longer the expired one.
+class LeaseRevived extends Error {}
+
 export interface Released {
   jobId: number;
   to: 'retry' | 'review';
@@ -55,25 +58,33 @@ export async function reconcileExpiredLeases(
       const now = queue.options.clock.now();
       const guard = { kind: 'expired' as const, jobId: job.id, fence: job.lease_fence, by: coordinatorId };
       const entry = { stepId: step.step_id, action: 'reconcile' as const, key, attempt: job.attempts };
-      const settled = queue.db
-        .transaction(() => {
-          if (answer.status === 'completed') {
-            if (!appendTx(queue.db, guard, { ...entry, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' }, now)) return false;
-            release = { ...release, reason: `${release.reason}; step ${step.step_id} reconciled: completed (${answer.externalRef})` };
-          } else if (answer.status === 'not_executed') {
-            if (!appendTx(queue.db, guard, { ...entry, status: 'not_executed', detail: 'the world never applied it' }, now)) return false;
-            release = { ...release, reason: `${release.reason}; step ${step.step_id} reconciled: not executed` };
-          } else {
-            if (!appendTx(queue.db, guard, { ...entry, status: 'unknown', detail: answer.reason }, now)) return false;
-            release = {
-              to: 'review',
-              reason: `lease of ${job.leased_by} expired during step ${step.step_id} (${step.tool}); its outcome is unknown and reconciliation cannot settle it (${answer.reason}); a person must check`,
-            };
-          }
-          return releaseExpiredLease(queue.db, job, release, { ...input, now });
-        })
-        .immediate();
-      if (settled) released.push({ jobId: job.id, ...release });
+      // The answer and the release commit together or not at all: if the lease
+      // came back to life meanwhile (a zombie's heartbeat), neither may stand.
+      const settled = queue.db.transaction((): boolean => {
+        let logged: boolean;
+        if (answer.status === 'completed') {
+          logged = appendTx(queue.db, guard, { ...entry, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' }, now);
+          release = { ...release, reason: `${release.reason}; step ${step.step_id} reconciled: completed (${answer.externalRef})` };
+        } else if (answer.status === 'not_executed') {
+          logged = appendTx(queue.db, guard, { ...entry, status: 'not_executed', detail: 'the world never applied it' }, now);
+          release = { ...release, reason: `${release.reason}; step ${step.step_id} reconciled: not executed` };
+        } else {
+          logged = appendTx(queue.db, guard, { ...entry, status: 'unknown', detail: answer.reason }, now);
+          release = {
+            to: 'review',
+            reason: `lease of ${job.leased_by} expired during step ${step.step_id} (${step.tool}); its outcome is unknown and reconciliation cannot settle it (${answer.reason}); a person must check`,
+          };
+        }
+        if (!logged || !releaseExpiredLease(queue.db, job, release, { ...input, now })) throw new LeaseRevived();
+        return true;
+      });
+      let ok = false;
+      try {
+        ok = settled.immediate();
+      } catch (error) {
+        if (!(error instanceof LeaseRevived)) throw error;
+      }
+      if (ok) released.push({ jobId: job.id, ...release });
       continue;
     }
     const now = queue.options.clock.now();

@@ -222,14 +222,16 @@ export interface ReportIssue {
 }
 
 /**
- * A report that does not validate. `QD_REPORT_INVALID`: queue-drill built a bad
- * report (a bug in the harness). `QD_BAD_REPORT_FILE`: a report.json given to
- * read is missing, not JSON, or not a report this version understands.
+ * A report that cannot be written or read. `QD_REPORT_INVALID`: queue-drill
+ * built a report that does not validate (a bug in the harness).
+ * `QD_REPORT_WRITE_FAILED`: the files or the `latest` link could not be
+ * written. `QD_BAD_REPORT_FILE`: a report.json given to read is missing, not
+ * JSON, or not a report this version understands.
  */
 export class ReportError extends Error {
   override readonly name = 'ReportError';
   constructor(
-    readonly code: 'QD_REPORT_INVALID' | 'QD_BAD_REPORT_FILE',
+    readonly code: 'QD_REPORT_INVALID' | 'QD_REPORT_WRITE_FAILED' | 'QD_BAD_REPORT_FILE',
     message: string,
     readonly issues: readonly ReportIssue[] = [],
     options?: { cause?: unknown },

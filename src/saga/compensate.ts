@@ -41,7 +41,9 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
 
   for (const step of [...run.plan.steps].reverse()) {
     const state = states.get(step.step_id);
-    if (!step.has_side_effect || state?.effect?.status !== 'success') continue;
+    // Every step that may have happened, not only those logged as success: an
+    // unknown outcome followed by a failed repeat may still have applied.
+    if (!step.has_side_effect || !state?.mayHaveHappened) continue;
     const done = state.compensation?.status;
     if (done === 'success') {
       undone.push(step.step_id);

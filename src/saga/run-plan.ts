@@ -148,26 +148,32 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
     if (!log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text })) return { kind: 'lease_lost', step: stepId };
     await hit(run, /timeout|timed out/i.test(text) ? 'on_timeout' : 'response_lost', step);
     // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
-    if (harmlessToRepeat(step)) return { kind: 'retry', error: text };
+    if (harmlessToRepeat(step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
     if (step.retry_policy === 'manual_only') {
       return { kind: 'review', reason: `outcome of step ${stepId} (${step.tool}) is unknown and its retry policy is manual_only`, error: text };
     }
     const settled = await reconcile(run, step, key);
     if (settled === 'completed') return 'next';
-    if (settled === 'not_executed') return { kind: 'retry', error: text };
+    if (settled === 'not_executed') return retryOrGiveUp(run, step, 'unknown outcome, reconciled as not executed', text);
     return settled;
   }
   if (!log(run, { stepId, action: 'execute', key, status: 'failed', detail: text })) return { kind: 'lease_lost', step: stepId };
-  const attemptsLeft = run.job.attempts < run.job.max_attempts;
-  if (kind === 'transient' && step.retry_policy !== 'manual_only' && attemptsLeft) return { kind: 'retry', error: text };
-  const reason = `step ${stepId} (${step.tool}) failed for good (${kind}${kind === 'transient' ? ', retries exhausted or manual_only' : ''})`;
-  return completedEffects(run).length > 0 ? { kind: 'compensate', reason, error: text } : { kind: 'review', reason, error: text };
+  if (kind === 'transient' && step.retry_policy !== 'manual_only') return retryOrGiveUp(run, step, kind, text);
+  return giveUp(run, step, kind, text);
 }
 
-/** The steps whose effects the log knows happened. */
-function completedEffects(run: PlanRun): PlanStep[] {
+/** Another attempt while the budget lasts; after the last one the step has failed for good. */
+function retryOrGiveUp(run: PlanRun, step: PlanStep, why: string, text: string): PlanOutcome {
+  if (run.job.attempts < run.job.max_attempts) return { kind: 'retry', error: text };
+  return giveUp(run, step, `${why}, retries exhausted`, text);
+}
+
+/** A step failed for good: undo what may have happened, or stop for a person when nothing did. */
+function giveUp(run: PlanRun, step: PlanStep, why: string, text: string): PlanOutcome {
+  const reason = `step ${step.step_id} (${step.tool}) failed for good (${why})`;
   const states = stepStates(run.db, run.job.id);
-  return run.plan.steps.filter((step) => step.has_side_effect && states.get(step.step_id)?.effect?.status === 'success');
+  const happened = run.plan.steps.some((s) => s.has_side_effect && states.get(s.step_id)?.mayHaveHappened);
+  return happened ? { kind: 'compensate', reason, error: text } : { kind: 'review', reason, error: text };
 }
 
 /** Done only on evidence: each effect the world can be asked about is asked about again. */

@@ -99,6 +99,13 @@ export function readTxLog(db: Db, jobId: number): TxRow[] {
 export interface StepState {
   /** The step's effect: the latest execute or reconcile checkpoint. */
   effect: TxRow | undefined;
+  /**
+   * Whether its effect may have happened at some point, even if a later attempt
+   * failed: a success or an unknown outcome counts until a reconciliation says
+   * not executed; a call still in flight counts; a call that failed before
+   * applying does not. Compensation must cover every such step.
+   */
+  mayHaveHappened: boolean;
   prepared: boolean;
   approvedBy: string | null;
   /** The latest compensation checkpoint. */
@@ -108,9 +115,19 @@ export interface StepState {
 /** Every step's state, by step id. */
 export function stepStates(db: Db, jobId: number): Map<string, StepState> {
   const states = new Map<string, StepState>();
+  // Per step: did a finished call possibly apply, and is a call still in flight?
+  const applied = new Map<string, boolean>();
+  const inFlight = new Map<string, boolean>();
   for (const row of readTxLog(db, jobId)) {
-    const state = states.get(row.step_id) ?? { effect: undefined, prepared: false, approvedBy: null, compensation: undefined };
-    if (row.action === 'execute' || row.action === 'reconcile') state.effect = row;
+    const state = states.get(row.step_id) ?? { effect: undefined, mayHaveHappened: false, prepared: false, approvedBy: null, compensation: undefined };
+    if (row.action === 'execute' || row.action === 'reconcile') {
+      state.effect = row;
+      inFlight.set(row.step_id, row.status === 'started');
+      if (row.status === 'success' || row.status === 'unknown') applied.set(row.step_id, true);
+      if (row.status === 'not_executed') applied.set(row.step_id, false);
+      // 'failed': this call failed before applying; an earlier one may still have applied.
+      state.mayHaveHappened = (applied.get(row.step_id) ?? false) || (inFlight.get(row.step_id) ?? false);
+    }
     if (row.action === 'prepare' && row.status === 'success') state.prepared = true;
     if (row.action === 'approve' && row.status === 'success') state.approvedBy = row.worker;
     if (row.action === 'compensate') state.compensation = row;

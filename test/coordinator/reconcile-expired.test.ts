@@ -181,7 +181,7 @@ describe('reconcileExpiredLeases', () => {
   // dies before logging success, the next holder reads "not_executed" as the step's latest word,
   // does not reconcile, and charges a second time (shown below). It should throw inside the
   // transaction (or check the release first) so the checkpoint and the release commit together or not at all.
-  it.fails('a worker that heartbeats while the coordinator asks the world: no reconcile row is committed without the release', async () => {
+  it('a worker that heartbeats while the coordinator asks the world: no reconcile row is committed without the release', async () => {
     fx = await startSaga();
     const { dead } = await diedDuringCharge(fx, false);
     const jobId = dead.job.id;

@@ -65,7 +65,7 @@ describe('a transient failure (503)', () => {
     const outcome = await fx.runAndSettle(last);
     expect(outcome).toEqual({
       kind: 'compensate',
-      reason: 'step email (send_email) failed for good (transient, retries exhausted or manual_only)',
+      reason: 'step email (send_email) failed for good (transient, retries exhausted)',
       error: expect.stringMatching(/HTTP 503/),
     });
     expect(fx.job(jobId)).toMatchObject({ status: 'compensating', leased_by: null });
@@ -81,7 +81,7 @@ describe('a transient failure (503)', () => {
     const only = fx.start(planOf(EMAIL_STEP), { maxAttempts: 1 });
     await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 503 } });
     const outcome = await fx.runAndSettle(only);
-    expect(outcome).toMatchObject({ kind: 'review', reason: 'step email (send_email) failed for good (transient, retries exhausted or manual_only)' });
+    expect(outcome).toMatchObject({ kind: 'review', reason: 'step email (send_email) failed for good (transient, retries exhausted)' });
     expect(fx.job(only.job.id).status).toBe('review');
     expect(fx.effects()).toEqual([]);
   });
@@ -312,7 +312,7 @@ describe('effects the saga must not forget', () => {
   // (the ledger holds it, no restore_file_version). A step whose effect may have happened should
   // be reconciled (write_file has a lookup) or compensated anyway (compensations are idempotent
   // and answer nothing_to_compensate when there was nothing).
-  it.fails('an idempotent step applied by an earlier attempt whose answer was lost is undone, even if its repeat failed', async () => {
+  it('an idempotent step applied by an earlier attempt whose answer was lost is undone, even if its repeat failed', async () => {
     fx = await startSaga();
     const first = fx.start(planOf(BRANCH_STEP, WRITE_STEP, EMAIL_STEP), { maxAttempts: 2 });
     const jobId = first.job.id;
@@ -337,7 +337,7 @@ describe('effects the saga must not forget', () => {
   // review "retries exhausted", so the completed steps before it are never compensated: the saga
   // is bypassed, and the write stays. It should treat "confirmed not executed" like a transient
   // failure: retry while attempts remain, else compensate (or review when nothing completed).
-  it.fails('a timeout reconciled as not_executed on the last attempt, after a completed step: compensate, not a bare retry', async () => {
+  it('a timeout reconciled as not_executed on the last attempt, after a completed step: compensate, not a bare retry', async () => {
     fx = await startSaga();
     const last = fx.start(planOf(WRITE_STEP, PUBLISH_STEP), { maxAttempts: 1 });
     const jobId = last.job.id;

@@ -1,22 +1,24 @@
 import { test } from 'vitest';
+import { z } from 'zod';
+import { parseDocument, LineCounter } from 'yaml';
 import { ScenarioFileSchema } from '../../src/scenarios/schema.js';
 const plan = { steps: [{ step_id: 'a', tool: 'write_file', has_side_effect: true, idempotent: true, reversible: false, retry_policy: 'auto', compensation: null, requires_approval: false }] };
-const base = () => ({ version: 1, plans: { p: plan }, scenarios: [{ name: 's', description: 'd', jobs: [{ plan: 'p', expect: 'done' }], faults: [] as any[] }] });
+const base = () => ({ version: 1, plans: { p: plan } as any, scenarios: [{ name: 's', description: 'd', jobs: [{ plan: 'p', expect: 'done' }], faults: [] as any[] }] as any[] });
 test('x', () => {
   const cases: Record<string, any> = {};
-  let f = base(); f.scenarios[0]!.faults = [{ at: 'after_claim', action: 'crsh' }]; cases.enum = f;
-  f = base(); f.scenarios[0]!.faults = [{ at: 'after_claim', action: 'crash', bogus: 1 }]; cases.unkFault = f;
-  f = base(); f.scenarios[0]!.faults = [{ world: { step: 'a' }, action: 'fail', status: 500 }]; cases.status = f;
-  f = base(); (f as any).version = 2; (f.scenarios[0] as any).foo = 1; (f.scenarios[0] as any).workers = 'x'; (f.scenarios[0] as any).invariants = ['nope']; cases.multi = f;
-  f = base(); (f.scenarios[0]!.jobs[0] as any).plan = 'q'; f.scenarios.push({ ...f.scenarios[0]! }); cases.custom = f;
-  f = base(); (f.scenarios[0]!.jobs[0] as any).expect = 'dne'; cases.expect = f;
-  f = base(); (f.scenarios[0]!.jobs[0] as any).expect = {status:'done', x: 1}; cases.expect2 = f;
-  f = base(); (f.scenarios[0]!.jobs[0] as any).plan = {steps: [{...plan.steps[0], zz: 1, retry_policy: 'no'}]}; cases.inlineplan = f;
-  f = base(); (f.scenarios[0] as any).restart = {after_ms: 1}; cases.restart = f;
-  f = base(); delete (f.scenarios[0] as any).description; cases.missing = f;
-  f = base(); f.scenarios[0]!.faults = [{ at: 'after_claim', action: 'pause' }, {world: {}, action: 'drop'}]; cases.faultms = f;
+  let f = base(); f.plans['Bad Name'] = plan; cases.reckey = f;
+  f = base(); f.scenarios[0].lease_ms = 1.5; f.scenarios[0].poll_ms = 0; f.scenarios[0].jobs = []; cases.nums = f;
+  f = base(); f.scenarios[0].faults = [{ at: 'after_claim', action: 'crsh' }]; f.scenarios.push({ ...f.scenarios[0], faults: [] }); cases.gate = f;
+  f = base(); f.scenarios[0].faults = [{ action: 'crash' }]; cases.noat = f;
+  f = base(); f.scenarios[0].faults = [{ at: 'after_claim', action: 'crash', where: {foo: 1} }]; cases.deepunk = f;
   for (const [k, v] of Object.entries(cases)) {
-    const r = ScenarioFileSchema.safeParse(v, { reportInput: true, error: (iss: any) => { if (iss.code === 'unrecognized_keys') console.log('MAP', iss.inst?._zod.def.shape && Object.keys(iss.inst._zod.def.shape)); return undefined; } });
-    console.log(k, JSON.stringify(r.success ? 'OK' : r.error.issues, null, 1));
+    const r = ScenarioFileSchema.safeParse(v, { reportInput: true });
+    console.log(k, JSON.stringify(r.success ? 'OK' : r.error.issues.map(i => ({...i, input: i.code === 'custom' ? '...' : i.input})), null, 1));
   }
+  for (const t of ['a: 1\na: 2\n', 'a: [1\n', 'a: !foo x\n', 'a: 1\n---\nb: 2\n', 'a:\n  b: 1\n   c: 2\n', 'x: *nope\n', '\t- a\n']) {
+    const lc = new LineCounter();
+    const d = parseDocument(t, { lineCounter: lc, prettyErrors: false });
+    console.log(JSON.stringify(t), d.errors.map(e => [e.code, e.message, e.pos, lc.linePos(e.pos[0])]), d.warnings.map(e => [e.code, e.message, e.pos]));
+  }
+  console.log(JSON.stringify(z.toJSONSchema(ScenarioFileSchema, { io: 'input' }), null, 1).slice(0, 6000));
 });

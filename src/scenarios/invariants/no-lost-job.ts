@@ -1,0 +1,49 @@
+import type { JobRow } from '../../queue/job.js';
+import type { Invariant } from '../evidence.js';
+import { acceptedByKey, clip, jobLabel, judge, list, shortKey } from './support.js';
+
+const FINAL = new Set(['done', 'review']);
+
+/** Why a job at rest is not finished, in the words a person needs to find it. */
+function unfinished(job: JobRow): string {
+  const attempts = `attempts ${job.attempts}/${job.max_attempts}`;
+  switch (job.status) {
+    case 'running':
+      return `running at rest, leased by ${job.leased_by ?? '(nobody)'} until ${job.lease_until ?? '(no end)'} (fence ${job.lease_fence}, ${attempts})`;
+    case 'compensating':
+      return `compensating at rest: its saga never finished (${job.leased_by ? `held by ${job.leased_by} until ${job.lease_until}` : 'no coordinator holds it'}, ${attempts})`;
+    default:
+      return `${job.status} at rest (${attempts}, next run at ${job.next_run_at}, last error ${clip(job.last_error, 80)})`;
+  }
+}
+
+/** Every accepted job ends done or in review: none left waiting, running or half-compensated once the drill is at rest. */
+export const noLostJob: Invariant = {
+  id: 'no-lost-job',
+  statement: 'every accepted job ends done or in review',
+  check: (evidence) =>
+    judge(noLostJob.id, noLostJob.statement, evidence, (found) => {
+      const jobs = list(evidence.jobs);
+      const accepted = acceptedByKey(evidence);
+      if (evidence.atRest !== true) {
+        const open = jobs.filter((job) => !FINAL.has(job.status));
+        found.breach(
+          `the drill never reached rest before its deadline${open.length > 0 ? `: ${open.length} job(s) unfinished (${open.map((j) => `${j.id} ${j.status}`).join(', ')})` : ''}`,
+        );
+      }
+      if (accepted.size === 0) found.note('no job was accepted in this drill');
+      for (const key of accepted.keys()) {
+        const matches = jobs.filter((job) => job.idempotency_key === key);
+        if (matches.length === 0) {
+          found.breach(`accepted key ${shortKey(key)}: no job with this key in the store (lost)`);
+          continue;
+        }
+        // Several jobs for one key are dedupe-on-enqueue's to report; here each must still end.
+        for (const job of matches) if (!FINAL.has(job.status)) found.breach(`${jobLabel(job)}: ${unfinished(job)}`);
+      }
+      // A job the store holds but no producer reported (it died after enqueue) was accepted by the queue all the same.
+      for (const job of jobs) {
+        if (!accepted.has(job.idempotency_key) && !FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
+      }
+    }),
+};
