@@ -56,6 +56,7 @@ export function withOptions(y: Argv, options: OptionSpecs, positional: readonly 
       type: spec.type,
       ...(spec.describe === undefined ? {} : { describe: spec.describe }),
       ...(spec.demandOption ? { demandOption: true } : {}),
+      ...(spec.default === undefined ? {} : { default: spec.default }),
     });
   }
   for (const [name, spec] of Object.entries(options)) {

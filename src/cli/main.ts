@@ -7,12 +7,15 @@ import { enqueueCommand } from './commands/enqueue.js';
 import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
+import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
+import { redact } from '../queue/redact.js';
 import { exitCodeFor, UsageError } from './errors.js';
 
 const COMMANDS: readonly Command<any>[] = [
+  runCommand,
   demoCommand,
   keyCommand,
   workerCommand,
@@ -63,7 +66,8 @@ async function main(argv: string[]): Promise<void> {
     if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? []));
     else await viaYargs(argv);
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
+    // Whatever failed, its message may quote a payload: redacted like every other text we write.
+    const text = redact(error instanceof Error ? error.message : String(error));
     const code = typeof error === 'object' && error !== null && 'code' in error ? ` [${String(error.code)}]` : '';
     process.stderr.write(`queue-drill: ${text}${code}\n`);
     process.exitCode = exitCodeFor(error);

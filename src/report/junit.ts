@@ -68,7 +68,8 @@ function testCases(scenario: ScenarioReport): TestCase[] {
         outcome: {
           kind: 'failure',
           type: 'invariant',
-          message: `${verdict.statement}: ${verdict.evidence.length} line${verdict.evidence.length === 1 ? '' : 's'} of evidence${first !== undefined ? `, first: ${first}` : ''}`,
+          // The testcase's name is the invariant; its first piece of evidence says best what broke.
+          message: first === undefined ? verdict.statement : `${first}${verdict.evidence.length > 1 ? ` (and ${verdict.evidence.length - 1} more)` : ''}`,
           body: [verdict.statement, '', ...verdict.evidence].join('\n'),
         },
       };

@@ -115,7 +115,7 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
       out.push(`- ${code(verdict.id)}: ${text(verdict.statement)}`);
       if (verdict.evidence.length > 0) out.push('', ...fence(verdict.evidence.join('\n'), 'text', '  '), '');
     }
-    out.push('');
+    if (out.at(-1) !== '') out.push('');
   }
   if (scenario.expectations.length > 0) {
     out.push('**Jobs that did not end as expected:**', '', ...scenario.expectations.map((line) => `- ${text(line)}`), '');
@@ -130,7 +130,7 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
   const holding = scenario.invariants.filter((v) => v.holds).length;
   out.push(
     '<details>',
-    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${holding}/${scenario.invariants.length} invariants hold, ${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
+    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${scenario.invariants.length > 0 ? `${holding}/${scenario.invariants.length} invariants hold` : 'no invariant judged'}, ${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
     // A blank line after <summary> lets GitHub render the Markdown inside.
     '',
     `Queue ${code(scenario.queue)}, seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
@@ -253,6 +253,9 @@ function oneLine(value: string): string {
 }
 
 // Control characters (a log's ANSI colours, a stray NUL) would be invisible or garbled; show them as \xNN.
+// An unpaired surrogate cannot be written as UTF-8 at all; it becomes U+FFFD.
 function visible(value: string): string {
-  return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return value
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }

@@ -65,6 +65,12 @@ function hit(run: PlanRun, point: FailpointName, step?: PlanStep): Promise<void>
   });
 }
 
+/** Whether an unknown outcome came from waiting too long (rather than a lost answer or a 500). */
+function isTimeout(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  return code === 'WORLD_TIMEOUT' || /timeout|timed out/i.test(error instanceof Error ? error.message : String(error));
+}
+
 /** Repeating the step cannot apply its effect twice. */
 function harmlessToRepeat(step: PlanStep): boolean {
   return !step.has_side_effect || step.idempotent;
@@ -86,9 +92,10 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
     if (settled !== 'not_executed') return settled;
   }
   if (!log(run, { stepId: step.step_id, action: 'execute', key, status: 'started' })) return { kind: 'lease_lost', step: step.step_id };
-  await hit(run, 'before_call', step);
   let answer: { externalRef: string | null };
   try {
+    // Inside the try: an error injected here is a failure of this call, like any other.
+    await hit(run, 'before_call', step);
     answer = await run.world.call(step.tool, key, step.args, {
       job: run.job.id,
       step: step.step_id,
@@ -146,7 +153,7 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
   const stepId = step.step_id;
   if (kind === 'unknown_outcome') {
     if (!log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text })) return { kind: 'lease_lost', step: stepId };
-    await hit(run, /timeout|timed out/i.test(text) ? 'on_timeout' : 'response_lost', step);
+    await hit(run, isTimeout(error) ? 'on_timeout' : 'response_lost', step);
     // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
     if (harmlessToRepeat(step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
     if (step.retry_policy === 'manual_only') {

@@ -61,7 +61,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
         await sleep(options.pollMs, undefined, { signal: options.stop }).catch(() => undefined);
         continue;
       }
-      await runOne(queue, claimed, options, log, now);
+      try {
+        await runOne(queue, claimed, options, log, now);
+      } catch (error) {
+        // A bug, not a job failure: the lease will expire and the job be recovered; this worker goes on.
+        log({ event: 'job-crashed', jobId: claimed.job.id, error: storableError(error, secretsInPayload(safePayload(claimed.job.payload_json))) });
+      }
       processed++;
     }
   } finally {
@@ -69,6 +74,14 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
     log({ event: 'stopped', processed });
   }
   return { processed };
+}
+
+function safePayload(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return null;
+  }
 }
 
 function isDrained(queue: SqliteQueue): boolean {

@@ -4,7 +4,7 @@ import { appendEvent } from './append-event.js';
 
 const SQL = `
 UPDATE agent_jobs
-SET status = 'pending', next_run_at = @at, updated_at = @at, max_attempts = MAX(max_attempts, attempts + 1)
+SET status = 'pending', next_run_at = @at, updated_at = @at, max_attempts = MAX(max_attempts, attempts + 1), review_reason = NULL
 WHERE id = @jobId AND status = 'review'
 RETURNING attempts, lease_fence`;
 

@@ -1,0 +1,48 @@
+import { defineCommand } from '../command.js';
+import { stopOnSignals } from '../stop-signal.js';
+
+/** `queue-drill run`: the drill: every scenario on real processes, judged, and a recovery report. */
+export const runCommand = defineCommand({
+  name: 'run',
+  describe: 'run the scenarios of a scenarios.yaml on real processes and write the recovery report',
+  positional: ['file'],
+  options: {
+    file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
+    only: { type: 'string', describe: 'run only these scenarios (comma-separated names)' },
+    seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from' },
+    repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
+    out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
+    queue: { type: 'string', describe: 'the queue implementation for every scenario (reference, seed-literal)' },
+    json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
+  },
+  async run(args) {
+    const { runDrill } = await import('../../scenarios/run-drill.js');
+    const { progressPrinter } = await import('../progress.js');
+    const { toolVersion } = await import('../version.js');
+    const { UsageError } = await import('../errors.js');
+    if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
+    if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
+    if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
+    const stop = stopOnSignals();
+    const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
+    try {
+      const { report, written } = await runDrill({
+        file: args.file,
+        only: args.only ? args.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
+        seed: args.seed,
+        repeat: args.repeat,
+        out: args.out,
+        ...(args.queue === undefined ? {} : { queue: args.queue }),
+        signal: stop.signal,
+        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        toolVersion: toolVersion(),
+        onScenario: printer.onScenario,
+      });
+      if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else printer.summary(report, written);
+      process.exitCode = report.exitCode;
+    } finally {
+      stop.dispose();
+    }
+  },
+});

@@ -1,0 +1,58 @@
+import type { DrillReport, ScenarioReport } from '../report/schema.js';
+import type { WrittenReport } from '../report/write-report.js';
+
+const MARK: Record<ScenarioReport['verdict'], string> = { pass: 'PASS', fail: 'FAIL', vacuous: 'VACUOUS', error: 'ERROR' };
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** One line per finished scenario: verdict, name, time, faults fired, how its jobs ended, and what broke. */
+export function scenarioLine(report: ScenarioReport, index: number, total: number): string {
+  const fired = report.faults.filter((f) => f.fired > 0).length + report.worldFaults.filter((f) => f.fired > 0).length;
+  const armed = report.faults.length + report.worldFaults.length;
+  const ends = new Map<string, number>();
+  for (const job of report.jobs) ends.set(job.actual.status, (ends.get(job.actual.status) ?? 0) + 1);
+  const jobs = [...ends].map(([status, n]) => `${n} ${status}`).join(', ');
+  const broken = report.invariants.filter((v) => !v.holds).map((v) => v.id);
+  const why = [
+    ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
+    ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
+    ...report.unfired,
+    ...(report.error ? [report.error] : []),
+  ];
+  return `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ${jobs}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`;
+}
+
+/**
+ * Progress for people and for CI: on a terminal a live line while a scenario
+ * runs, replaced by its result; elsewhere plain lines only, one per scenario.
+ */
+export function progressPrinter(stream: NodeJS.WritableStream, options: { live: boolean }) {
+  let pending = false;
+  const clear = () => {
+    if (pending) stream.write('\r\x1b[2K');
+    pending = false;
+  };
+  return {
+    onScenario(event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number }): void {
+      if (event.phase === 'start') {
+        if (!options.live) return;
+        clear();
+        stream.write(`[${event.index}/${event.total}] running ${event.name}…`);
+        pending = true;
+        return;
+      }
+      clear();
+      stream.write(`${scenarioLine(event.report, event.index, event.total)}\n`);
+    },
+    summary(report: DrillReport, written: WrittenReport): void {
+      clear();
+      const s = report.summary;
+      stream.write(
+        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})\n` +
+          `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n`,
+      );
+    },
+  };
+}

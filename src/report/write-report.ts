@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+import { checkReport, REPORT_VERSION, ReportError, reportJsonSchema, type DrillReport } from './schema.js';
+
+/*
+ * The report on disk: report.json (the truth), its two views, and the schema
+ * it validates against, in the run directory; and `latest` beside the run
+ * directories pointing at the newest, so `drill-runs/latest/report.md` is
+ * always a stable path for CI and for people. Every file is written to a
+ * temporary name and renamed, and the link is replaced by renaming a new link
+ * over it, so a reader never sees a half-written file or a missing link.
+ */
+
+/** The names of the files writeReport puts in a run directory. */
+export const REPORT_FILES = { json: 'report.json', markdown: 'report.md', junit: 'junit.xml', schema: 'report.schema.json' } as const;
+
+/** The name of the link, in the run directories' parent, to the newest run. */
+export const LATEST_LINK = 'latest';
+
+/** Where writeReport put each file (absolute paths). */
+export interface WrittenReport {
+  json: string;
+  markdown: string;
+  junit: string;
+  schema: string;
+}
+
+/** Validates the report, writes report.json, report.md, junit.xml and report.schema.json into runDir, and points `latest` at runDir. */
+export function writeReport(runDir: string, report: DrillReport): WrittenReport {
+  const checked = checkReport(report);
+  if (!checked.ok) {
+    throw new ReportError('QD_REPORT_INVALID', `the report for ${runDir} does not validate against report schema version ${REPORT_VERSION} (a bug in queue-drill):`, checked.issues);
+  }
+  const dir = resolve(runDir);
+  const files: WrittenReport = {
+    json: join(dir, REPORT_FILES.json),
+    markdown: join(dir, REPORT_FILES.markdown),
+    junit: join(dir, REPORT_FILES.junit),
+    schema: join(dir, REPORT_FILES.schema),
+  };
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeAtomically(files.json, `${JSON.stringify(checked.report, null, 2)}\n`);
+    writeAtomically(files.markdown, renderMarkdown(checked.report));
+    writeAtomically(files.junit, renderJunit(checked.report));
+    writeAtomically(files.schema, `${JSON.stringify(reportJsonSchema(), null, 2)}\n`);
+  } catch (error) {
+    throw new ReportError('QD_REPORT_WRITE_FAILED', `could not write the report into ${dir}: ${messageOf(error)}`, [], { cause: error });
+  }
+  pointLatestAt(dir);
+  return files;
+}
+
+/** Reads and validates a report.json (for replay and comparisons); a clear error names the file and the path of every problem. */
+export function readReport(file: string): DrillReport {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ReportError('QD_BAD_REPORT_FILE', `${file}: cannot read the report: ${messageOf(error)}`, [], { cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ReportError('QD_BAD_REPORT_FILE', `${file}: not JSON (${messageOf(error)}); was it cut short or edited by hand?`, [], { cause: error });
+  }
+  // A report from another version fails on many fields; one line saying so is the useful answer.
+  const version = typeof value === 'object' && value !== null && 'version' in value ? value.version : undefined;
+  if (version !== REPORT_VERSION) {
+    throw new ReportError(
+      'QD_BAD_REPORT_FILE',
+      typeof version === 'number' && version > REPORT_VERSION
+        ? `${file}: report version ${version} is newer than this queue-drill reads (${REPORT_VERSION}); upgrade queue-drill to read it`
+        : `${file}: not a queue-drill report of version ${REPORT_VERSION} (version: ${JSON.stringify(version) ?? 'missing'})`,
+    );
+  }
+  const checked = checkReport(value);
+  if (!checked.ok) throw new ReportError('QD_BAD_REPORT_FILE', `${file}: not a valid queue-drill report:`, checked.issues);
+  return checked.report;
+}
+
+function writeAtomically(file: string, content: string): void {
+  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temporary, content);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+// rename(2) replaces the old link in one step; removing it first would leave a moment with no `latest`.
+function pointLatestAt(dir: string): void {
+  const parent = dirname(dir);
+  const link = join(parent, LATEST_LINK);
+  const temporary = join(parent, `.${LATEST_LINK}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  try {
+    // Relative, so the run directories can be moved or archived together and still resolve.
+    symlinkSync(relative(parent, dir), temporary, 'dir');
+    renameSync(temporary, link);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    const hint = isCode(error, 'EISDIR') || isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST') ? `; ${link} is a directory, not a link: move it away` : '';
+    throw new ReportError('QD_REPORT_WRITE_FAILED', `could not point ${link} at ${dir}: ${messageOf(error)}${hint}`, [], { cause: error });
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

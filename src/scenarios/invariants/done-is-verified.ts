@@ -1,0 +1,61 @@
+import type { Invariant } from '../evidence.js';
+import {
+  acceptedByKey,
+  effectsByKey,
+  eventLabel,
+  historyByJob,
+  isDigest,
+  jobLabel,
+  judge,
+  leasesOf,
+  list,
+  planOf,
+  sideEffectSteps,
+  stepEffects,
+} from './support.js';
+
+/**
+ * Done only on evidence: a 64-hex verification digest in the store; the last
+ * change to done written by the holder of the lease current at that moment;
+ * and every side-effect step of the plan present in the world's ledger (a done
+ * job whose effects the world never saw was done on the worker's word).
+ */
+export const doneIsVerified: Invariant = {
+  id: 'done-is-verified',
+  statement: "done only with a verification digest, never on the worker's word",
+  check: (evidence) =>
+    judge(doneIsVerified.id, doneIsVerified.statement, evidence, (found) => {
+      const histories = historyByJob(evidence);
+      const accepted = acceptedByKey(evidence);
+      const byKey = effectsByKey(evidence);
+      let done = 0;
+      for (const job of list(evidence.jobs)) {
+        if (job.status !== 'done') continue;
+        done++;
+        const label = jobLabel(job);
+        if (!isDigest(job.result_digest)) found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.result_digest)})`);
+        const history = histories.get(job.id) ?? [];
+        const toDone = history.filter((e) => e.kind === 'transition' && e.to_status === 'done');
+        const last = toDone[toDone.length - 1];
+        if (!last) found.breach(`${label}: done in the store, but its history has no transition to done`);
+        else {
+          const lease = leasesOf(history).find((l) => l.end?.id === last.id);
+          if (!lease) found.breach(`${label}: ${eventLabel(last)} ends no lease: done was not written from a claimed run`);
+          else if (last.worker !== lease.claim.worker || last.fence !== lease.claim.fence) {
+            found.breach(`${label}: ${eventLabel(last)} was not written by the holder of the current lease (${eventLabel(lease.claim)})`);
+          }
+        }
+        const lookup = planOf(job, accepted);
+        if (lookup.plan === null) {
+          found.note(`${lookup.problem}: its effects were not looked up in the ledger`);
+          continue;
+        }
+        for (const { step, key } of sideEffectSteps(job, lookup.plan)) {
+          if (stepEffects(byKey, key).length === 0) {
+            found.breach(`${label}: done on the worker's word: step ${step.step_id} (${step.tool}) has no effect in the world's ledger under key ${key}`);
+          }
+        }
+      }
+      if (done === 0) found.note('no job ended done in this drill');
+    }),
+};

@@ -1,0 +1,137 @@
+import { INVARIANT_IDS, type Evidence, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
+import { attemptsBounded } from './attempts-bounded.js';
+import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
+import { doneIsVerified } from './done-is-verified.js';
+import { historyComplete } from './history-complete.js';
+import { leaseReleased } from './lease-released.js';
+import { noDuplicateEffect } from './no-duplicate-effect.js';
+import { noLostJob } from './no-lost-job.js';
+import { reviewRouting } from './review-routing.js';
+import { reviewSticky } from './review-sticky.js';
+import { sagaCompensation } from './saga-compensation.js';
+import { secretsRedacted } from './secrets-redacted.js';
+import { singleHolder } from './single-holder.js';
+import { acceptedByKey, clip, jobLabel, list, shortKey } from './support.js';
+import { transitionsAllowed } from './transitions-allowed.js';
+
+export {
+  attemptsBounded,
+  dedupeOnEnqueue,
+  doneIsVerified,
+  historyComplete,
+  leaseReleased,
+  noDuplicateEffect,
+  noLostJob,
+  reviewRouting,
+  reviewSticky,
+  sagaCompensation,
+  secretsRedacted,
+  singleHolder,
+  transitionsAllowed,
+};
+export { maskSecret } from './secrets-redacted.js';
+
+// Keyed by id, so the compiler proves every id has its invariant (a test checks each sits under its own id).
+const BY_ID = {
+  'no-lost-job': noLostJob,
+  'no-duplicate-effect': noDuplicateEffect,
+  'dedupe-on-enqueue': dedupeOnEnqueue,
+  'attempts-bounded': attemptsBounded,
+  'lease-released': leaseReleased,
+  'single-holder': singleHolder,
+  'review-routing': reviewRouting,
+  'review-sticky': reviewSticky,
+  'done-is-verified': doneIsVerified,
+  'transitions-allowed': transitionsAllowed,
+  'history-complete': historyComplete,
+  'secrets-redacted': secretsRedacted,
+  'saga-compensation': sagaCompensation,
+} as const satisfies Readonly<Record<InvariantId, Invariant>>;
+
+/** Every invariant, in INVARIANT_IDS order. */
+export const INVARIANTS: readonly Invariant[] = INVARIANT_IDS.map((id) => BY_ID[id]);
+
+/** Thrown for an invariant id that does not exist: a caller's bug, named with the ids that do. */
+export class UnknownInvariantError extends Error {
+  readonly code = 'QD_UNKNOWN_INVARIANT';
+  constructor(readonly ids: readonly string[]) {
+    super(`unknown invariant id(s) ${ids.map((id) => JSON.stringify(id)).join(', ')}; known: ${INVARIANT_IDS.join(', ')}`);
+  }
+}
+
+/**
+ * Judges the evidence by every invariant (or only those named), in
+ * INVARIANT_IDS order. Never throws on odd evidence: a checker that cannot
+ * judge returns a failing verdict saying so. Throws UnknownInvariantError for
+ * an id that is not an invariant's.
+ */
+export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[]): Verdict[] {
+  if (only !== undefined) {
+    const unknown = only.filter((id) => !(INVARIANT_IDS as readonly string[]).includes(id));
+    if (unknown.length > 0) throw new UnknownInvariantError(unknown);
+  }
+  const wanted = only === undefined ? undefined : new Set<string>(only);
+  return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => invariant.check(evidence));
+}
+
+/**
+ * One line per accepted job whose final state is not what its scenario
+ * expects (none when all match): status done or review; `compensated` is
+ * review with a reason starting "compensated", `compensation_failed` review
+ * with one starting "COMPENSATION_FAILED"; `reason`, a regular expression the
+ * review reason (for a done job, the last error) must match.
+ */
+export function expectationVerdicts(evidence: Evidence): string[] {
+  const lines: string[] = [];
+  const jobs = list(evidence.jobs);
+  for (const accepted of acceptedByKey(evidence).values()) {
+    const expect = accepted.expect;
+    const wanted = expect?.status ?? '(no expectation)';
+    const job = jobs.find((j) => j.idempotency_key === accepted.key);
+    if (!job) {
+      lines.push(`key ${shortKey(accepted.key)}: expected ${wanted}, but no job with this key is in the store`);
+      continue;
+    }
+    const reason = job.review_reason ?? '';
+    const got = `${job.status}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
+    let matches: boolean;
+    switch (expect?.status) {
+      case 'done':
+        matches = job.status === 'done';
+        break;
+      case 'review':
+        matches = job.status === 'review';
+        break;
+      case 'compensated':
+        matches = job.status === 'review' && reason.startsWith('compensated');
+        break;
+      case 'compensation_failed':
+        matches = job.status === 'review' && reason.startsWith('COMPENSATION_FAILED');
+        break;
+      case undefined:
+        lines.push(`${jobLabel(job)}: the scenario states no expectation for it (ended ${got})`);
+        continue;
+      default: {
+        const unreachable: never = expect.status;
+        lines.push(`${jobLabel(job)}: unknown expected status ${JSON.stringify(unreachable)} (ended ${got})`);
+        continue;
+      }
+    }
+    if (!matches) {
+      lines.push(`${jobLabel(job)}: expected ${wanted}, got ${got}`);
+      continue;
+    }
+    if (expect.reason !== undefined) {
+      let pattern: RegExp;
+      try {
+        pattern = new RegExp(expect.reason);
+      } catch {
+        lines.push(`${jobLabel(job)}: expected reason /${expect.reason}/ is not a valid regular expression`);
+        continue;
+      }
+      const text = job.status === 'review' ? reason : (job.last_error ?? '');
+      if (!pattern.test(text)) lines.push(`${jobLabel(job)}: ended ${wanted} as expected, but its ${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`);
+    }
+  }
+  return lines;
+}

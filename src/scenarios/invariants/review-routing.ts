@@ -1,0 +1,177 @@
+import type { JobEvent, JobRow } from '../../queue/job.js';
+import { compensationKey, stepKey, type PlanStep } from '../../saga/plan.js';
+import { policyViolations } from '../../saga/policy.js';
+import type { TxRow } from '../../saga/tx-log.js';
+import { toolMetadata } from '../../world/catalogue.js';
+import type { Invariant } from '../evidence.js';
+import {
+  acceptedByKey,
+  clip,
+  effectLabel,
+  effectsByKey,
+  eventLabel,
+  historyByJob,
+  humanRequeueBetween,
+  isClaim,
+  jobLabel,
+  judge,
+  leaseOfAttempt,
+  leasesOf,
+  list,
+  planOf,
+  txByJob,
+  txLabel,
+  type Findings,
+  type LeaseInterval,
+} from './support.js';
+
+/*
+ * What must go to a person, read from the transaction log and the history:
+ *   - unknown outcome: after a non-idempotent step's outcome was left in doubt
+ *     (an execute `unknown`, or an execute `started` its holder never finished),
+ *     the step is not executed again until a reconcile says `not_executed`;
+ *     once applied it is never executed again; and when reconciliation cannot
+ *     settle it (or its retry policy is manual_only) the job goes to review;
+ *   - permanent error or policy violation (PermanentError, PolicyViolationError,
+ *     BusinessRuleError, HTTP 401/403 in the checkpoint's detail): the holder
+ *     does not send the job to retry, and no later claim happens unless a
+ *     person requeued it from review;
+ *   - exhausted retries: never a transition to retry on the last attempt, and a
+ *     job that used every attempt and is not done ends in review;
+ *   - a plan that breaks policy (src/saga/policy.ts) ends in review with
+ *     nothing of it applied to the world and no step executed.
+ * "Goes to review" is judged through attempt numbers (every checkpoint names
+ * its attempt, every claim is one attempt), never by comparing clocks.
+ */
+
+const PERMANENT = /\b(PermanentError|PolicyViolationError|BusinessRuleError)\b|\bHTTP 40[13]\b|\b40[13]\b/;
+
+/** Repeating the step may apply its effect twice: it touches the world and its tool does not dedupe by key. */
+function repeatIsHarmful(step: PlanStep): boolean {
+  if (!step.has_side_effect) return false;
+  const tool = toolMetadata(step.tool);
+  return tool ? !tool.idempotent : !step.idempotent;
+}
+
+interface JobContext {
+  found: Findings;
+  job: JobRow;
+  label: string;
+  history: readonly JobEvent[];
+  leases: readonly LeaseInterval[];
+}
+
+/** The job went to review and a person sent it back between attempt `attempt` and the next claim; or, with no next claim, it ended in review. */
+function routedToReview(ctx: JobContext, attempt: number, cause: string): void {
+  const lease = leaseOfAttempt(ctx.leases, attempt);
+  if (!lease) return; // a checkpoint under an attempt never claimed is single-holder's finding
+  const next = ctx.history.find((event) => isClaim(event) && event.id > lease.claim.id);
+  if (next) {
+    if (!humanRequeueBetween(ctx.history, lease.claim.id, next.id)) {
+      const via = lease.end && !isClaim(lease.end) ? ` (the lease ended ${eventLabel(lease.end)})` : '';
+      ctx.found.breach(`${ctx.label}: ${cause}, yet it was claimed again without a person's requeue: ${eventLabel(next)}${via}`);
+    }
+  } else if (ctx.job.status !== 'review' && ctx.job.status !== 'running') {
+    // Still running at the end is lease-released's and no-lost-job's finding, not a routing decision.
+    ctx.found.breach(`${ctx.label}: ${cause}, yet it ended ${ctx.job.status}, not in review`);
+  }
+}
+
+function checkStep(ctx: JobContext, step: PlanStep, rows: readonly TxRow[]): void {
+  const at = `step ${step.step_id} (${step.tool}, not idempotent)`;
+  let doubt: TxRow | undefined;
+  let applied: TxRow | undefined;
+  for (const row of rows) {
+    if (row.action === 'execute' && row.status === 'started') {
+      if (applied) ctx.found.breach(`${ctx.label}: ${at} executed again after it was applied: ${txLabel(row)} after ${txLabel(applied)}`);
+      else if (doubt) {
+        ctx.found.breach(`${ctx.label}: ${at} executed again while its outcome was in doubt: ${txLabel(row)} after ${txLabel(doubt)}, with no reconcile not_executed between`);
+      }
+      doubt = row;
+      applied = undefined;
+      continue;
+    }
+    if (row.action !== 'execute' && row.action !== 'reconcile') continue;
+    switch (row.status) {
+      case 'success':
+        applied = row;
+        doubt = undefined;
+        break;
+      case 'failed':
+      case 'not_executed':
+        applied = undefined;
+        doubt = undefined;
+        break;
+      case 'unknown':
+        doubt = row;
+        applied = undefined;
+        if (row.action === 'reconcile') routedToReview(ctx, row.attempt, `${at} stayed unknown after reconciliation (${txLabel(row)})`);
+        else if (step.retry_policy === 'manual_only') routedToReview(ctx, row.attempt, `${at} has an unknown outcome and retry policy manual_only (${txLabel(row)})`);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function checkPermanent(ctx: JobContext, rows: readonly TxRow[]): void {
+  for (const row of rows) {
+    if (row.action !== 'execute' || row.status !== 'failed' || !PERMANENT.test(row.detail ?? '')) continue;
+    const cause = `step ${row.step_id} failed for good (${txLabel(row)}: ${clip(row.detail, 80)})`;
+    const lease = leaseOfAttempt(ctx.leases, row.attempt);
+    const end = lease?.end;
+    if (lease && end && !isClaim(end) && end.to_status === 'retry' && end.worker === lease.claim.worker && end.actor === 'worker') {
+      ctx.found.breach(`${ctx.label}: ${cause}, yet its holder sent it to retry: ${eventLabel(end)}`);
+    }
+    routedToReview(ctx, row.attempt, cause);
+  }
+}
+
+function checkExhausted(ctx: JobContext): void {
+  for (const event of ctx.history) {
+    if (event.kind === 'transition' && event.to_status === 'retry' && event.attempt >= ctx.job.max_attempts) {
+      ctx.found.breach(`${ctx.label}: sent to retry on its last attempt (${event.attempt} of ${ctx.job.max_attempts}): ${eventLabel(event)}`);
+    }
+  }
+  if ((ctx.job.status === 'retry' || ctx.job.status === 'pending') && ctx.job.attempts >= ctx.job.max_attempts) {
+    ctx.found.breach(`${ctx.label}: used ${ctx.job.attempts} of ${ctx.job.max_attempts} attempts and ended ${ctx.job.status}, not in review`);
+  }
+}
+
+/** Unknown outcomes of non-idempotent effects, permanent errors, policy violations and exhausted retries go to review, never to a blind retry. */
+export const reviewRouting: Invariant = {
+  id: 'review-routing',
+  statement: 'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind retry',
+  check: (evidence) =>
+    judge(reviewRouting.id, reviewRouting.statement, evidence, (found) => {
+      const histories = historyByJob(evidence);
+      const txs = txByJob(evidence);
+      const accepted = acceptedByKey(evidence);
+      const byKey = effectsByKey(evidence);
+      for (const job of list(evidence.jobs)) {
+        const history = histories.get(job.id) ?? [];
+        const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history) };
+        const rows = txs.get(job.id) ?? [];
+        checkExhausted(ctx);
+        checkPermanent(ctx, rows);
+        const lookup = planOf(job, accepted);
+        if (lookup.plan === null) {
+          if (rows.length > 0) found.note(`${lookup.problem}: its unknown outcomes were not judged`);
+          continue;
+        }
+        for (const step of lookup.plan.steps) {
+          if (repeatIsHarmful(step)) checkStep(ctx, step, rows.filter((row) => row.step_id === step.step_id));
+        }
+        const violations = policyViolations(lookup.plan);
+        if (violations.length === 0) continue;
+        const why = `its plan breaks policy (${violations.slice(0, 3).join('; ')}${violations.length > 3 ? '; ...' : ''})`;
+        if (job.status !== 'review') found.breach(`${ctx.label}: ${why}, yet it ended ${job.status}, not in review`);
+        for (const step of lookup.plan.steps) {
+          for (const key of [stepKey(job.idempotency_key, step.step_id), compensationKey(job.idempotency_key, step.step_id)]) {
+            for (const effect of byKey.get(key) ?? []) found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
+          }
+        }
+        for (const row of rows.filter((r) => r.action === 'execute')) found.breach(`${ctx.label}: ${why}, yet a step ran: ${txLabel(row)}`);
+      }
+    }),
+};

@@ -1,0 +1,173 @@
+import type { JobEvent, JobRow } from '../../queue/job.js';
+import { stepKey, type Plan } from '../../saga/plan.js';
+import type { TxRow } from '../../saga/tx-log.js';
+import type { EffectRow } from '../../world/ledger.js';
+import type { Invariant } from '../evidence.js';
+import {
+  acceptedByKey,
+  clip,
+  effectLabel,
+  effectsByKey,
+  eventLabel,
+  historyByJob,
+  jobLabel,
+  judge,
+  list,
+  planOf,
+  stepEffects,
+  txByJob,
+  txLabel,
+  type Findings,
+} from './support.js';
+
+/*
+ * A saga is judged on what the transaction log and the world's ledger show,
+ * for every job whose history went running→compensating:
+ *   - compensations run in reverse plan order (by each step's first
+ *     compensate started/skipped row), and only for steps that took effect;
+ *   - a compensation that failed with no later success is an incident, and the
+ *     saga ends in review as COMPENSATION_FAILED, never as "compensated";
+ *   - "compensated" means every step that took effect (by its checkpoint, or by
+ *     the ledger: a checkpoint can be lost, an effect cannot) is covered, each
+ *     reversible one by a compensate success and exactly one compensation
+ *     effect in the ledger (EffectRow.compensates = the step's key), each
+ *     irreversible one by a skipped row naming it for a person.
+ * The review reason is judged only when the saga's end (compensating→review)
+ * is the job's last change: a person may have requeued it since.
+ */
+
+const COMPENSATED = 'compensated';
+const FAILED = 'COMPENSATION_FAILED';
+
+interface Saga {
+  found: Findings;
+  job: JobRow;
+  label: string;
+  plan: Plan;
+  rows: readonly TxRow[];
+  byKey: Map<string, EffectRow[]>;
+  compensationsOf: Map<string, EffectRow[]>;
+  incidents: ReadonlySet<string>;
+  /** The saga's end is the job's last change, so its review reason is the saga's verdict. */
+  final: boolean;
+}
+
+function checkSaga(saga: Saga): void {
+  const { found, job, label, plan, rows } = saga;
+  const comp = rows.filter((row) => row.action === 'compensate');
+  const tookEffect = (stepId: string): boolean => {
+    const last = rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile')).pop();
+    return last?.status === 'success' || stepEffects(saga.byKey, stepKey(job.idempotency_key, stepId)).length > 0;
+  };
+
+  // Order: first started/skipped row of each step, in log order, must walk the plan backwards.
+  const order: Array<{ index: number; row: TxRow }> = [];
+  const seen = new Set<string>();
+  for (const row of comp) {
+    if ((row.status !== 'started' && row.status !== 'skipped') || seen.has(row.step_id)) continue;
+    seen.add(row.step_id);
+    const index = plan.steps.findIndex((step) => step.step_id === row.step_id);
+    if (index < 0) found.breach(`${label}: ${txLabel(row)} compensates a step its plan does not have`);
+    else order.push({ index, row });
+  }
+  for (let i = 1; i < order.length; i++) {
+    const before = order[i - 1];
+    const after = order[i];
+    if (before && after && after.index > before.index) {
+      found.breach(`${label}: compensated out of order: ${after.row.step_id} (step ${after.index + 1}, ${txLabel(after.row)}) after ${before.row.step_id} (step ${before.index + 1}, ${txLabel(before.row)}); reverse plan order undoes ${after.row.step_id} first`);
+    }
+  }
+
+  for (const { row } of order) {
+    if (!tookEffect(row.step_id)) found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which never took effect (no success checkpoint, nothing in the ledger)`);
+  }
+
+  // Failed compensations with no later success or skip for the step.
+  const unresolved = new Map<string, TxRow>();
+  for (const row of comp) {
+    if (row.status === 'failed') unresolved.set(row.step_id, row);
+    if (row.status === 'success' || row.status === 'skipped') unresolved.delete(row.step_id);
+  }
+  for (const step of plan.steps) {
+    const key = stepKey(job.idempotency_key, step.step_id);
+    const applied = saga.compensationsOf.get(key) ?? [];
+    if (applied.length > 1) found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
+  }
+  if (!saga.final) return;
+  const reason = job.review_reason ?? '';
+  if (job.status !== 'review') return; // an unfinished saga is no-lost-job's finding
+  for (const [stepId, row] of unresolved) {
+    if (!saga.incidents.has(stepId)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}) and was never retried to success, but no incident was recorded for it`);
+    if (!reason.startsWith(FAILED)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended with review reason ${clip(reason, 80)}, not ${FAILED}`);
+  }
+  if (reason.startsWith(FAILED) && saga.incidents.size === 0) found.breach(`${label}: ended ${FAILED} but no incident was recorded for a person`);
+  if (!reason.startsWith(FAILED) && !reason.startsWith(COMPENSATED)) {
+    found.breach(`${label}: its saga ended in review with reason ${clip(reason, 80)}, neither "${COMPENSATED}" nor ${FAILED}`);
+  }
+  if (!reason.startsWith(COMPENSATED)) return;
+  for (const step of plan.steps) {
+    if (!step.has_side_effect || !tookEffect(step.step_id)) continue;
+    const key = stepKey(job.idempotency_key, step.step_id);
+    const mine = comp.filter((row) => row.step_id === step.step_id);
+    if (step.compensation === null) {
+      if (!mine.some((row) => row.status === 'skipped' || row.status === 'success')) {
+        found.breach(`${label}: ended "${COMPENSATED}", but irreversible step ${step.step_id} (${step.tool}) took effect and no compensate skipped row names it for a person`);
+      }
+      continue;
+    }
+    if (!mine.some((row) => row.status === 'success')) {
+      const last = mine[mine.length - 1];
+      found.breach(`${label}: ended "${COMPENSATED}", but step ${step.step_id} (${step.tool}) took effect and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`);
+    }
+    const applied = saga.compensationsOf.get(key) ?? [];
+    if (applied.length !== 1) found.breach(`${label}: ended "${COMPENSATED}", but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`);
+  }
+}
+
+/** After a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated". */
+export const sagaCompensation: Invariant = {
+  id: 'saga-compensation',
+  statement: 'after a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated"',
+  check: (evidence) =>
+    judge(sagaCompensation.id, sagaCompensation.statement, evidence, (found) => {
+      const histories = historyByJob(evidence);
+      const txs = txByJob(evidence);
+      const accepted = acceptedByKey(evidence);
+      const byKey = effectsByKey(evidence);
+      const compensationsOf = new Map<string, EffectRow[]>();
+      for (const effect of list(evidence.effects)) {
+        if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
+      }
+      let sagas = 0;
+      for (const job of list(evidence.jobs)) {
+        const label = jobLabel(job);
+        const history: JobEvent[] = histories.get(job.id) ?? [];
+        const transitions = history.filter((e) => e.kind === 'transition');
+        const began = transitions.find((e) => e.from_status === 'running' && e.to_status === 'compensating');
+        const rows = txs.get(job.id) ?? [];
+        if (!began) {
+          const stray = rows.find((row) => row.action === 'compensate');
+          if (stray) found.breach(`${label}: ${txLabel(stray)}, but the job never went to compensating`);
+          const reason = job.review_reason ?? '';
+          if (job.status === 'review' && (reason.startsWith(COMPENSATED) || reason.startsWith(FAILED))) {
+            found.breach(`${label}: review reason ${clip(reason, 80)} speaks of a saga, but the job never went to compensating`);
+          }
+          continue;
+        }
+        sagas++;
+        const lookup = planOf(job, accepted);
+        if (lookup.plan === null) {
+          found.note(`${lookup.problem}: its saga was not judged`);
+          continue;
+        }
+        const last = transitions[transitions.length - 1];
+        const final = last !== undefined && last.from_status === 'compensating' && last.to_status === 'review';
+        if (!final && last && last.from_status !== 'compensating' && job.status !== 'compensating') {
+          found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
+        }
+        const incidents = new Set(list(evidence.incidents).filter((i) => i.job_id === job.id).map((i) => i.step_id));
+        checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final });
+      }
+      if (sagas === 0) found.note('no saga was compensated in this drill');
+    }),
+};

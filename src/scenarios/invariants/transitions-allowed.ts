@@ -1,0 +1,36 @@
+import { isAllowedTransition, JOB_STATUSES, type Actor, type JobStatus } from '../../queue/states.js';
+import type { Invariant } from '../evidence.js';
+import { eventLabel, judge, list } from './support.js';
+
+const ACTORS: readonly string[] = ['producer', 'worker', 'coordinator', 'human'] satisfies readonly Actor[];
+const STATUSES: readonly string[] = JOB_STATUSES;
+
+/** Every state change in the history is an edge of the state machine (src/queue/states.ts) taken by an actor allowed to take it; creation is null→pending by a producer. */
+export const transitionsAllowed: Invariant = {
+  id: 'transitions-allowed',
+  statement: 'every state change in the history is in the allowed set',
+  check: (evidence) =>
+    judge(transitionsAllowed.id, transitionsAllowed.statement, evidence, (found) => {
+      const events = list(evidence.events);
+      if (events.length === 0) found.note('the history is empty');
+      for (const event of events) {
+        const where = `job ${event.job_id}: ${eventLabel(event)}`;
+        if (event.kind !== 'transition' && event.kind !== 'refused') {
+          found.breach(`${where}: unknown event kind ${JSON.stringify(event.kind)}`);
+          continue;
+        }
+        if (!STATUSES.includes(event.to_status) || (event.from_status !== null && !STATUSES.includes(event.from_status))) {
+          found.breach(`${where}: names a status the state machine does not have`);
+          continue;
+        }
+        if (event.kind === 'refused') continue; // a refused write changed nothing
+        if (!ACTORS.includes(event.actor)) {
+          found.breach(`${where}: unknown actor ${JSON.stringify(event.actor)}`);
+          continue;
+        }
+        if (!isAllowedTransition(event.from_status as JobStatus | null, event.to_status, event.actor as Actor)) {
+          found.breach(`${where}: ${event.from_status ?? '(new)'}→${event.to_status} by ${event.actor} is not an allowed change`);
+        }
+      }
+    }),
+};

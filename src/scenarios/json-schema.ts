@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { ScenarioFileSchema } from './schema.js';
+
+/*
+ * The JSON Schema editors use to check scenarios.yaml as it is typed (with
+ * `# yaml-language-server: $schema=./scenarios.schema.json` on its first line).
+ * Generated from ScenarioFileSchema, never written by hand, so the editor and
+ * the loader cannot disagree; a test fails when the committed file is stale.
+ */
+
+/** The file name, at the repository root beside scenarios.yaml. */
+export const SCENARIO_SCHEMA_FILE = 'scenarios.schema.json';
+
+/** The JSON Schema of scenarios.yaml, as an editor should see it. */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  // The input side: a field with a default is optional to the author, though always set once loaded.
+  // Draft-07 because the YAML language server (VS Code, and editors on its server) validates with draft-07.
+  const { $schema, ...schema } = z.toJSONSchema(ScenarioFileSchema, { io: 'input', target: 'draft-07' });
+  return {
+    $schema,
+    $id: 'urn:queue-drill:scenarios-file:1',
+    title: 'queue-drill scenarios',
+    description:
+      'scenarios.yaml for queue-drill: plans, and the drills run against a job queue (workers, jobs, faults, invariants). ' +
+      'Generated from src/scenarios/schema.ts by `queue-drill schema --write`; do not edit by hand. ' +
+      'queue-drill also checks what a JSON Schema cannot: that named plans exist, that scenario names are unique, and that each fault has the fields its action needs.',
+    ...schema,
+  };
+}
+
+/** The schema as written to scenarios.schema.json: two-space JSON and a final newline. */
+export function renderScenarioJsonSchema(): string {
+  return `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
+}

@@ -1,0 +1,133 @@
+import { describeUnfired } from '../faults/fault-plan.js';
+import type { JobRow } from '../queue/job.js';
+import type { JobReport, RecoveryReport, ScenarioReport } from '../report/schema.js';
+
+type DuplicatedEffect = JobReport['duplicatedEffects'][number];
+import { scenarioVerdict } from '../report/verdict.js';
+import { renderHistory } from '../observe/history.js';
+import type { Evidence } from './evidence.js';
+import { checkInvariants, expectationVerdicts, secretsRedacted } from './invariants/index.js';
+import type { ScenarioRun } from './run-scenario.js';
+
+/** What a job ended as, in the terms a scenario expects (a compensated saga is its own outcome). */
+function outcomeOf(job: JobRow): string {
+  if (job.status !== 'review') return job.status;
+  if (job.review_reason?.startsWith('compensated')) return 'compensated';
+  if (job.review_reason?.startsWith('COMPENSATION_FAILED')) return 'compensation_failed';
+  return 'review';
+}
+
+function duplicatedEffects(evidence: Evidence): Array<DuplicatedEffect & { appliedBy: string[] }> {
+  const byKey = new Map<string, typeof evidence.effects>();
+  for (const effect of evidence.effects) byKey.set(effect.key, [...(byKey.get(effect.key) ?? []), effect]);
+  return [...byKey]
+    .filter(([, effects]) => effects.length > 1)
+    .map(([key, effects]) => ({
+      key,
+      tool: effects[0]!.tool,
+      times: effects.length,
+      appliedBy: effects.map((e) => `${e.worker} pid ${e.pid} attempt ${e.attempt} at ${e.at}`),
+    }));
+}
+
+/** Per kill: how long until the job it held was claimed again, and until it settled. */
+function recoveryTimes(evidence: Evidence): RecoveryReport[] {
+  const kills = evidence.timeline.filter((e) => e.kind === 'kill');
+  return kills.map((kill) => {
+    const jobId = Number(/job (\d+)/.exec(kill.detail)?.[1] ?? Number.NaN);
+    const point = /at (\w+)/.exec(kill.detail)?.[1] ?? null;
+    const after = (e: { at: string }) => e.at >= kill.at;
+    const events = Number.isNaN(jobId) ? [] : evidence.events.filter((e) => e.job_id === jobId && e.kind === 'transition' && after(e));
+    const reclaimed = events.find((e) => e.to_status === 'running');
+    const settled = events.find((e) => e.to_status === 'done' || e.to_status === 'review');
+    const ms = (at: string | undefined) => (at === undefined ? null : Date.parse(at) - Date.parse(kill.at));
+    return {
+      process: kill.process ?? '?',
+      killedAt: kill.at,
+      point,
+      jobId: Number.isNaN(jobId) ? null : jobId,
+      reclaimedAt: reclaimed?.at ?? null,
+      settledAt: settled?.at ?? null,
+      killToReclaimMs: ms(reclaimed?.at),
+      killToSettledMs: ms(settled?.at),
+    };
+  });
+}
+
+function jobReports(run: ScenarioRun, duplicates: ReturnType<typeof duplicatedEffects>): JobReport[] {
+  const { evidence } = run;
+  return run.scenario.jobs.map((planned) => {
+    const job = evidence.jobs.find((j) => j.idempotency_key === planned.key);
+    const states = job ? evidence.events.filter((e) => e.job_id === job.id) : [];
+    const located = job !== undefined && states[0]?.from_status === null && states.filter((e) => e.kind === 'transition').at(-1)?.to_status === job.status;
+    const actual = job ? outcomeOf(job) : 'missing';
+    const reasonMatches = planned.expect.reason === undefined || new RegExp(planned.expect.reason).test(job?.review_reason ?? '');
+    return {
+      id: job?.id ?? 0,
+      key: planned.key,
+      expected: planned.expect,
+      actual: { status: actual, reason: job?.review_reason ?? null },
+      matches: actual === planned.expect.status && reasonMatches,
+      attempts: job?.attempts ?? 0,
+      maxAttempts: job?.max_attempts ?? planned.maxAttempts,
+      duplicatedEffects: duplicates.filter((d) => job && d.key.startsWith(job.idempotency_key.slice(0, 16))).map(({ key, tool, times }) => ({ key, tool, times })),
+      located,
+      history: job
+        ? renderHistory({
+            job,
+            states,
+            steps: evidence.txLog.filter((t) => t.job_id === job.id),
+            effects: evidence.effects.filter((f) => f.job === String(job.id)),
+            incidents: evidence.incidents.filter((i) => i.job_id === job.id),
+          }).split('\n')
+        : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
+    };
+  });
+}
+
+/** Judges one run: every invariant, every job's expected end, every fault's firing; a report entry. */
+export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: string }): ScenarioReport {
+  const { evidence, scenario } = run;
+  const invariants = checkInvariants(evidence, scenario.invariants);
+  const expectations = expectationVerdicts(evidence);
+  const duplicates = duplicatedEffects(evidence);
+  const unfired = [
+    ...run.pointFaults.filter((f) => f.fires === 0).map(describeUnfired),
+    ...run.worldFaults.filter((f) => f.armed.fired === 0).map((f) => `world fault ${f.describe} never fired`),
+  ];
+  const entry: Omit<ScenarioReport, 'verdict'> = {
+    name: scenario.name,
+    description: scenario.description,
+    queue: scenario.settings.queue,
+    seed: scenario.seed,
+    repeat: meta.repeat,
+    durationMs: run.durationMs,
+    runDir: run.runDir,
+    replay: meta.replay,
+    faultPoints: [...new Set([...scenario.pointFaults.map((f) => f.point), ...run.worldFaults.map((f) => `world: ${f.describe}`)])],
+    faults: run.pointFaults.map((f) => ({
+      id: f.rule.id,
+      point: f.rule.point,
+      action: f.rule.action,
+      where: Object.fromEntries(Object.entries(f.rule.where ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string | number>,
+      hits: f.hits,
+      fired: f.fires,
+    })),
+    worldFaults: run.worldFaults.map((f) => ({ id: f.armed.id, match: f.describe, action: f.armed.spec.action.type, fired: f.armed.fired })),
+    unfired,
+    jobs: jobReports(run, duplicates),
+    duplicatedEffects: duplicates,
+    recovery: recoveryTimes(evidence),
+    invariants,
+    expectations,
+    timeline: evidence.timeline,
+    error: run.error ?? (run.ending === 'interrupted' ? 'the drill was interrupted' : null),
+    artefacts: { store: run.store, ledger: run.ledger, logs: evidence.logs.map((l) => l.name) },
+  };
+  // The report is an artefact too: a secret must not reach it through any evidence line or history.
+  if (scenario.invariants.includes('secrets-redacted')) {
+    const again = secretsRedacted.check({ ...evidence, artefacts: [...evidence.artefacts, { name: 'report.json (this scenario)', text: JSON.stringify(entry) }] });
+    entry.invariants = entry.invariants.map((v) => (v.id === 'secrets-redacted' ? again : v));
+  }
+  return { ...entry, verdict: scenarioVerdict(entry) };
+}

@@ -1,0 +1,168 @@
+import type { FaultRule } from '../faults/fault-plan.js';
+import { makeIdempotencyKey } from '../queue/idempotency-key.js';
+import { fromJsValue } from '../queue/python-json.js';
+import { parsePlan, stepKey, type Plan } from '../saga/plan.js';
+import type { FaultSpecInput } from '../world/faults.js';
+import { INVARIANT_IDS, type Expectation, type InvariantId } from './evidence.js';
+import { BUILT_IN_DEFAULTS, type PointFault, type ScenarioFile, type ScenarioInput, type Settings, type WorldFault } from './schema.js';
+
+/** One job of a scenario, with everything decided: its key, its plan, its budget, how it must end. */
+export interface ResolvedJob {
+  /** 1-based, in the order the scenario lists them. */
+  n: number;
+  key: string;
+  plan: Plan;
+  maxAttempts: number;
+  expect: Expectation;
+}
+
+/** A scenario with defaults merged, names resolved and faults in the harness's terms. */
+export interface ResolvedScenario {
+  name: string;
+  description: string;
+  covers: string | null;
+  settings: Settings;
+  seed: number;
+  workers: Array<{ id: string; clockSkewMs: number }>;
+  jobs: ResolvedJob[];
+  pointFaults: FaultRule[];
+  worldFaults: Array<{ spec: FaultSpecInput; describe: string }>;
+  invariants: InvariantId[];
+  secrets: string[];
+}
+
+/** Thrown when what the command line asks for does not fit the file (an unknown --only name). */
+export class ScenarioSelectionError extends Error {
+  readonly code = 'QD_BAD_SCENARIOS';
+}
+
+function resolveFault(fault: PointFault, index: number): FaultRule {
+  const base = {
+    id: `f${index + 1}`,
+    point: fault.at,
+    ...(fault.where ? { where: fault.where } : {}),
+    ...(fault.first === undefined ? {} : { first: fault.first }),
+    ...(fault.probability === undefined ? {} : { probability: fault.probability }),
+  };
+  switch (fault.action) {
+    case 'crash':
+      return { ...base, action: 'crash' };
+    case 'hang':
+      return { ...base, action: 'hang' };
+    case 'exit':
+      return { ...base, action: 'exit', arg: { code: fault.code ?? 1 } };
+    case 'pause':
+      return { ...base, action: 'pause', arg: { ms: fault.ms! } };
+    case 'delay':
+      return { ...base, action: 'delay', arg: { ms: fault.ms! } };
+    case 'error':
+      return { ...base, action: 'error', arg: { kind: fault.kind!, ...(fault.message === undefined ? {} : { message: fault.message }) } };
+    default: {
+      const unreachable: never = fault.action;
+      throw new Error(`unknown fault action ${String(unreachable)}`);
+    }
+  }
+}
+
+function resolveWorldFault(fault: WorldFault, jobs: ResolvedJob[], scenario: string): { spec: FaultSpecInput; describe: string } {
+  const match: FaultSpecInput['match'] = {};
+  const where: string[] = [];
+  if (fault.world.step !== undefined) {
+    const job = jobs[(fault.world.job ?? 1) - 1];
+    if (!job) throw new ScenarioSelectionError(`scenario ${scenario}: a world fault names job ${fault.world.job}, but it has ${jobs.length} jobs`);
+    if (!job.plan.steps.some((s) => s.step_id === fault.world.step)) {
+      throw new ScenarioSelectionError(`scenario ${scenario}: a world fault names step ${fault.world.step}, which job ${job.n}'s plan does not have`);
+    }
+    match!.key = stepKey(job.key, fault.world.step);
+    where.push(`job ${job.n} step ${fault.world.step}`);
+  }
+  if (fault.world.tool !== undefined) {
+    match!.tool = fault.world.tool;
+    where.push(`tool ${fault.world.tool}`);
+  }
+  if (fault.world.nth !== undefined) {
+    match!.nth = fault.world.nth;
+    where.push(`call #${fault.world.nth}`);
+  }
+  const action: FaultSpecInput['action'] =
+    fault.action === 'delay'
+      ? { type: 'delay', ms: fault.ms!, applied: fault.applied! }
+      : fault.action === 'fail'
+        ? { type: 'fail', status: fault.status! }
+        : { type: fault.action };
+  const describe = `${fault.action}${fault.action === 'fail' ? ` ${fault.status}` : ''}${fault.action === 'delay' ? ` ${fault.ms} ms (${fault.applied ? 'applied' : 'not applied'})` : ''} on ${where.join(', ')}`;
+  return { spec: { match, action, times: fault.times ?? 1 }, describe };
+}
+
+function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, seed: number, queue: string | undefined): ResolvedScenario {
+  const settings: Settings = { ...BUILT_IN_DEFAULTS, ...file.defaults, ...stripUndefined(scenario), ...(queue ? { queue } : {}) } as Settings;
+  const jobs: ResolvedJob[] = [];
+  const secrets: string[] = [];
+  scenario.jobs.forEach((group, g) => {
+    const named = typeof group.plan === 'string' ? file.plans[group.plan]! : group.plan;
+    for (let i = 0; i < group.count; i++) {
+      let plan: Plan = named;
+      if (group.secret !== undefined) {
+        secrets.push(group.secret);
+        const [first, ...rest] = named.steps;
+        plan = parsePlan({ steps: [{ ...first!, args: { ...first!.args, api_key: group.secret } }, ...rest] });
+      }
+      const n = jobs.length + 1;
+      const key = makeIdempotencyKey({
+        repo: 'queue-drill/drill',
+        branch: scenario.name,
+        action: 'plan',
+        payload: fromJsValue({ group: g + 1, n: i + 1 }),
+        workflowVersion: 'drill-v1',
+      });
+      const expect: Expectation = typeof group.expect === 'string' ? { status: group.expect } : group.expect;
+      jobs.push({ n, key, plan, maxAttempts: group.max_attempts ?? settings.max_attempts, expect });
+    }
+  });
+  const workers =
+    typeof scenario.workers === 'number'
+      ? Array.from({ length: scenario.workers }, (_, i) => ({ id: `w${i + 1}`, clockSkewMs: 0 }))
+      : scenario.workers.map((w) => ({ id: w.id, clockSkewMs: w.clock_skew_ms }));
+  const pointFaults: FaultRule[] = [];
+  const worldFaults: Array<{ spec: FaultSpecInput; describe: string }> = [];
+  scenario.faults.forEach((fault, index) => {
+    if ('at' in fault) pointFaults.push(resolveFault(fault, index));
+    else worldFaults.push(resolveWorldFault(fault, jobs, scenario.name));
+  });
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    covers: scenario.covers ?? null,
+    settings,
+    seed,
+    workers,
+    jobs,
+    pointFaults,
+    worldFaults,
+    invariants: scenario.invariants === 'all' ? [...INVARIANT_IDS] : scenario.invariants,
+    secrets,
+  };
+}
+
+// The scenario object carries settings mixed with its own fields; only settings keys matter here.
+function stripUndefined(scenario: ScenarioInput): Partial<Settings> {
+  const settings: Partial<Settings> = {};
+  for (const key of Object.keys(BUILT_IN_DEFAULTS) as Array<keyof Settings>) {
+    if (scenario[key] !== undefined) (settings as Record<string, unknown>)[key] = scenario[key];
+  }
+  return settings;
+}
+
+/** The scenarios to run, in file order, `only` those named (all when empty). */
+export function resolveScenarios(
+  file: ScenarioFile,
+  options: { seed: number; queue?: string; only?: readonly string[] },
+): ResolvedScenario[] {
+  const only = options.only ?? [];
+  const names = file.scenarios.map((s) => s.name);
+  const unknown = only.filter((name) => !names.includes(name));
+  if (unknown.length > 0) throw new ScenarioSelectionError(`--only ${unknown.join(', ')}: no such scenario; the scenarios are: ${names.join(', ')}`);
+  return file.scenarios
+    .filter((s) => only.length === 0 || only.includes(s.name))
+    .map((s) => resolveScenario(file, s, options.seed, options.queue));
+}

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { EXIT } from '../cli/errors.js';
+import type { DrillReport, ScenarioReport } from '../report/schema.js';
+import { summarize } from '../report/verdict.js';
+import { writeReport, type WrittenReport } from '../report/write-report.js';
+import { judgeScenario } from './judge.js';
+import { loadScenarioFile } from './load.js';
+import { resolveScenarios } from './resolve.js';
+import { runScenario } from './run-scenario.js';
+
+export interface DrillOptions {
+  file: string;
+  only: readonly string[];
+  seed: number;
+  repeat: number;
+  /** Where run directories go: OUT/<UTC time>/. */
+  out: string;
+  /** Run every scenario on this queue implementation instead of the file's. */
+  queue?: string;
+  signal: AbortSignal;
+  /** The command line as the user typed it, for the report. */
+  command: string;
+  toolVersion: string;
+  /** Called when a scenario starts and when it has its verdict. */
+  onScenario?: (event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number }) => void;
+}
+
+/** The command that runs exactly this scenario again, with the same seed, on the same queue. */
+export function replayCommand(file: string, name: string, seed: number, queue: string): string {
+  return `queue-drill run ${file} --only ${name} --seed ${seed} --queue ${queue}`;
+}
+
+function stamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/:/g, '-');
+}
+
+/**
+ * A whole drill: every selected scenario (times --repeat, each repetition with
+ * the next seed) on real processes, judged, and written as one report in a new
+ * run directory. Exit code: 0 all passed, 1 something broke or a fault never
+ * fired, 3 the harness itself failed or was interrupted.
+ */
+export async function runDrill(options: DrillOptions): Promise<{ report: DrillReport; written: WrittenReport }> {
+  const file = loadScenarioFile(options.file);
+  // Resolve every repetition first, so bad input fails before any process starts.
+  const rounds = Array.from({ length: options.repeat }, (_, r) =>
+    resolveScenarios(file, { seed: options.seed + r, only: options.only, ...(options.queue ? { queue: options.queue } : {}) }),
+  );
+  const started = Date.now();
+  const runDir = join(options.out, stamp(started));
+  const total = rounds.reduce((n, round) => n + round.length, 0);
+  const scenarios: ScenarioReport[] = [];
+  for (const [r, round] of rounds.entries()) {
+    for (const scenario of round) {
+      if (options.signal.aborted) break;
+      const index = scenarios.length + 1;
+      options.onScenario?.({ phase: 'start', name: scenario.name, index, total });
+      const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${r + 1}` : scenario.name);
+      const run = await runScenario(scenario, dir, options.signal);
+      const report = judgeScenario(run, { repeat: r + 1, replay: replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue) });
+      scenarios.push(report);
+      options.onScenario?.({ phase: 'done', report, index, total });
+    }
+  }
+  const summary = summarize(scenarios);
+  const interrupted = options.signal.aborted;
+  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : summary.passed === summary.scenarios ? EXIT.ok : EXIT.violated;
+  const finished = Date.now();
+  const report: DrillReport = {
+    version: 1,
+    tool: 'queue-drill',
+    toolVersion: options.toolVersion,
+    command: options.command,
+    file: options.file,
+    queue: options.queue ?? 'as each scenario says',
+    seed: options.seed,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date(finished).toISOString(),
+    durationMs: finished - started,
+    exitCode,
+    summary,
+    scenarios,
+  };
+  return { report, written: writeReport(runDir, report) };
+}

@@ -1,0 +1,231 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { queueImpl } from '../adapters/registry.js';
+import { controlWith, type ControlEvent } from '../faults/controller.js';
+import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
+import { Supervisor, type Child } from '../harness/supervisor.js';
+import { startWorld } from '../harness/world-process.js';
+import { systemClock } from '../queue/clock.js';
+import { seededRandom } from '../queue/random.js';
+import type { SqliteQueue } from '../queue/sqlite-queue.js';
+import { statement } from '../queue/store.js';
+import { approveStep } from '../saga/approve.js';
+import { WorldClient } from '../world/client.js';
+import type { ArmedFault } from '../world/faults.js';
+import type { Evidence } from './evidence.js';
+import { gatherEvidence } from './gather-evidence.js';
+import type { ResolvedScenario } from './resolve.js';
+import { Timeline } from './timeline.js';
+
+/** What one run of one scenario left behind: the evidence, the faults' record, and how it ended. */
+export interface ScenarioRun {
+  scenario: ResolvedScenario;
+  runDir: string;
+  store: string;
+  ledger: string;
+  evidence: Evidence;
+  pointFaults: RuleStats[];
+  worldFaults: Array<{ armed: ArmedFault; describe: string }>;
+  /** Why the drill stopped. */
+  ending: 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
+  error: string | null;
+  durationMs: number;
+}
+
+/** One process of the drill and how it is started again. */
+interface Role {
+  name: string;
+  kind: 'worker' | 'coordinator' | 'producer';
+  args: string[];
+  child: Child;
+  restarts: number;
+  /** A producer that exited 0 has done its part. */
+  finished: boolean;
+  restartAt: number | null;
+}
+
+const APPROVAL_WAIT = /^approval required/;
+
+/*
+ * Runs one scenario on real processes: a world, a coordinator, producers and
+ * workers, each child under the fault plan's control channel. Then it supervises:
+ * restarts what died, approves what waits for a person (a recorded action), and
+ * stops once the system is at rest (every job done or in review, nothing
+ * running, for a quiet moment), or when nothing has changed for no_progress_ms
+ * (the watchdog), or at timeout_ms. Everything is then stopped, and the
+ * evidence gathered, whatever happened.
+ */
+export async function runScenario(scenario: ResolvedScenario, runDir: string, signal: AbortSignal): Promise<ScenarioRun> {
+  const started = Date.now();
+  const clock = systemClock();
+  mkdirSync(runDir, { recursive: true });
+  const store = join(runDir, 'queue.db');
+  const ledger = join(runDir, 'ledger.db');
+  const s = scenario.settings;
+  const timeline = new Timeline(clock);
+  const impl = queueImpl(s.queue);
+  // Opened (and the schema made) before any child starts, so the children never race on it.
+  const observer: SqliteQueue = impl.open(store, { clock, random: seededRandom(scenario.seed) });
+  const supervisor = new Supervisor(runDir);
+  const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
+  let activePauses = 0;
+  const onControl = (event: ControlEvent) => {
+    if (event.kind === 'hit' || event.action.type === 'continue') return;
+    const process = { name: `${event.child}#${event.incarnation}`, pid: event.pid };
+    const where = `${event.point}${event.context.step ? ` step ${event.context.step}` : ''}${event.context.jobId === undefined ? '' : ` job ${event.context.jobId}`}${event.context.attempt === undefined ? '' : ` attempt ${event.context.attempt}`}`;
+    if (event.kind === 'resumed') {
+      activePauses--;
+      timeline.record('resume', `SIGCONT after the pause at ${where}`, process);
+      return;
+    }
+    if (event.action.type === 'pause') activePauses++;
+    timeline.record('fault-fired', `${event.action.type} at ${where} (rule ${event.rule})`, process);
+    if (event.action.type === 'crash') timeline.record('kill', `SIGKILL while held at ${where}`, process);
+    if (event.action.type === 'pause') timeline.record('pause', `SIGSTOP for ${event.action.ms} ms at ${where}`, process);
+  };
+  const control = controlWith({ plan, onEvent: onControl, clock });
+  const roles: Role[] = [];
+  let client: WorldClient | null = null;
+  let worldFaults: Array<{ armed: ArmedFault; describe: string }> = [];
+  let ending: ScenarioRun['ending'] = 'harness-error';
+  let error: string | null = null;
+
+  const spawn = (role: Omit<Role, 'child' | 'restarts' | 'finished' | 'restartAt'> & Partial<Role>): Role => {
+    const child = supervisor.spawn(role.name, role.args, { control });
+    const full: Role = { restarts: 0, finished: false, restartAt: null, ...role, child };
+    timeline.record(child.incarnation === 1 ? 'spawn' : 'restart', `${role.kind} ${role.name}`, { name: `${role.name}#${child.incarnation}`, pid: child.pid });
+    void child.exited.then((exit) => {
+      timeline.record('exit', exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`, { name: `${role.name}#${child.incarnation}`, pid: child.pid });
+    });
+    return full;
+  };
+
+  try {
+    const world = await startWorld(supervisor, ledger);
+    timeline.record('spawn', `world on ${world.url}`, { name: 'world#1', pid: world.child.pid });
+    client = new WorldClient(world.url, { timeoutMs: 5_000 });
+    for (const fault of scenario.worldFaults) {
+      const armed = await client.armFault(fault.spec);
+      worldFaults.push({ armed, describe: fault.describe });
+      timeline.record('world-fault-armed', `#${armed.id}: ${fault.describe}`);
+    }
+    const jobsFile = join(runDir, 'jobs.json');
+    writeFileSync(jobsFile, JSON.stringify(scenario.jobs.map((j) => ({ key: j.key, plan: j.plan, maxAttempts: j.maxAttempts }))));
+    const common = ['--store', store, '--queue', s.queue, '--skew-margin-ms', String(s.skew_margin_ms)];
+    if (s.coordinator) {
+      roles.push(spawn({
+        name: 'coordinator',
+        kind: 'coordinator',
+        args: ['coordinator', ...common, '--world', world.url, '--tick-ms', String(s.tick_ms), '--lease-ms', String(s.lease_ms), '--call-timeout-ms', String(s.call_timeout_ms)],
+      }));
+    }
+    for (let p = 1; p <= s.producers; p++) {
+      roles.push(spawn({ name: `p${p}`, kind: 'producer', args: ['producer', '--store', store, '--queue', s.queue, '--jobs', jobsFile, '--name', `p${p}`] }));
+    }
+    scenario.workers.forEach((worker, index) => {
+      roles.push(spawn({
+        name: worker.id,
+        kind: 'worker',
+        args: [
+          'worker', ...common, '--id', worker.id, '--world', world.url,
+          '--lease-ms', String(s.lease_ms), '--poll-ms', String(s.poll_ms), '--call-timeout-ms', String(s.call_timeout_ms),
+          '--seed', String(scenario.seed + index + 1), '--clock-skew-ms', String(worker.clockSkewMs),
+          '--retry-base-ms', String(s.retry.base_ms), '--retry-cap-ms', String(s.retry.cap_ms), '--retry-jitter-ms', String(s.retry.jitter_ms),
+        ],
+      }));
+    });
+    ending = await supervise();
+  } catch (caught) {
+    error = caught instanceof Error ? caught.message : String(caught);
+    ending = 'harness-error';
+  } finally {
+    if (client) {
+      try {
+        const states = await client.faults({ includeCleared: true });
+        worldFaults = worldFaults.map((f) => ({ ...f, armed: states.find((s) => s.id === f.armed.id) ?? f.armed }));
+      } catch {
+        // The world died: the counts armed are all there is.
+      }
+      client.close();
+    }
+    await supervisor.stopAll();
+  }
+  timeline.record(ending === 'at-rest' ? 'at-rest' : 'watchdog', `drill ended: ${ending}${error ? `: ${error}` : ''}`);
+  const evidence = gatherEvidence({ scenario, runDir, store: observer, ledger, timeline: timeline.events, atRest: ending === 'at-rest' });
+  observer.close();
+  return { scenario, runDir, store, ledger, evidence, pointFaults: plan.stats(), worldFaults, ending, error, durationMs: Date.now() - started };
+
+  async function supervise(): Promise<ScenarioRun['ending']> {
+    const deadline = started + s.timeout_ms;
+    const quietMs = Math.max(100, 3 * s.poll_ms, 2 * s.tick_ms);
+    let fingerprint = '';
+    let lastChange = Date.now();
+    let restSince: number | null = null;
+    for (;;) {
+      if (signal.aborted) return 'interrupted';
+      const now = Date.now();
+      if (now >= deadline) return 'timeout';
+      for (const role of roles) {
+        if (role.child.alive || role.finished) continue;
+        if (role.restartAt === null) {
+          const exit = await role.child.exited;
+          if (role.kind === 'producer' && exit.exitCode === 0) {
+            role.finished = true;
+            continue;
+          }
+          if (s.restart === false || role.restarts >= s.restart.max) {
+            role.finished = true;
+            timeline.record('note', `${role.name} is not restarted (${s.restart === false ? 'restarts off' : `${role.restarts} restarts used`})`);
+            continue;
+          }
+          role.restartAt = now + s.restart.after_ms;
+        } else if (now >= role.restartAt) {
+          const next = spawn({ name: role.name, kind: role.kind, args: role.args });
+          role.child = next.child;
+          role.restarts++;
+          role.restartAt = null;
+        }
+      }
+      approveWaiting();
+      const seen = progressFingerprint();
+      if (seen !== fingerprint) {
+        fingerprint = seen;
+        lastChange = now;
+      } else if (now - lastChange >= s.no_progress_ms) {
+        timeline.record('watchdog', `no progress for ${s.no_progress_ms} ms`);
+        return 'no-progress';
+      }
+      if (atRest()) {
+        restSince ??= now;
+        if (now - restSince >= quietMs) return 'at-rest';
+      } else {
+        restSince = null;
+      }
+      await sleep(5);
+    }
+  }
+
+  function approveWaiting(): void {
+    if (!s.approve) return;
+    for (const job of observer.jobs()) {
+      if (job.status !== 'review' || !APPROVAL_WAIT.test(job.review_reason ?? '')) continue;
+      const step = approveStep(observer, job.id, 'drill');
+      timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`);
+    }
+  }
+
+  function progressFingerprint(): string {
+    const row = statement(observer.db, 'SELECT (SELECT COUNT(*) FROM agent_job_events) AS e, (SELECT COUNT(*) FROM agent_tx_log) AS t').get() as { e: number; t: number };
+    return `${row.e}:${row.t}:${timeline.events.length}`;
+  }
+
+  function atRest(): boolean {
+    if (activePauses > 0) return false;
+    if (roles.some((r) => r.kind === 'producer' && !r.finished)) return false;
+    if (roles.some((r) => r.restartAt !== null)) return false;
+    const jobs = observer.jobs();
+    if (jobs.length < scenario.jobs.length) return false;
+    return jobs.every((job) => job.status === 'done' || (job.status === 'review' && !(s.approve && APPROVAL_WAIT.test(job.review_reason ?? ''))));
+  }
+}

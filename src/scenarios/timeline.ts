@@ -1,0 +1,21 @@
+import { utc, type Clock } from '../queue/clock.js';
+import type { TimelineEvent } from './evidence.js';
+
+/** The harness's own record of what it saw and did during one drill, in order. */
+export class Timeline {
+  readonly events: TimelineEvent[] = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  record(kind: TimelineEvent['kind'], detail: string, process?: { name: string; pid?: number }): TimelineEvent {
+    const event: TimelineEvent = {
+      at: utc(this.clock.now()),
+      kind,
+      detail,
+      ...(process ? { process: process.name } : {}),
+      ...(process?.pid === undefined ? {} : { pid: process.pid }),
+    };
+    this.events.push(event);
+    return event;
+  }
+}

@@ -1,0 +1,228 @@
+import { INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
+import type { DrillReport, ScenarioReport } from '../../src/report/schema.js';
+
+/*
+ * A realistic report of one drill with four scenarios, one of each verdict:
+ * crash_after_write passed; timeout_blind_retry failed (a blind retry after an
+ * unknown outcome charged twice, and the job ended done instead of in review);
+ * crash_after_verify is vacuous (its fault never fired); world_unreachable is
+ * a harness error. The failing scenario carries hostile strings (pipes,
+ * backticks, markup, ANSI colours, a NUL, a lone surrogate) that every view
+ * must survive.
+ */
+
+const STATEMENTS: Record<InvariantId, string> = {
+  'no-lost-job': 'every accepted job ends done or in review',
+  'no-duplicate-effect': 'no non-idempotent effect is applied twice for one key',
+  'dedupe-on-enqueue': 'one job per idempotency key, however many producers race',
+  'attempts-bounded': 'attempts never exceed max_attempts',
+  'lease-released': 'at rest no job is running',
+  'single-holder': 'at no time do two workers hold a live lease on one job',
+  'review-routing': 'an unknown outcome of a non-idempotent effect goes to review, never to a blind retry',
+  'review-sticky': 'nothing leaves review without a human action',
+  'done-is-verified': 'done only with a verification digest',
+  'transitions-allowed': 'every state change in the history is in the allowed set',
+  'history-complete': "each job's life can be rebuilt from the history by its id",
+  'secrets-redacted': 'no secret from a payload appears in the store, the logs or the report',
+  'saga-compensation': 'after a failed step, completed steps are compensated in reverse order',
+};
+
+/** Every invariant holding, except the ones given (broken, with their evidence); saga-compensation has nothing to judge. */
+function verdicts(broken: Partial<Record<InvariantId, string[]>> = {}): Verdict[] {
+  return INVARIANT_IDS.map((id) => {
+    const evidence = broken[id];
+    if (evidence !== undefined) return { id, statement: STATEMENTS[id], holds: false, evidence };
+    if (id === 'saga-compensation') return { id, statement: STATEMENTS[id], holds: true, evidence: [], note: 'no plan job in this drill' };
+    return { id, statement: STATEMENTS[id], holds: true, evidence: [] };
+  });
+}
+
+const REPLAY = (name: string) => `queue-drill drill scenarios.yaml --only ${name} --seed 42 --queue reference`;
+const artefacts = (name: string) => ({
+  store: `drill-runs/2026-08-25T10-00-00Z/${name}/queue.sqlite`,
+  ledger: `drill-runs/2026-08-25T10-00-00Z/${name}/world.sqlite`,
+  logs: [`drill-runs/2026-08-25T10-00-00Z/${name}/w1.log`, `drill-runs/2026-08-25T10-00-00Z/${name}/coordinator.log`],
+});
+
+/** Hostile text the views must escape: a control character, markup, a CDATA end, a pipe and a backtick. */
+export const HOSTILE_EVIDENCE = 'ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> \u001b[31mred\u001b[0m nul:\u0000 lone:\ud800 | `tick`';
+
+function passing(): ScenarioReport {
+  const name = 'crash_after_write';
+  return {
+    name,
+    description: 'SIGKILL the worker after its checkpoint is written; the job must be reclaimed and finish once',
+    queue: 'reference',
+    seed: 42,
+    repeat: 1,
+    verdict: 'pass',
+    durationMs: 3412.5,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    faultPoints: ['after_write'],
+    faults: [{ id: 'kill-after-write', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 1, fired: 1 }],
+    worldFaults: [],
+    unfired: [],
+    jobs: [
+      {
+        id: 1,
+        key: 'ab12cd34ef56ab78',
+        expected: { status: 'done' },
+        actual: { status: 'done', reason: null },
+        matches: true,
+        attempts: 2,
+        maxAttempts: 5,
+        duplicatedEffects: [],
+        located: true,
+        history: [
+          '2026-08-25T10:00:00.100Z producer  -> pending  attempt 0',
+          '2026-08-25T10:00:00.200Z w1#1      pending -> running  attempt 1 fence 1',
+          '2026-08-25T10:00:00.900Z coordinator running -> retry  lease expired',
+          '2026-08-25T10:00:01.400Z w1#2      retry -> running  attempt 2 fence 2',
+          '2026-08-25T10:00:01.700Z w1#2      running -> done  digest 9f2c',
+        ],
+      },
+    ],
+    duplicatedEffects: [],
+    recovery: [
+      {
+        process: 'w1#1',
+        killedAt: '2026-08-25T10:00:00.300Z',
+        point: 'after_write',
+        jobId: 1,
+        reclaimedAt: '2026-08-25T10:00:01.400Z',
+        settledAt: '2026-08-25T10:00:01.700Z',
+        killToReclaimMs: 1100,
+        killToSettledMs: 1400,
+      },
+    ],
+    invariants: verdicts(),
+    expectations: [],
+    timeline: [
+      { at: '2026-08-25T10:00:00.000Z', kind: 'spawn', process: 'w1#1', pid: 4101, detail: 'worker w1' },
+      { at: '2026-08-25T10:00:00.290Z', kind: 'fault-fired', process: 'w1#1', detail: 'kill-after-write: crash at after_write (job 1, attempt 1)' },
+      { at: '2026-08-25T10:00:00.300Z', kind: 'kill', process: 'w1#1', pid: 4101, detail: 'SIGKILL' },
+      { at: '2026-08-25T10:00:00.400Z', kind: 'restart', process: 'w1#2', pid: 4102, detail: 'worker w1' },
+      { at: '2026-08-25T10:00:01.800Z', kind: 'at-rest', detail: 'nothing running, nothing due' },
+    ],
+    error: null,
+    artefacts: artefacts(name),
+  };
+}
+
+function failing(): ScenarioReport {
+  const name = 'timeout_blind_retry';
+  return {
+    ...passing(),
+    name,
+    description: 'the charge call times out after applying | the worker must not retry it `blindly`',
+    verdict: 'fail',
+    durationMs: 5120,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    artefacts: artefacts(name),
+    faultPoints: ['on_timeout'],
+    faults: [],
+    worldFaults: [{ id: 1, match: 'tool=charge', action: 'delay 3000 ms, applied', fired: 1 }],
+    jobs: [
+      {
+        id: 1,
+        key: 'ab12cd34ef56ab78',
+        expected: { status: 'review', reason: 'unknown outcome' },
+        actual: { status: 'done', reason: null },
+        matches: false,
+        attempts: 2,
+        maxAttempts: 5,
+        duplicatedEffects: [{ key: 'ab12cd34ef56ab78:charge', tool: 'charge', times: 2 }],
+        located: true,
+        history: [
+          '2026-08-25T10:00:00.100Z producer  -> pending  attempt 0',
+          '2026-08-25T10:00:00.200Z w1#1      pending -> running  attempt 1',
+          '2026-08-25T10:00:03.300Z w1#1      running -> retry  timeout (retryable)',
+          '2026-08-25T10:00:03.600Z w1#1      retry -> running  attempt 2',
+          '2026-08-25T10:00:03.900Z w1#1      running -> done',
+        ],
+      },
+    ],
+    duplicatedEffects: [{ key: 'ab12cd34ef56ab78:charge', tool: 'charge', times: 2, appliedBy: ['w1#1', 'w1#1'] }],
+    recovery: [],
+    invariants: verdicts({
+      'no-duplicate-effect': [HOSTILE_EVIDENCE, 'job 1 is done with charge applied 2 times'],
+      'review-routing': ['job 1: unknown outcome of non-idempotent charge at attempt 1 went to retry, not review'],
+    }),
+    expectations: ['job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done'],
+    timeline: [
+      { at: '2026-08-25T10:00:00.000Z', kind: 'world-fault-armed', detail: 'fault 1: tool=charge delay 3000 ms, applied' },
+      { at: '2026-08-25T10:00:00.010Z', kind: 'spawn', process: 'w1#1', pid: 4201, detail: 'worker w1' },
+      { at: '2026-08-25T10:00:04.000Z', kind: 'at-rest', detail: 'nothing running, nothing due' },
+    ],
+  };
+}
+
+function vacuous(): ScenarioReport {
+  const name = 'crash_after_verify';
+  return {
+    ...passing(),
+    name,
+    description: 'SIGKILL the worker after it verified the effect',
+    verdict: 'vacuous',
+    durationMs: 2200,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    artefacts: artefacts(name),
+    faultPoints: ['after_verify'],
+    faults: [{ id: 'kill-after-verify', point: 'after_verify', action: 'crash', where: { worker: 'w9' }, hits: 0, fired: 0 }],
+    unfired: ['crash at after_verify (rule kill-after-verify, worker=w9) never fired: 0 hits'],
+    recovery: [],
+    timeline: [
+      { at: '2026-08-25T10:00:00.000Z', kind: 'spawn', process: 'w1#1', pid: 4301, detail: 'worker w1' },
+      { at: '2026-08-25T10:00:02.100Z', kind: 'at-rest', detail: 'nothing running, nothing due' },
+    ],
+  };
+}
+
+function harnessError(): ScenarioReport {
+  const name = 'world_unreachable';
+  return {
+    ...passing(),
+    name,
+    description: 'the world must come up before the drill starts',
+    verdict: 'error',
+    durationMs: 5003,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    artefacts: artefacts(name),
+    faultPoints: [],
+    faults: [],
+    unfired: [],
+    jobs: [],
+    recovery: [],
+    invariants: [],
+    timeline: [{ at: '2026-08-25T10:00:00.000Z', kind: 'watchdog', detail: 'world not ready after 5000 ms' }],
+    error: 'QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE',
+  };
+}
+
+/** A fresh report (safe to mutate): four scenarios, one of each verdict, exit code 1. */
+export function drillReport(): DrillReport {
+  return {
+    version: 1,
+    tool: 'queue-drill',
+    toolVersion: '0.1.0',
+    command: 'queue-drill drill scenarios.yaml --seed 42 --queue reference',
+    file: 'scenarios.yaml',
+    queue: 'reference',
+    seed: 42,
+    startedAt: '2026-08-25T10:00:00.000Z',
+    finishedAt: '2026-08-25T10:00:15.735Z',
+    durationMs: 15735,
+    exitCode: 1,
+    summary: { scenarios: 4, passed: 1, failed: 1, vacuous: 1, errors: 1 },
+    scenarios: [passing(), failing(), vacuous(), harnessError()],
+  };
+}
+
+/** A report whose every scenario passed (exit code 0). */
+export function passingReport(): DrillReport {
+  return { ...drillReport(), exitCode: 0, summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0 }, scenarios: [passing()] };
+}

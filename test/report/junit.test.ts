@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { JUNIT_CASES, renderJunit } from '../../src/report/junit.js';
+import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
+import { drillReport, HOSTILE_EVIDENCE, passingReport } from './fixture.js';
+import { findAll, parseXml, XmlError, type XmlElement } from './xml-check.js';
+
+/** Python's expat, a real and strict XML parser (python3 is already a test prerequisite): null when well-formed, else its complaint. */
+function expatComplaint(xml: string): string | null {
+  try {
+    execFileSync('python3', ['-I', '-c', 'import sys, xml.etree.ElementTree as ET; ET.fromstring(sys.stdin.buffer.read())'], { input: Buffer.from(xml, 'utf8'), stdio: ['pipe', 'pipe', 'pipe'] });
+    return null;
+  } catch (error) {
+    return String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n').at(-1) ?? 'failed';
+  }
+}
+
+function outcomeOf(testcase: XmlElement): string {
+  return testcase.children[0]?.name ?? 'passed';
+}
+
+describe('the XML checker used by these tests', () => {
+  // A checker that cannot fail proves nothing: each of these must be refused.
+  it.each([
+    ['unbalanced tags', '<a><b></a>'],
+    ['an unclosed root', '<a><b/>'],
+    ['a bare ampersand', '<a>fish & chips</a>'],
+    ['an unknown entity', '<a>&nbsp;</a>'],
+    ['a raw < in an attribute', '<a x="1 < 2"/>'],
+    ['an unquoted attribute', '<a x=1/>'],
+    ['a duplicate attribute', '<a x="1" x="2"/>'],
+    ['a forbidden control character', '<a>\u001b[31m</a>'],
+    ['a character reference to a forbidden character', '<a>&#27;</a>'],
+    [']]> in text', '<a>]]></a>'],
+    ['two roots', '<a/><b/>'],
+  ])('refuses %s', (_why, xml) => {
+    expect(() => parseXml(xml)).toThrow(XmlError);
+    expect(expatComplaint(xml)).not.toBeNull();
+  });
+
+  it('accepts what is well-formed and decodes entities', () => {
+    const root = parseXml('<?xml version="1.0" encoding="UTF-8"?>\n<a x="&quot;1&quot; &amp; &#10;2"><b>&lt;c&gt; &#x41;</b><!-- note --></a>');
+    expect(root.attributes.x).toBe('"1" & \n2');
+    expect(root.children[0]!.text).toBe('<c> A');
+  });
+});
+
+describe('renderJunit', () => {
+  const report = drillReport();
+  const xml = renderJunit(report);
+  const root = parseXml(xml);
+  const suites = findAll(root, 'testsuite');
+
+  it('is well-formed XML, for this checker and for expat', () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);
+    expect(expatComplaint(xml)).toBeNull();
+    expect(root.name).toBe('testsuites');
+  });
+
+  it('has one testsuite per scenario, one testcase per invariant plus "expected outcome" and "faults fired"', () => {
+    expect(suites.map((s) => s.attributes.name)).toEqual(['crash_after_write', 'timeout_blind_retry', 'crash_after_verify', 'world_unreachable']);
+    for (const [index, suite] of suites.entries()) {
+      const scenario = report.scenarios[index]!;
+      const cases = findAll(suite, 'testcase');
+      expect(cases.map((c) => c.attributes.name)).toEqual([...scenario.invariants.map((v) => v.id), JUNIT_CASES.outcome, JUNIT_CASES.faults]);
+      for (const testcase of cases) expect(testcase.attributes.classname).toBe(scenario.name);
+    }
+    expect(findAll(suites[0]!, 'testcase').slice(0, INVARIANT_IDS.length).map((c) => c.attributes.name)).toEqual([...INVARIANT_IDS]);
+  });
+
+  it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases', () => {
+    const expected = [
+      { tests: '15', failures: '0', errors: '0', skipped: '1', time: '3.413' },
+      { tests: '15', failures: '3', errors: '0', skipped: '1', time: '5.120' },
+      { tests: '15', failures: '1', errors: '0', skipped: '1', time: '2.200' },
+      { tests: '2', failures: '0', errors: '1', skipped: '1', time: '5.003' },
+    ];
+    expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(expected);
+    for (const suite of suites) {
+      const outcomes = findAll(suite, 'testcase').map(outcomeOf);
+      expect(String(outcomes.length)).toBe(suite.attributes.tests);
+      expect(String(outcomes.filter((o) => o === 'failure').length)).toBe(suite.attributes.failures);
+      expect(String(outcomes.filter((o) => o === 'error').length)).toBe(suite.attributes.errors);
+      expect(String(outcomes.filter((o) => o === 'skipped').length)).toBe(suite.attributes.skipped);
+      // The drill's time is on "expected outcome", so testcase times add up to the suite's.
+      const sum = findAll(suite, 'testcase').reduce((total, c) => total + Number(c.attributes.time), 0);
+      expect(sum.toFixed(3)).toBe(suite.attributes.time);
+    }
+    expect(root.attributes).toMatchObject({ name: 'queue-drill', tests: '47', failures: '4', errors: '1', skipped: '4', time: '15.735' });
+  });
+
+  it('fails a broken invariant with a one-line message and every evidence line in its body', () => {
+    const broken = findAll(suites[1]!, 'testcase').find((c) => c.attributes.name === 'no-duplicate-effect')!;
+    const failure = broken.children[0]!;
+    expect(failure.name).toBe('failure');
+    expect(failure.attributes.type).toBe('invariant');
+    expect(failure.attributes.message).not.toMatch(/[\r\n]/);
+    expect(failure.attributes.message).toMatch(/^ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> .* \(and 1 more\)$/);
+    expect(failure.text).toContain('no non-idempotent effect is applied twice for one key');
+    expect(failure.text).toContain('\njob 1 is done with charge applied 2 times');
+    expect(failure.text).toContain('<both> & "twice" ]]>');
+  });
+
+  it('replaces control characters XML 1.0 forbids, and unpaired surrogates, instead of writing a file CI rejects', () => {
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\uFFFE\uFFFF]/);
+    expect(xml).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    const body = findAll(suites[1]!, 'failure')[0]!.text;
+    expect(body).toContain('\\x1B[31mred\\x1B[0m nul:\\x00 lone:\uFFFD | `tick`');
+    expect(HOSTILE_EVIDENCE).toContain('\u0000');
+  });
+
+  it('fails "expected outcome" for a job that ended wrong, and "faults fired" for a fault that never fired', () => {
+    const outcome = findAll(suites[1]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.outcome)!;
+    expect(outcome.children[0]!.attributes).toMatchObject({ type: 'expectation', message: '1 of 1 jobs did not end as expected: job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done' });
+    expect(outcome.children[0]!.text).toContain('replay: queue-drill drill scenarios.yaml --only timeout_blind_retry');
+    const faults = findAll(suites[2]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.faults)!;
+    expect(faults.children[0]!.name).toBe('failure');
+    expect(faults.children[0]!.attributes.type).toBe('vacuous');
+    expect(faults.children[0]!.attributes.message).toMatch(/^1 armed fault never fired: crash at after_verify/);
+  });
+
+  it('reports a harness failure as an <error>, and does not judge its faults', () => {
+    const cases = findAll(suites[3]!, 'testcase');
+    const error = cases.find((c) => c.attributes.name === JUNIT_CASES.outcome)!.children[0]!;
+    expect(error.name).toBe('error');
+    expect(error.attributes.message).toBe('the harness failed: QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE');
+    expect(error.text).toContain('QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE');
+    expect(cases.find((c) => c.attributes.name === JUNIT_CASES.faults)!.children[0]).toMatchObject({ name: 'skipped', attributes: { message: 'not judged: the harness failed' } });
+  });
+
+  it('carries the replay command and seed as properties, and the timeline in system-out', () => {
+    const properties = Object.fromEntries(findAll(suites[1]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
+    expect(properties).toMatchObject({ verdict: 'fail', seed: '42', queue: 'reference', replay: report.scenarios[1]!.replay });
+    expect(findAll(suites[0]!, 'system-out')[0]!.text).toContain('2026-08-25T10:00:00.300Z kill w1#1 SIGKILL');
+  });
+
+  it('keeps hostile names and newlines intact through attributes', () => {
+    const hostile = passingReport();
+    hostile.scenarios[0]!.name = `a "quoted" <name> & 'more'\twith tab`;
+    hostile.scenarios[0]!.replay = 'queue-drill drill --only "a\nb"';
+    const out = renderJunit(hostile);
+    expect(expatComplaint(out)).toBeNull();
+    const suite = findAll(parseXml(out), 'testsuite')[0]!;
+    expect(suite.attributes.name).toBe(hostile.scenarios[0]!.name);
+    expect(findAll(suite, 'property').find((p) => p.attributes.name === 'replay')!.attributes.value).toBe('queue-drill drill --only "a\nb"');
+  });
+
+  it('passes every testcase of a passing report', () => {
+    const all = findAll(parseXml(renderJunit(passingReport())), 'testcase');
+    expect(all.map(outcomeOf).filter((o) => o !== 'passed' && o !== 'skipped')).toEqual([]);
+  });
+});

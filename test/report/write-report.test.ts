@@ -1,0 +1,125 @@
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPORT_VERSION, ReportError } from '../../src/report/schema.js';
+import { LATEST_LINK, readReport, REPORT_FILES, writeReport } from '../../src/report/write-report.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+import { drillReport } from './fixture.js';
+
+let temp: ReturnType<typeof tempRunDir>;
+beforeEach(() => {
+  temp = tempRunDir('report');
+});
+afterEach(() => temp.remove());
+
+/** The ReportError a call throws (fails the test if it throws nothing or something else). */
+function reportErrorOf(call: () => unknown): ReportError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof ReportError) return error;
+    throw error;
+  }
+  throw new Error('expected a ReportError, but nothing was thrown');
+}
+
+describe('writeReport', () => {
+  it('writes report.json, report.md, junit.xml and report.schema.json, and points latest at the run', () => {
+    const runDir = join(temp.dir, 'drill-runs', '2026-08-25T10-00-00Z');
+    mkdirSync(runDir, { recursive: true });
+    const report = drillReport();
+    const files = writeReport(runDir, report);
+
+    expect(files).toEqual({
+      json: join(runDir, 'report.json'),
+      markdown: join(runDir, 'report.md'),
+      junit: join(runDir, 'junit.xml'),
+      schema: join(runDir, 'report.schema.json'),
+    });
+    expect(readdirSync(runDir).sort()).toEqual(Object.values(REPORT_FILES).sort());
+    const json = readFileSync(files.json, 'utf8');
+    expect(JSON.parse(json)).toEqual(report);
+    expect(json).toContain('\n  "version": 1,\n');
+    expect(readFileSync(files.markdown, 'utf8')).toMatch(/^# queue-drill recovery report\n/);
+    expect(readFileSync(files.junit, 'utf8')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
+    expect(JSON.parse(readFileSync(files.schema, 'utf8'))).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
+
+    const latest = join(temp.dir, 'drill-runs', LATEST_LINK);
+    expect(lstatSync(latest).isSymbolicLink()).toBe(true);
+    // Relative, so the drill-runs folder can be moved and the link still resolves.
+    expect(readlinkSync(latest)).toBe('2026-08-25T10-00-00Z');
+    expect(realpathSync(latest)).toBe(realpathSync(runDir));
+    expect(readReport(join(latest, 'report.json'))).toEqual(report);
+  });
+
+  it('moves latest to the newest run on a second run, leaving no temporary files behind', () => {
+    const runs = join(temp.dir, 'drill-runs');
+    const first = join(runs, 'run-1');
+    const second = join(runs, 'run-2');
+    writeReport(first, drillReport());
+    expect(readlinkSync(join(runs, LATEST_LINK))).toBe('run-1');
+    writeReport(second, { ...drillReport(), seed: 7 });
+    expect(readlinkSync(join(runs, LATEST_LINK))).toBe('run-2');
+    expect(readReport(join(runs, LATEST_LINK, 'report.json')).seed).toBe(7);
+    expect(readdirSync(runs).sort()).toEqual([LATEST_LINK, 'run-1', 'run-2']);
+    expect(readdirSync(first).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('refuses a report that does not validate, naming every problem, and writes nothing', () => {
+    const runDir = join(temp.dir, 'drill-runs', 'bad');
+    const report = drillReport();
+    (report.scenarios[0]!.invariants[0] as { holds: unknown }).holds = 'no';
+    (report.scenarios[1] as { replay?: string }).replay = undefined;
+    const error = reportErrorOf(() => writeReport(runDir, report));
+    expect(error.code).toBe('QD_REPORT_INVALID');
+    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].invariants[0].holds', 'scenarios[1].replay']);
+    expect(error.message).toContain('scenarios[1].replay:');
+    expect(() => readdirSync(join(temp.dir, 'drill-runs'))).toThrow(/ENOENT/);
+  });
+
+  it('refuses a report that contradicts itself (a pass over a broken invariant)', () => {
+    const report = drillReport();
+    report.scenarios[0]!.invariants[0]!.holds = false;
+    const error = reportErrorOf(() => writeReport(join(temp.dir, 'run'), report));
+    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].verdict']);
+  });
+
+  it('refuses to replace a latest that is a real directory, and says what to do', () => {
+    const runs = join(temp.dir, 'drill-runs');
+    mkdirSync(join(runs, LATEST_LINK, 'something'), { recursive: true });
+    const error = reportErrorOf(() => writeReport(join(runs, 'run-1'), drillReport()));
+    expect(error.code).toBe('QD_REPORT_WRITE_FAILED');
+    expect(error.message).toMatch(/latest is a directory, not a link: move it away/);
+    expect(readdirSync(runs).sort()).toEqual([LATEST_LINK, 'run-1']);
+  });
+});
+
+describe('readReport', () => {
+  function written(): string {
+    return writeReport(join(temp.dir, 'run'), drillReport()).json;
+  }
+
+  it('reads back exactly the report that was written', () => {
+    expect(readReport(written())).toEqual(drillReport());
+  });
+
+  it.each<{ why: string; corrupt: (text: string) => string; message: RegExp }>([
+    { why: 'a file cut short', corrupt: (text) => text.slice(0, text.length / 2), message: /report\.json: not JSON .*cut short/ },
+    { why: 'a newer version', corrupt: (text) => text.replace('"version": 1', `"version": ${REPORT_VERSION + 1}`), message: /report version 2 is newer than this queue-drill reads \(1\); upgrade/ },
+    { why: 'no version at all', corrupt: (text) => text.replace('"version": 1,', ''), message: /not a queue-drill report of version 1 \(version: missing\)/ },
+    { why: 'a wrong type deep inside', corrupt: (text) => text.replace('"holds": true', '"holds": "true"'), message: /report\.json: not a valid queue-drill report:\n {2}scenarios\[0\]\.invariants\[0\]\.holds: / },
+    { why: 'a verdict edited by hand', corrupt: (text) => text.replace('"verdict": "fail"', '"verdict": "pass"'), message: /scenarios\[1\]\.verdict: is pass, but the scenario's contents make it fail/ },
+  ])('rejects $why with an error naming the file and the path', ({ corrupt, message }) => {
+    const file = written();
+    writeFileSync(file, corrupt(readFileSync(file, 'utf8')));
+    const error = reportErrorOf(() => readReport(file));
+    expect(error.code).toBe('QD_BAD_REPORT_FILE');
+    expect(error.message.startsWith(file)).toBe(true);
+    expect(error.message).toMatch(message);
+  });
+
+  it('says so when the file is not there', () => {
+    const file = join(temp.dir, 'nowhere', 'report.json');
+    expect(() => readReport(file)).toThrow(`${file}: cannot read the report: ENOENT`);
+  });
+});

@@ -1,0 +1,508 @@
+import { createHash } from 'node:crypto';
+import { utc } from '../../../src/queue/clock.js';
+import type { JobEvent, JobRow } from '../../../src/queue/job.js';
+import type { Actor, JobStatus } from '../../../src/queue/states.js';
+import { compensationKey, stepKey, type Plan, type PlanStep } from '../../../src/saga/plan.js';
+import type { TxAction, TxRow, TxStatus } from '../../../src/saga/tx-log.js';
+import { toolMetadata } from '../../../src/world/catalogue.js';
+import type { EffectRow } from '../../../src/world/ledger.js';
+import type { Evidence, Expectation, Invariant, Verdict } from '../../../src/scenarios/evidence.js';
+
+/*
+ * Crafted evidence for the invariant tests: a builder that writes what the
+ * reference queue, the saga runtime and the world would have written for a
+ * job's life (claims with fences, checkpoints, ledger rows), so a test starts
+ * from consistent evidence and breaks exactly one thing.
+ */
+
+export const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);
+export const LEASE_MS = 30_000;
+export const SKEW_MS = 1_000;
+/** A planted secret (the shape of an API key). */
+export const SECRET = 'sk-live-0123456789abcdefghijklmnopqrstuv';
+
+/** The digest a verified run would store. */
+export function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The steps the tests' plans are made of; none breaks policy. */
+export const STEPS = {
+  write: {
+    step_id: 'write',
+    tool: 'write_file',
+    args: { path: 'notes/a.txt', content: 'hello' },
+    has_side_effect: true,
+    idempotent: true,
+    reversible: true,
+    retry_policy: 'auto',
+    compensation: 'restore_file_version',
+    requires_approval: false,
+  },
+  branch: {
+    step_id: 'branch',
+    tool: 'create_branch',
+    args: { name: 'feature/x' },
+    has_side_effect: true,
+    idempotent: true,
+    reversible: true,
+    retry_policy: 'auto',
+    compensation: 'delete_branch',
+    requires_approval: false,
+  },
+  email: {
+    step_id: 'email',
+    tool: 'send_email',
+    args: { to: 'user@example.com', subject: 'your receipt' },
+    has_side_effect: true,
+    idempotent: false,
+    reversible: false,
+    retry_policy: 'reconcile_then_retry',
+    compensation: null,
+    requires_approval: false,
+  },
+  publish: {
+    step_id: 'publish',
+    tool: 'publish_article',
+    args: { slug: 'release-notes' },
+    has_side_effect: true,
+    idempotent: false,
+    reversible: true,
+    retry_policy: 'reconcile_then_retry',
+    compensation: 'unpublish_article',
+    requires_approval: false,
+  },
+  read: {
+    step_id: 'read',
+    tool: 'read_file',
+    args: { path: 'notes/a.txt' },
+    has_side_effect: false,
+    idempotent: true,
+    reversible: true,
+    retry_policy: 'auto',
+    compensation: null,
+    requires_approval: false,
+  },
+} as const satisfies Record<string, PlanStep>;
+
+export function planOf(...steps: PlanStep[]): Plan {
+  return { steps: steps.map((step) => ({ ...step, args: { ...step.args } })) };
+}
+
+/** One job's life, written step by step into the builder's evidence. */
+export class JobScript {
+  /** The holder of the live lease, as the store would know it. */
+  lease: { worker: string; fence: number } | null = null;
+
+  constructor(
+    private readonly b: EvidenceBuilder,
+    readonly row: JobRow,
+    readonly plan: Plan,
+  ) {}
+
+  get id(): number {
+    return this.row.id;
+  }
+
+  get key(): string {
+    return this.row.idempotency_key;
+  }
+
+  keyOf(stepId: string): string {
+    return stepKey(this.key, stepId);
+  }
+
+  private step(stepId: string): PlanStep {
+    const step = this.plan.steps.find((s) => s.step_id === stepId);
+    if (!step) throw new Error(`job ${this.id} has no step ${stepId}`);
+    return step;
+  }
+
+  /** A transition, applied to the row, recorded in the history. */
+  transition(to: JobStatus, actor: Actor, worker: string | null, reason: string, fence = this.row.lease_fence): JobEvent {
+    const from = this.row.status;
+    const event = this.b.event({ job_id: this.id, kind: 'transition', from_status: from, to_status: to, attempt: this.row.attempts, fence, worker, actor, reason });
+    this.row.status = to;
+    this.row.updated_at = event.at;
+    return event;
+  }
+
+  /** pending/retry → running, a new attempt under a new fence. */
+  claim(worker = 'w1'): this {
+    this.row.attempts += 1;
+    this.row.lease_fence += 1;
+    this.row.leased_by = worker;
+    this.row.lease_until = utc(this.b.now + LEASE_MS);
+    this.lease = { worker, fence: this.row.lease_fence };
+    this.transition('running', 'worker', worker, `claimed by ${worker}, lease until ${this.row.lease_until}`);
+    return this;
+  }
+
+  private holder(): { worker: string; fence: number } {
+    if (!this.lease) throw new Error(`job ${this.id} is not held`);
+    return this.lease;
+  }
+
+  private release(): void {
+    this.row.leased_by = null;
+    this.row.lease_until = null;
+    this.lease = null;
+  }
+
+  /** A checkpoint under the current lease (or as `worker`). */
+  tx(stepId: string, action: TxAction, status: TxStatus, options: { detail?: string | null; worker?: string; ref?: string | null; key?: string } = {}): TxRow {
+    const worker = options.worker ?? this.holder().worker;
+    return this.b.tx({
+      job_id: this.id,
+      step_id: stepId,
+      action,
+      idempotency_key: options.key ?? (action === 'compensate' ? compensationKey(this.key, stepId) : this.keyOf(stepId)),
+      status,
+      external_reference: options.ref ?? null,
+      compensation_status: action === 'compensate' ? status : null,
+      attempt: this.row.attempts,
+      worker,
+      detail: options.detail ?? null,
+    });
+  }
+
+  /** The world applies a step's effect (or, with `compensates`, a compensation) for the current holder. */
+  apply(stepId: string, options: { worker?: string; compensates?: boolean } = {}): EffectRow {
+    const step = this.step(stepId);
+    const tool = options.compensates ? (step.compensation ?? 'unknown') : step.tool;
+    return this.b.effect({
+      key: options.compensates ? compensationKey(this.key, stepId) : this.keyOf(stepId),
+      tool,
+      idempotent: toolMetadata(tool)?.idempotent ?? false,
+      job: String(this.id),
+      step: options.compensates ? `${stepId}:compensate` : stepId,
+      attempt: this.row.attempts,
+      worker: options.worker ?? this.lease?.worker ?? 'coord-1',
+      compensates: options.compensates ? this.keyOf(stepId) : null,
+    });
+  }
+
+  /**
+   * A step's call: started, then the outcome. success applies the effect (if
+   * the step has one); unknown and started (the holder died mid-call) apply it
+   * only when asked; failed never does.
+   */
+  execute(stepId: string, outcome: 'success' | 'failed' | 'unknown' | 'started' = 'success', options: { detail?: string; apply?: boolean } = {}): this {
+    const step = this.step(stepId);
+    this.tx(stepId, 'execute', 'started');
+    const applies = options.apply ?? outcome === 'success';
+    const effect = applies && step.has_side_effect ? this.apply(stepId) : undefined;
+    if (outcome !== 'started') this.tx(stepId, 'execute', outcome, { detail: options.detail ?? null, ref: outcome === 'success' ? (effect?.externalRef ?? null) : null });
+    return this;
+  }
+
+  reconcile(stepId: string, status: 'success' | 'not_executed' | 'unknown', worker?: string): this {
+    this.tx(stepId, 'reconcile', status, worker === undefined ? {} : { worker });
+    return this;
+  }
+
+  /** Every step of the plan, each a success. */
+  run(): this {
+    for (const step of this.plan.steps) this.execute(step.step_id);
+    return this;
+  }
+
+  complete(digest = digestOf(`job ${this.id}`)): this {
+    const { worker } = this.holder();
+    this.row.result_digest = digest;
+    this.row.last_error = null;
+    this.transition('done', 'worker', worker, `done, verified result ${digest.slice(0, 12)}`);
+    this.release();
+    return this;
+  }
+
+  retry(error = 'TransientError: HTTP 503'): this {
+    const { worker } = this.holder();
+    this.row.last_error = error;
+    this.row.next_run_at = utc(this.b.now + 1_000);
+    this.transition('retry', 'worker', worker, `retry in 1000 ms: ${error}`);
+    this.release();
+    return this;
+  }
+
+  review(reason: string, error?: string): this {
+    const { worker } = this.holder();
+    this.row.review_reason = reason;
+    if (error !== undefined) this.row.last_error = error;
+    this.transition('review', 'worker', worker, reason);
+    this.release();
+    return this;
+  }
+
+  /**
+   * The lease expired and was swept (by the coordinator, or by a worker's
+   * claim); with `reconciled`, the coordinator first asked the world about a
+   * step left in doubt and logged the answer, in the same transaction.
+   */
+  expire(by = 'coord-1', actor: Actor = 'coordinator', reconciled?: { stepId: string; status: 'success' | 'not_executed' | 'unknown' }): this {
+    const { worker } = this.holder();
+    const exhausted = this.row.attempts >= this.row.max_attempts;
+    const reason = `lease of ${worker} expired at ${this.row.lease_until}${exhausted ? ' on its last attempt' : ''}`;
+    this.b.advance(LEASE_MS + SKEW_MS + 1);
+    if (reconciled) this.tx(reconciled.stepId, 'reconcile', reconciled.status, { worker: by });
+    if (exhausted) this.row.review_reason = reason;
+    this.transition(exhausted ? 'review' : 'retry', actor, by, reason);
+    this.release();
+    return this;
+  }
+
+  /** A stale write refused by the store: recorded, nothing changed. */
+  refused(worker: string, fence: number, to: JobStatus = 'done', what = 'complete'): JobEvent {
+    return this.b.event({
+      job_id: this.id,
+      kind: 'refused',
+      from_status: this.row.status,
+      to_status: to,
+      attempt: this.row.attempts,
+      fence,
+      worker,
+      actor: 'worker',
+      reason: `${what} refused: lease of ${worker} under fence ${fence} was lost (job is ${this.row.status})`,
+    });
+  }
+
+  beginCompensation(reason: string, error = 'PermanentError: HTTP 403'): this {
+    const { worker } = this.holder();
+    this.row.last_error = error;
+    this.transition('compensating', 'worker', worker, reason);
+    this.release();
+    return this;
+  }
+
+  /** The coordinator takes the saga: a new fence, no event (no state changes). */
+  takeSaga(coordinator = 'coord-1'): this {
+    this.row.lease_fence += 1;
+    this.row.leased_by = coordinator;
+    this.row.lease_until = utc(this.b.now + LEASE_MS);
+    this.lease = { worker: coordinator, fence: this.row.lease_fence };
+    return this;
+  }
+
+  /** One step's compensation: success (started, applied, success), skipped, or failed (started, failed). */
+  compensate(stepId: string, outcome: 'success' | 'skipped' | 'failed' = 'success', detail?: string): this {
+    if (outcome === 'skipped') {
+      this.tx(stepId, 'compensate', 'skipped', { detail: detail ?? 'not reversible: a person must handle its effect' });
+      return this;
+    }
+    this.tx(stepId, 'compensate', 'started');
+    if (outcome === 'success') this.apply(stepId, { compensates: true, worker: this.holder().worker });
+    this.tx(stepId, 'compensate', outcome, { detail: detail ?? null });
+    return this;
+  }
+
+  incident(stepId: string, error = 'PermanentError: HTTP 403'): this {
+    this.b.evidence.incidents.push({ id: this.b.evidence.incidents.length + 1, job_id: this.id, step_id: stepId, error, status: 'manual_recovery_required', at: this.b.tick() });
+    return this;
+  }
+
+  finishCompensation(reason: string): this {
+    const { worker, fence } = this.holder();
+    this.row.review_reason = reason;
+    this.transition('review', 'coordinator', worker, reason, fence);
+    this.release();
+    return this;
+  }
+
+  /** A person sends the job back from review, with one more attempt allowed. */
+  requeue(by = 'alice'): this {
+    this.row.max_attempts = Math.max(this.row.max_attempts, this.row.attempts + 1);
+    this.row.next_run_at = utc(this.b.now);
+    this.transition('pending', 'human', null, `requeued by ${by}: looked at it`);
+    return this;
+  }
+}
+
+export interface JobOptions {
+  key?: string;
+  maxAttempts?: number;
+  expect?: Expectation;
+  /** Listed in evidence.accepted. @default true */
+  accepted?: boolean;
+  enqueueAttempts?: number;
+  createdCount?: number;
+}
+
+/** Writes consistent evidence, one job's life at a time; build() hands out a copy to break. */
+export class EvidenceBuilder {
+  now = T0;
+  private jobCount = 0;
+  readonly evidence: Evidence = {
+    scenario: 'crafted',
+    jobs: [],
+    events: [],
+    txLog: [],
+    incidents: [],
+    effects: [],
+    accepted: [],
+    timeline: [],
+    logs: [],
+    artefacts: [],
+    secrets: [],
+    atRest: true,
+    leaseMs: LEASE_MS,
+    skewMarginMs: SKEW_MS,
+  };
+
+  advance(ms: number): void {
+    this.now += ms;
+  }
+
+  /** The next instant: every record gets its own, 100 ms apart (well inside the skew margin). */
+  tick(): string {
+    this.now += 100;
+    return utc(this.now);
+  }
+
+  event(fields: Omit<JobEvent, 'id' | 'at'>): JobEvent {
+    const event: JobEvent = { id: this.evidence.events.length + 1, at: this.tick(), ...fields };
+    this.evidence.events.push(event);
+    return event;
+  }
+
+  tx(fields: Omit<TxRow, 'id' | 'at'>): TxRow {
+    const row: TxRow = { id: this.evidence.txLog.length + 1, at: this.tick(), ...fields };
+    this.evidence.txLog.push(row);
+    return row;
+  }
+
+  effect(fields: Pick<EffectRow, 'key' | 'tool' | 'idempotent' | 'job' | 'step' | 'attempt' | 'worker' | 'compensates'>): EffectRow {
+    const seq = this.evidence.effects.length + 1;
+    const effect: EffectRow = { seq, argsDigest: digestOf(`args ${seq}`), pid: 4000 + seq, at: this.tick(), externalRef: `ref_${String(seq).padStart(6, '0')}`, result: {}, ...fields };
+    this.evidence.effects.push(effect);
+    return effect;
+  }
+
+  /** Enqueues a plan job (creation event, accepted entry). */
+  job(plan: Plan, options: JobOptions = {}): JobScript {
+    this.jobCount += 1;
+    const id = this.jobCount;
+    const key = options.key ?? digestOf(`job key ${id}`);
+    const at = this.tick();
+    const row: JobRow = {
+      id,
+      idempotency_key: key,
+      action: 'plan',
+      payload_json: JSON.stringify({ plan }),
+      status: 'pending',
+      attempts: 0,
+      max_attempts: options.maxAttempts ?? 3,
+      leased_by: null,
+      lease_until: null,
+      next_run_at: at,
+      result_digest: null,
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+      lease_fence: 0,
+      review_reason: null,
+    };
+    this.evidence.jobs.push(row);
+    this.event({ job_id: id, kind: 'transition', from_status: null, to_status: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued' });
+    if (options.accepted !== false) {
+      this.evidence.accepted.push({
+        key,
+        plan,
+        enqueueAttempts: options.enqueueAttempts ?? 1,
+        createdCount: options.createdCount ?? 1,
+        expect: options.expect ?? { status: 'done' },
+      });
+    }
+    return new JobScript(this, row, plan);
+  }
+
+  /** A deep copy of the evidence so far: mutate it freely. */
+  build(): Evidence {
+    return structuredClone(this.evidence);
+  }
+}
+
+/**
+ * The clean baseline: three plan jobs run to done by two workers, every effect
+ * once in the ledger, a secret planted in one payload and redacted in the logs.
+ */
+export function cleanBuilder(): { b: EvidenceBuilder; jobs: [JobScript, JobScript, JobScript] } {
+  const b = new EvidenceBuilder();
+  const withSecret = { ...STEPS.write, args: { ...STEPS.write.args, api_key: SECRET } };
+  const one = b.job(planOf(STEPS.write, STEPS.email)).claim('w1').run().complete();
+  const two = b.job(planOf(STEPS.branch, STEPS.publish)).claim('w2').run().complete();
+  const three = b.job(planOf(STEPS.read, withSecret)).claim('w1').run().complete();
+  b.evidence.secrets.push(SECRET);
+  b.evidence.logs.push(
+    { name: 'w1.log', text: `{"event":"started"}\n{"event":"plan-done","payload":{"api_key":"[REDACTED]"}}\n` },
+    { name: 'w2.log', text: '{"event":"started"}\n{"event":"plan-done"}\n' },
+  );
+  b.evidence.artefacts.push({ name: 'report.json', text: '{"scenario":"crafted","secret":"[REDACTED]"}' });
+  b.evidence.timeline.push({ at: utc(T0), kind: 'spawn', process: 'w1#1', pid: 101, detail: 'worker w1' }, { at: utc(b.now), kind: 'at-rest', detail: 'nothing left to do' });
+  return { b, jobs: [one, two, three] };
+}
+
+/** The clean baseline's evidence. */
+export function cleanEvidence(): Evidence {
+  return cleanBuilder().b.build();
+}
+
+/** The job row of `id` in an evidence (for mutations). */
+export function jobIn(evidence: Evidence, id: number): JobRow {
+  const job = evidence.jobs.find((j) => j.id === id);
+  if (!job) throw new Error(`no job ${id}`);
+  return job;
+}
+
+/**
+ * Richer evidence where everything went right the hard way: a worker died
+ * mid-call (the coordinator reconciled, the stale holder's write was refused,
+ * another worker finished), an unknown outcome reconciled, a permanent error
+ * sent to review and requeued by a person, a compensated saga, a saga whose
+ * compensation failed, retries exhausted into review, and a raced enqueue.
+ */
+export function richBuilder(): { b: EvidenceBuilder; jobs: Record<'died' | 'unknown' | 'permanent' | 'saga' | 'sagaFailed' | 'exhausted' | 'raced', JobScript> } {
+  const b = new EvidenceBuilder();
+  const died = b.job(planOf(STEPS.write, STEPS.email));
+  died.claim('w1').execute('write').execute('email', 'started').expire('coord-1', 'coordinator', { stepId: 'email', status: 'not_executed' });
+  died.refused('w1', 1);
+  died.claim('w2').execute('email').complete();
+
+  const emailWithSecret = { ...STEPS.email, args: { ...STEPS.email.args, password: SECRET } };
+  const unknown = b.job(planOf(emailWithSecret));
+  unknown.claim('w1').execute('email', 'unknown', { detail: 'UnknownOutcomeError: world call send_email: timed out; the effect may have happened', apply: true });
+  unknown.reconcile('email', 'success').complete();
+
+  const permanent = b.job(planOf(STEPS.publish), { expect: { status: 'done' } });
+  permanent.claim('w1').execute('publish', 'failed', { detail: 'PermanentError: world call publish_article: HTTP 403: forbidden' });
+  permanent.review('step publish (publish_article) failed for good (permanent)', 'PermanentError: HTTP 403').requeue('alice');
+  permanent.claim('w2').execute('publish').complete();
+
+  const saga = b.job(planOf(STEPS.write, STEPS.branch, STEPS.email), { expect: { status: 'compensated' } });
+  saga.claim('w2').execute('write').execute('branch').execute('email', 'failed', { detail: 'PermanentError: world call send_email: HTTP 403' });
+  saga.beginCompensation('step email (send_email) failed for good (permanent)').takeSaga('coord-1').compensate('branch').compensate('write');
+  saga.finishCompensation('compensated: step email (send_email) failed for good; undone in reverse order: branch, write');
+
+  const sagaFailed = b.job(planOf(STEPS.write, STEPS.publish, STEPS.email), { expect: { status: 'compensation_failed' } });
+  sagaFailed.claim('w1').execute('write').execute('publish').execute('email', 'failed', { detail: 'PermanentError: HTTP 401' });
+  sagaFailed.beginCompensation('step email (send_email) failed for good (permanent)').takeSaga('coord-1').compensate('publish', 'failed', 'PermanentError: HTTP 403');
+  sagaFailed.incident('publish').finishCompensation('COMPENSATION_FAILED: undoing step publish with unpublish_article failed (permanent): manual recovery required');
+
+  const exhausted = b.job(planOf(STEPS.email), { maxAttempts: 2, expect: { status: 'review', reason: 'retries exhausted' } });
+  exhausted.claim('w1').execute('email', 'failed', { detail: 'TransientError: HTTP 503' }).retry();
+  exhausted.claim('w2').execute('email', 'failed', { detail: 'TransientError: HTTP 503' }).review('step email (send_email) failed for good (transient, retries exhausted or manual_only)');
+
+  const raced = b.job(planOf(STEPS.branch), { enqueueAttempts: 3, createdCount: 1 });
+  raced.claim('w1').run().complete();
+
+  b.evidence.secrets.push(SECRET);
+  b.evidence.logs.push({ name: 'w1.log', text: '{"event":"plan-retry","error":"password=[REDACTED]"}\n' });
+  return { b, jobs: { died, unknown, permanent, saga, sagaFailed, exhausted, raced } };
+}
+
+/** The verdict, with its evidence joined for matching; fails loudly if a line would leak the planted secret. */
+export function judged(invariant: Invariant, evidence: Evidence): Verdict & { text: string } {
+  const verdict = invariant.check(evidence);
+  const text = verdict.evidence.join('\n');
+  if (text.includes(SECRET)) throw new Error(`a verdict printed the planted secret: ${text}`);
+  return { ...verdict, text };
+}

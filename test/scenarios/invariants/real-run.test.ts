@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readIncidents } from '../../../src/saga/incidents.js';
+import { stepKey, type Plan } from '../../../src/saga/plan.js';
+import type { TxRow } from '../../../src/saga/tx-log.js';
+import type { Accepted, Evidence, InvariantId } from '../../../src/scenarios/evidence.js';
+import { checkInvariants, expectationVerdicts } from '../../../src/scenarios/invariants/index.js';
+import { jsonLogger } from '../../../src/worker/log.js';
+import { LEASE_MS, PAST_LEASE_MS, RETRY_MS, SKEW_MS, startSaga, type SagaFixture } from '../../saga/fixture.js';
+import { digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
+
+/*
+ * Evidence from a real run: the reference SQLite queue on a temp file with a
+ * ManualClock, a real world server with its ledger file, runPlan and
+ * compensatePlan in process (test/saga/fixture.ts). It goes through a clean
+ * run, a worker that died holding a lease (expiry, another worker's claim, the
+ * dead worker's stale write refused), a transient failure and its retry, a
+ * lost response reconciled, a permanent failure sent to review and requeued by
+ * a person, a compensated saga and a raced enqueue. Every invariant must hold
+ * on it; then single corruptions of the extracted arrays (the store's trigger
+ * makes corrupting the file itself impossible) must break the right ones.
+ */
+
+let fx: SagaFixture;
+let real: Evidence;
+const ids: Record<string, number> = {};
+
+const ALL_HOLD: readonly InvariantId[] = [];
+
+function failing(evidence: Evidence): InvariantId[] {
+  return checkInvariants(evidence)
+    .filter((v) => !v.holds)
+    .map((v) => v.id);
+}
+
+beforeAll(async () => {
+  fx = await startSaga();
+  const accepted: Accepted[] = [];
+  const lines: string[] = [];
+  const log = jsonLogger('w1', () => new Date(fx.clock.now()).toISOString(), (line) => lines.push(line));
+
+  const enqueue = (name: string, plan: Plan, expect: Accepted['expect'], attempts = 1): number => {
+    const key = digestOf(`real ${name}`);
+    let created = 0;
+    let jobId = 0;
+    for (let i = 0; i < attempts; i++) {
+      const result = fx.queue.enqueue({ key, action: 'plan', payload: { plan }, maxAttempts: 3 });
+      if (result.created) created++;
+      jobId = result.jobId;
+    }
+    accepted.push({ key, plan, enqueueAttempts: attempts, createdCount: created, expect });
+    ids[name] = jobId;
+    return jobId;
+  };
+
+  // A clean run, enqueued by two racing producers.
+  enqueue('clean', planOf(STEPS.write, STEPS.email), { status: 'done' }, 2);
+  expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('done');
+
+  // A worker dies holding the lease; the lease expires; another worker's claim sweeps and takes it; the dead one's write is refused.
+  enqueue('died', planOf(STEPS.branch), { status: 'done' });
+  const dead = fx.claim('w1');
+  fx.clock.advance(PAST_LEASE_MS);
+  const taken = fx.claim('w2');
+  expect(taken.lease.fence).toBe(dead.lease.fence + 1);
+  expect(fx.queue.complete(dead.lease, digestOf('stale')).ok).toBe(false);
+  expect((await fx.runAndSettle(taken)).kind).toBe('done');
+
+  // A transient failure, retried.
+  enqueue('retried', planOf(STEPS.email), { status: 'done' });
+  await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 503 } });
+  const first = fx.claim('w1');
+  const outcome = await fx.runAndSettle(first);
+  expect(outcome.kind).toBe('retry');
+  if (outcome.kind === 'retry') log({ event: 'plan-retry', jobId: first.job.id, error: `${outcome.error} (api_key=${SECRET})` }, [SECRET]);
+  fx.clock.advance(RETRY_MS);
+  expect((await fx.runAndSettle(fx.claim('w2'))).kind).toBe('done');
+
+  // A lost response of a non-idempotent call: unknown, reconciled against the world, completed.
+  enqueue('lost', planOf(STEPS.publish), { status: 'done' });
+  await fx.arm({ match: { tool: 'publish_article' }, action: { type: 'drop' } });
+  expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('done');
+
+  // A permanent failure goes to review; a person requeues it; it runs.
+  enqueue('permanent', planOf(STEPS.email), { status: 'done' });
+  await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 403 } });
+  expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('review');
+  expect(fx.queue.requeueFromReview(ids.permanent!, 'alice', 'the token was renewed')).toBe(true);
+  expect((await fx.runAndSettle(fx.claim('w2'))).kind).toBe('done');
+
+  // A saga: the email fails for good after the write; the coordinator undoes the write.
+  enqueue('saga', planOf({ ...STEPS.write, args: { ...STEPS.write.args, api_key: SECRET } }, STEPS.email), { status: 'compensated' });
+  await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 403 } });
+  expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('compensate');
+  expect((await fx.compensate('coord-1')).outcome.kind).toBe('compensated');
+
+  const jobs = fx.queue.jobs();
+  real = {
+    scenario: 'real-run',
+    jobs,
+    events: fx.queue.events(),
+    txLog: jobs.flatMap((job) => fx.txLog(job.id)).sort((a: TxRow, b: TxRow) => a.id - b.id),
+    incidents: readIncidents(fx.queue.db),
+    effects: fx.effects(),
+    accepted,
+    timeline: [],
+    logs: [{ name: 'w1.log', text: lines.join('') }],
+    artefacts: [],
+    secrets: [SECRET],
+    atRest: true,
+    leaseMs: LEASE_MS,
+    skewMarginMs: SKEW_MS,
+  };
+});
+
+afterAll(async () => {
+  await fx?.close();
+});
+
+describe('evidence from a real run', () => {
+  it('went through what the test means it to (a refused stale write, a retry, a review and a requeue, a saga)', () => {
+    const kinds = real.events.map((e) => `${e.kind} ${e.from_status ?? '(new)'}>${e.to_status} ${e.actor}`);
+    expect(kinds).toEqual(
+      expect.arrayContaining(['refused running>done worker', 'transition running>retry worker', 'transition review>pending human', 'transition running>compensating worker', 'transition compensating>review coordinator']),
+    );
+    expect(real.txLog.some((row) => row.step_id === 'publish' && row.status === 'unknown')).toBe(true);
+    expect(real.logs[0]?.text).toContain('[REDACTED]');
+  });
+
+  it('keeps every invariant and meets every expectation', () => {
+    const verdicts = checkInvariants(real);
+    expect(verdicts.filter((v) => !v.holds)).toEqual([]);
+    expect(verdicts.map((v) => v.id)).toHaveLength(13);
+    expect(expectationVerdicts(real)).toEqual([]);
+  });
+
+  const corruptions: Array<{ name: string; breaks: InvariantId[]; corrupt(e: Evidence): void }> = [
+    {
+      name: 'a done job whose effect is missing from the ledger',
+      breaks: ['no-duplicate-effect', 'done-is-verified'],
+      corrupt(e) {
+        const key = stepKey(jobIn(e, ids.clean!).idempotency_key, 'email');
+        e.effects = e.effects.filter((effect) => effect.key !== key);
+      },
+    },
+    {
+      name: 'the email of a done job applied a second time, by a worker that never held it',
+      breaks: ['no-duplicate-effect', 'single-holder'],
+      corrupt(e) {
+        const key = stepKey(jobIn(e, ids.clean!).idempotency_key, 'email');
+        const original = e.effects.find((effect) => effect.key === key)!;
+        e.effects.push({ ...original, seq: 999, externalRef: 'em_000999', worker: 'w9', attempt: 2, pid: 9999 });
+      },
+    },
+    {
+      name: "the dead worker's refused write applied instead",
+      // The real done no longer ends a lease of its writer: done-is-verified sees it too.
+      breaks: ['single-holder', 'done-is-verified', 'history-complete'],
+      corrupt(e) {
+        const refused = e.events.find((event) => event.kind === 'refused')!;
+        refused.kind = 'transition';
+      },
+    },
+    {
+      name: 'a job left running at rest',
+      breaks: ['no-lost-job', 'lease-released', 'history-complete'],
+      corrupt(e) {
+        Object.assign(jobIn(e, ids.retried!), { status: 'running', leased_by: 'w2', lease_until: '2026-08-25T11:00:00.000Z' });
+      },
+    },
+    {
+      name: 'a job that left review by a worker, not a person',
+      // A worker wrote with no lease, and the job had failed for good: claimed again without a person is a blind retry too.
+      breaks: ['single-holder', 'review-routing', 'review-sticky', 'transitions-allowed'],
+      corrupt(e) {
+        const requeue = e.events.find((event) => event.actor === 'human')!;
+        requeue.actor = 'worker';
+      },
+    },
+    {
+      name: 'an attempt the counter missed',
+      breaks: ['attempts-bounded'],
+      corrupt(e) {
+        jobIn(e, ids.retried!).attempts = 1;
+      },
+    },
+    {
+      name: 'the secret in a log',
+      breaks: ['secrets-redacted'],
+      corrupt(e) {
+        e.logs[0]!.text += `{"event":"oops","key":"${SECRET}"}\n`;
+      },
+    },
+    {
+      name: "a saga said compensated whose compensation never reached the world",
+      breaks: ['saga-compensation'],
+      corrupt(e) {
+        e.effects = e.effects.filter((effect) => effect.compensates === null);
+      },
+    },
+    {
+      name: 'two producers both told they created one job',
+      breaks: ['dedupe-on-enqueue'],
+      corrupt(e) {
+        e.accepted[0]!.createdCount = 2;
+      },
+    },
+  ];
+
+  it.each(corruptions)('breaks the right invariants when corrupted: $name', ({ corrupt, breaks }) => {
+    const evidence = structuredClone(real);
+    corrupt(evidence);
+    if (process.env.QD_SHOW_VERDICTS) console.log(JSON.stringify(checkInvariants(evidence).filter((v) => !v.holds), null, 1));
+    expect(failing(evidence)).toEqual(breaks);
+    expect(failing(structuredClone(real))).toEqual(ALL_HOLD);
+  });
+});
