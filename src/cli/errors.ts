@@ -26,7 +26,7 @@ export class HarnessError extends Error {
 }
 
 /** Codes of errors thrown below the CLI that mean the user's input was wrong. */
-const BAD_INPUT_CODES = new Set(['QD_BAD_PLAN', 'QD_NOT_AWAITING_APPROVAL', 'QD_UNKNOWN_QUEUE', 'QD_BAD_SCENARIOS']);
+const BAD_INPUT_CODES = new Set(['QD_BAD_PLAN', 'QD_NOT_AWAITING_APPROVAL', 'QD_UNKNOWN_QUEUE', 'QD_BAD_SCENARIOS', 'QD_BAD_REPORT_FILE']);
 
 /** The exit code for any error that reaches the CLI boundary. */
 export function exitCodeFor(error: unknown): number {

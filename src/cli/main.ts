@@ -8,6 +8,7 @@ import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
 import { runCommand } from './commands/run.js';
+import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command<any>[] = [
   approveCommand,
   statusCommand,
   historyCommand,
+  schemaCommand,
 ];
 
 /** Runs one command through yargs: help, strict options, and the same checks as the fast path. */

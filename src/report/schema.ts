@@ -30,7 +30,7 @@ export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 const TIMELINE_KINDS = ['spawn', 'exit', 'fault-hit', 'fault-fired', 'kill', 'pause', 'resume', 'restart', 'world-fault-armed', 'at-rest', 'watchdog', 'approve', 'note'] as const;
 const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed'] as const;
 
-const utcTimestamp = () => z.iso.datetime({ message: 'expected a UTC ISO 8601 timestamp ending in Z' });
+const utcTimestamp = () => z.iso.datetime({ error: 'expected a UTC ISO 8601 timestamp ending in Z' });
 const count = () => z.int().min(0);
 const milliseconds = () => z.number().min(0);
 const text = () => z.string().min(1);

@@ -1,4 +1,3 @@
-import type { JobRow } from '../../queue/job.js';
 import { SqliteQueue, type Claimed } from '../../queue/sqlite-queue.js';
 import { seedLiteralClaim } from './claim.js';
 import { unfencedWrite } from './unfenced-write.js';
@@ -6,8 +5,10 @@ import { unfencedWrite } from './unfenced-write.js';
 /**
  * The queue exactly as seed 000 sketches it, bugs included, kept so the shipped
  * drill can prove it catches them: its claim never takes a crashed worker's job
- * back (it stays `running` forever), it has no lease sweep, and a write whose
- * lease was lost passes silently. Everything else is the reference queue.
+ * back (without a coordinator it stays `running` forever), and a write whose
+ * lease was lost passes silently. Seed 000 has no coordinator; where a drill
+ * runs seed 003's, that coordinator still sweeps expired leases, which is how a
+ * zombie worker comes to write after its lease moved on.
  */
 export class SeedLiteralQueue extends SqliteQueue {
   protected override readonly write = unfencedWrite;
@@ -17,11 +18,4 @@ export class SeedLiteralQueue extends SqliteQueue {
     return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
   }
 
-  override sweepExpiredLeases(): Array<{ jobId: number; to: 'retry' | 'review' }> {
-    return [];
-  }
-
-  override expiredLeases(): JobRow[] {
-    return [];
-  }
 }

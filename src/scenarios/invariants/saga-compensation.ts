@@ -24,7 +24,9 @@ import {
  * A saga is judged on what the transaction log and the world's ledger show,
  * for every job whose history went running→compensating:
  *   - compensations run in reverse plan order (by each step's first
- *     compensate started/skipped row), and only for steps that took effect;
+ *     compensate started/skipped row), and only for steps that may have taken
+ *     effect (a success, an unknown outcome or an unfinished call in the log, or
+ *     an effect in the ledger);
  *   - a compensation that failed with no later success is an incident, and the
  *     saga ends in review as COMPENSATION_FAILED, never as "compensated";
  *   - "compensated" means every step that took effect (by its checkpoint, or by
@@ -55,9 +57,21 @@ interface Saga {
 function checkSaga(saga: Saga): void {
   const { found, job, label, plan, rows } = saga;
   const comp = rows.filter((row) => row.action === 'compensate');
-  const tookEffect = (stepId: string): boolean => {
-    const last = rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile')).pop();
-    return last?.status === 'success' || stepEffects(saga.byKey, stepKey(job.idempotency_key, stepId)).length > 0;
+  const effectRows = (stepId: string) => rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
+  const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(job.idempotency_key, stepId)).length > 0;
+  // Took effect: the world has it, or the log says it succeeded last. Compensation must cover these.
+  const tookEffect = (stepId: string): boolean => effectRows(stepId).pop()?.status === 'success' || inLedger(stepId);
+  // May have happened: a success or an unknown outcome not since reconciled as not executed, or a call
+  // still in flight. Compensating such a step is right even when the world turns out not to have it.
+  const mayHaveHappened = (stepId: string): boolean => {
+    let applied = false;
+    let inFlight = false;
+    for (const row of effectRows(stepId)) {
+      inFlight = row.status === 'started';
+      if (row.status === 'success' || row.status === 'unknown') applied = true;
+      if (row.status === 'not_executed') applied = false;
+    }
+    return applied || inFlight || inLedger(stepId);
   };
 
   // Order: first started/skipped row of each step, in log order, must walk the plan backwards.
@@ -79,7 +93,7 @@ function checkSaga(saga: Saga): void {
   }
 
   for (const { row } of order) {
-    if (!tookEffect(row.step_id)) found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which never took effect (no success checkpoint, nothing in the ledger)`);
+    if (!mayHaveHappened(row.step_id)) found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which cannot have taken effect (no success, unknown or unfinished call in the log, nothing in the ledger)`);
   }
 
   // Failed compensations with no later success or skip for the step.

@@ -25,7 +25,9 @@ import {
  *   - a claim while the previous lease is still open is two live holders;
  *   - every claim takes a new, larger fence, so no two claims share one;
  *   - once a job was claimed under fence F, a transition under a smaller fence
- *     is a stale holder's write that the store applied instead of refusing;
+ *     is a stale holder's write that the store applied instead of refusing, and
+ *     so is a worker's transition while no lease is live (its lease was swept
+ *     and nobody has claimed the job since);
  *   - a transition out of running carries the fence of the lease it ends, and
  *     done or compensating is written by that lease's holder (a sweep of an
  *     expired lease may be written by another process, under the same fence).

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { sagaCompensation } from '../../../src/scenarios/invariants/saga-compensation.js';
+import { cleanEvidence, EvidenceBuilder, jobIn, judged, planOf, richBuilder, STEPS, type JobScript } from './evidence-builder.js';
+
+const COMPENSATED = 'compensated: step email (send_email) failed for good; undone in reverse order: branch, write';
+const FAILED = 'COMPENSATION_FAILED: undoing step branch with delete_branch failed (permanent): manual recovery required';
+
+/** write, branch, then email failed for good: the saga is handed to coord-1. */
+function saga(plan = planOf(STEPS.write, STEPS.branch, STEPS.email)): { b: EvidenceBuilder; job: JobScript } {
+  const b = new EvidenceBuilder();
+  const job = b.job(plan, { expect: { status: 'compensated' } });
+  job.claim('w1');
+  for (const step of plan.steps.slice(0, -1)) job.execute(step.step_id);
+  job.execute(plan.steps[plan.steps.length - 1]!.step_id, 'failed', { detail: 'PermanentError: HTTP 403' });
+  job.beginCompensation('step failed for good (permanent)').takeSaga('coord-1');
+  return { b, job };
+}
+
+describe('saga-compensation', () => {
+  it('holds for a compensated saga, a failed compensation with its incident, and irreversible steps named', () => {
+    expect(judged(sagaCompensation, cleanEvidence())).toMatchObject({ holds: true, note: 'no saga was compensated in this drill' });
+    expect(judged(sagaCompensation, richBuilder().b.build())).toMatchObject({ holds: true, evidence: [] });
+    const { b, job } = saga(planOf(STEPS.write, STEPS.email, STEPS.publish));
+    job.compensate('email', 'skipped').compensate('write').finishCompensation('compensated: step publish failed for good; undone in reverse order: write; not reversible, for a person: email (send_email)');
+    expect(judged(sagaCompensation, b.build())).toMatchObject({ holds: true, evidence: [] });
+  });
+
+  it('fails when compensations run out of reverse order', () => {
+    const { b, job } = saga();
+    job.compensate('write').compensate('branch').finishCompensation(COMPENSATED);
+    const verdict = judged(sagaCompensation, b.build());
+    expect(verdict.holds).toBe(false);
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/^job 1 \(key [0-9a-f]{8}…\): compensated out of order: branch \(step 2, tx #\d+ branch compensate started .*\) after write \(step 1, tx #\d+ write compensate started .*\); reverse plan order undoes branch first$/),
+    ]);
+  });
+
+  it('fails when "compensated" leaves a completed step undone', () => {
+    const { b, job } = saga();
+    job.compensate('write').finishCompensation(COMPENSATED);
+    const verdict = judged(sagaCompensation, b.build());
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/^job 1 .*: ended "compensated", but step branch \(create_branch\) took effect and was not compensated \(no compensate row\)$/),
+      expect.stringMatching(new RegExp(`^job 1 .*: ended "compensated", but the ledger holds 0 compensation\\(s\\) of step branch \\(key ${job.keyOf('branch')}\\)$`)),
+    ]);
+  });
+
+  it('fails when "compensated" is not backed by the ledger: a compensation missing, or applied twice', () => {
+    const { b, job } = saga();
+    job.compensate('branch').compensate('write').finishCompensation(COMPENSATED);
+    const missing = b.build();
+    missing.effects = missing.effects.filter((e) => e.compensates !== job.keyOf('write'));
+    expect(judged(sagaCompensation, missing).evidence).toEqual([
+      expect.stringMatching(new RegExp(`^job 1 .*: ended "compensated", but the ledger holds 0 compensation\\(s\\) of step write \\(key ${job.keyOf('write')}\\)$`)),
+    ]);
+    const twice = b.build();
+    const undo = twice.effects.find((e) => e.compensates === job.keyOf('branch'))!;
+    twice.effects.push({ ...undo, seq: 77, key: `${undo.key}-again` });
+    const verdict = judged(sagaCompensation, twice);
+    expect(verdict.text).toMatch(/job 1 .*: step branch's compensation was applied 2 times: ledger #\d+ delete_branch by coord-1 .*; ledger #77 delete_branch/);
+    expect(verdict.text).toMatch(/ended "compensated", but the ledger holds 2 compensation\(s\) of step branch/);
+  });
+
+  it('fails when "compensated" does not name an irreversible step that took effect', () => {
+    const { b, job } = saga(planOf(STEPS.write, STEPS.email, STEPS.publish));
+    job.compensate('write').finishCompensation('compensated: undone in reverse order: write');
+    expect(judged(sagaCompensation, b.build()).evidence).toEqual([
+      expect.stringMatching(/^job 1 .*: ended "compensated", but irreversible step email \(send_email\) took effect and no compensate skipped row names it for a person$/),
+    ]);
+  });
+
+  it('fails when "compensated" ignores an effect the world has but the log lost (the checkpoint died with its worker)', () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write, STEPS.branch, STEPS.email));
+    job.claim('w1').execute('write').execute('branch', 'started', { apply: true }).expire('coord-1');
+    job.claim('w2').execute('branch', 'failed', { detail: 'PermanentError: HTTP 403' });
+    job.beginCompensation('step branch failed for good').takeSaga('coord-1').compensate('write').finishCompensation('compensated: undone in reverse order: write');
+    expect(judged(sagaCompensation, b.build()).text).toMatch(/job 1 .*: ended "compensated", but step branch \(create_branch\) took effect and was not compensated \(no compensate row\)/);
+  });
+
+  it('fails when a failed compensation ends as "compensated" without an incident', () => {
+    const { b, job } = saga();
+    job.compensate('branch', 'failed', 'PermanentError: HTTP 403').finishCompensation(COMPENSATED);
+    const verdict = judged(sagaCompensation, b.build());
+    expect(verdict.text).toMatch(/job 1 .*: compensation of step branch failed \(tx #\d+ branch compensate failed .*\) and was never retried to success, but no incident was recorded for it/);
+    expect(verdict.text).toMatch(/job 1 .*: compensation of step branch failed \(tx #\d+ .*\), yet the saga ended with review reason "compensated: step email .*, not COMPENSATION_FAILED/);
+  });
+
+  it('holds when a passing compensation failure was retried to success', () => {
+    const { b, job } = saga();
+    job.compensate('branch', 'failed', 'TransientError: HTTP 503').compensate('branch').compensate('write').finishCompensation(COMPENSATED);
+    expect(judged(sagaCompensation, b.build())).toMatchObject({ holds: true, evidence: [] });
+  });
+
+  it('fails for COMPENSATION_FAILED with no incident for a person', () => {
+    const { b, job } = saga();
+    job.compensate('branch', 'failed', 'PermanentError: HTTP 403').finishCompensation(FAILED);
+    const verdict = judged(sagaCompensation, b.build());
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/compensation of step branch failed .* but no incident was recorded for it$/),
+      expect.stringMatching(/^job 1 .*: ended COMPENSATION_FAILED but no incident was recorded for a person$/),
+    ]);
+  });
+
+  it('fails when a saga ends in review with a reason that is neither', () => {
+    const { b, job } = saga();
+    job.compensate('branch').compensate('write').finishCompensation('done with it');
+    expect(judged(sagaCompensation, b.build()).evidence).toEqual([expect.stringMatching(/^job 1 .*: its saga ended in review with reason "done with it", neither "compensated" nor COMPENSATION_FAILED$/)]);
+  });
+
+  it('fails for compensating a step that never took effect', () => {
+    const { b, job } = saga();
+    job.compensate('email').compensate('branch').compensate('write');
+    b.evidence.effects = b.evidence.effects.filter((e) => e.compensates !== job.keyOf('email'));
+    job.finishCompensation(COMPENSATED);
+    expect(judged(sagaCompensation, b.build()).text).toMatch(/job 1 .*: tx #\d+ email compensate started .* compensates step email, which cannot have taken effect \(no success, unknown or unfinished call in the log, nothing in the ledger\)/);
+  });
+
+  it('holds when a step whose outcome was unknown is compensated, though the world never had it', () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write, STEPS.publish, STEPS.email), { expect: { status: 'compensated' } });
+    job.claim('w1').execute('write').execute('publish', 'unknown', { detail: 'UnknownOutcomeError: timed out' }).reconcile('publish', 'unknown');
+    job.execute('email', 'failed', { detail: 'PermanentError: HTTP 403' });
+    job.beginCompensation('step email failed for good').takeSaga('coord-1').compensate('publish').compensate('write');
+    job.finishCompensation('compensated: step email (send_email) failed for good; undone in reverse order: publish, write');
+    expect(judged(sagaCompensation, b.build())).toMatchObject({ holds: true, evidence: [] });
+  });
+
+  it('fails for compensations, or a saga verdict, of a job that never went to compensating', () => {
+    const { b, jobs } = cleanBuilder2();
+    jobs.one.takeSaga('coord-1').compensate('write');
+    const evidence = b.build();
+    Object.assign(jobIn(evidence, jobs.two.id), { status: 'review', review_reason: 'compensated: nothing to undo' });
+    const verdict = judged(sagaCompensation, evidence);
+    expect(verdict.text).toMatch(/job 1 .*: tx #\d+ write compensate started .*, but the job never went to compensating/);
+    expect(verdict.text).toMatch(/job 2 .*: review reason "compensated: nothing to undo" speaks of a saga, but the job never went to compensating/);
+  });
+});
+
+function cleanBuilder2(): { b: EvidenceBuilder; jobs: { one: JobScript; two: JobScript } } {
+  const b = new EvidenceBuilder();
+  const one = b.job(planOf(STEPS.write)).claim('w1').run().complete();
+  const two = b.job(planOf(STEPS.branch)).claim('w1').run().complete();
+  return { b, jobs: { one, two } };
+}
