@@ -30,21 +30,22 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
  */
 export function progressPrinter(stream: NodeJS.WritableStream, options: { live: boolean }) {
   let pending = false;
+  const running = new Set<string>();
   const clear = () => {
     if (pending) stream.write('\r\x1b[2K');
     pending = false;
   };
   return {
     onScenario(event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number }): void {
-      if (event.phase === 'start') {
-        if (!options.live) return;
-        clear();
-        stream.write(`[${event.index}/${event.total}] running ${event.name}…`);
-        pending = true;
-        return;
-      }
+      if (event.phase === 'start') running.add(event.name);
+      else running.delete(event.report.name);
       clear();
-      stream.write(`${scenarioLine(event.report, event.index, event.total)}\n`);
+      if (event.phase === 'done') stream.write(`${scenarioLine(event.report, event.index, event.total)}\n`);
+      if (options.live && running.size > 0) {
+        stream.write(`running ${[...running].join(', ')}…`);
+        pending = true;
+      }
+      return;
     },
     summary(report: DrillReport, written: WrittenReport): void {
       clear();

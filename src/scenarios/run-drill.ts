@@ -13,6 +13,8 @@ export interface DrillOptions {
   only: readonly string[];
   seed: number;
   repeat: number;
+  /** How many scenarios run at once. @default 2 */
+  parallel: number;
   /** Where run directories go: OUT/<UTC time>/. */
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
@@ -49,19 +51,27 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const started = Date.now();
   const runDir = join(options.out, stamp(started));
   const total = rounds.reduce((n, round) => n + round.length, 0);
-  const scenarios: ScenarioReport[] = [];
-  for (const [r, round] of rounds.entries()) {
-    for (const scenario of round) {
-      if (options.signal.aborted) break;
-      const index = scenarios.length + 1;
-      options.onScenario?.({ phase: 'start', name: scenario.name, index, total });
-      const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${r + 1}` : scenario.name);
+  const queue = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
+  const results: Array<ScenarioReport | undefined> = new Array(queue.length);
+  let next = 0;
+  let completed = 0;
+  // A few scenarios at a time (each is a handful of mostly idle processes
+  // waiting out leases); reports keep the file's order whatever finishes first.
+  const lane = async (): Promise<void> => {
+    while (next < queue.length && !options.signal.aborted) {
+      const index = next++;
+      const { scenario, repeat } = queue[index]!;
+      options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
+      const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
       const run = await runScenario(scenario, dir, options.signal);
-      const report = judgeScenario(run, { repeat: r + 1, replay: replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue) });
-      scenarios.push(report);
-      options.onScenario?.({ phase: 'done', report, index, total });
+      const report = judgeScenario(run, { repeat, replay: replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue) });
+      results[index] = report;
+      completed++;
+      options.onScenario?.({ phase: 'done', report, index: completed, total });
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));
+  const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const summary = summarize(scenarios);
   const interrupted = options.signal.aborted;
   const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : summary.passed === summary.scenarios ? EXIT.ok : EXIT.violated;

@@ -71,9 +71,14 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
   let activePauses = 0;
   const onControl = (event: ControlEvent) => {
-    if (event.kind === 'hit' || event.action.type === 'continue') return;
     const process = { name: `${event.child}#${event.incarnation}`, pid: event.pid };
     const where = `${event.point}${event.context.step ? ` step ${event.context.step}` : ''}${event.context.jobId === undefined ? '' : ` job ${event.context.jobId}`}${event.context.attempt === undefined ? '' : ` attempt ${event.context.attempt}`}`;
+    if (event.kind === 'hit') {
+      // Where each process got to, as the harness saw it (heartbeats are too many to keep).
+      if (event.point !== 'heartbeat') timeline.record('fault-hit', `${event.context.worker} at ${where}`, process);
+      return;
+    }
+    if (event.action.type === 'continue') return;
     if (event.kind === 'resumed') {
       activePauses--;
       timeline.record('resume', `SIGCONT after the pause at ${where}`, process);

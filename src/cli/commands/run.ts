@@ -11,6 +11,7 @@ export const runCommand = defineCommand({
     only: { type: 'string', describe: 'run only these scenarios (comma-separated names)' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from' },
     repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
+    parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     queue: { type: 'string', describe: 'the queue implementation for every scenario (reference, seed-literal)' },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
@@ -22,6 +23,7 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
+    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16) throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
     const stop = stopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
@@ -31,6 +33,7 @@ export const runCommand = defineCommand({
         only: args.only ? args.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
         seed: args.seed,
         repeat: args.repeat,
+        parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
         signal: stop.signal,

@@ -28,7 +28,7 @@ export const noLostJob: Invariant = {
       if (evidence.atRest !== true) {
         const open = jobs.filter((job) => !FINAL.has(job.status));
         found.breach(
-          `the drill never reached rest before its deadline${open.length > 0 ? `: ${open.length} job(s) unfinished (${open.map((j) => `${j.id} ${j.status}`).join(', ')})` : ''}`,
+          `the drill never reached rest before its deadline${open.length > 0 ? `: ${open.length} job(s) unfinished (${open.map((j) => `job ${j.id} ${j.status}`).join(', ')})` : ''}`,
         );
       }
       if (accepted.size === 0) found.note('no job was accepted in this drill');

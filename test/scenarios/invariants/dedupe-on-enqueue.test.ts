@@ -21,7 +21,7 @@ describe('dedupe-on-enqueue', () => {
 
   it.each([
     [2, 3, /: 2 of 3 enqueue attempt\(s\) were told they created the job \(exactly 1 must be\)/],
-    [0, 2, /: 0 of 2 enqueue attempt\(s\) were told they created the job/],
+    [3, 3, /: 3 of 3 enqueue attempt\(s\) were told they created the job/],
   ])('fails when %i producers were told they created an accepted key', (created, attempts, line) => {
     const evidence = cleanEvidence();
     Object.assign(evidence.accepted[1]!, { createdCount: created, enqueueAttempts: attempts });
@@ -30,5 +30,13 @@ describe('dedupe-on-enqueue', () => {
     expect(verdict.evidence).toHaveLength(1);
     expect(verdict.evidence[0]).toMatch(new RegExp(`^key ${evidence.accepted[1]!.key.slice(0, 8)}… \\(job 2\\)`));
     expect(verdict.evidence[0]).toMatch(line);
+  });
+
+  it('only notes a key nobody reports creating when the store has its one job (its producer may have died first)', () => {
+    const evidence = cleanEvidence();
+    Object.assign(evidence.accepted[1]!, { createdCount: 0, enqueueAttempts: 1 });
+    const verdict = judged(dedupeOnEnqueue, evidence);
+    expect(verdict.holds).toBe(true);
+    expect(verdict.note).toMatch(/key [0-9a-f]{8}… \(job 2\): no producer reported creating it \(of 1 enqueue attempt\(s\) reported/);
   });
 });

@@ -14,7 +14,7 @@ describe('no-lost-job', () => {
     jobIn(evidence, 2).status = 'retry';
     const verdict = judged(noLostJob, evidence);
     expect(verdict.holds).toBe(false);
-    expect(verdict.text).toMatch(/never reached rest before its deadline: 1 job\(s\) unfinished \(2 retry\)/);
+    expect(verdict.text).toMatch(/never reached rest before its deadline: 1 job\(s\) unfinished \(job 2 retry\)/);
   });
 
   it('fails for an accepted key with no job in the store', () => {

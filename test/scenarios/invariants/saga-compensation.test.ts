@@ -117,12 +117,13 @@ describe('saga-compensation', () => {
   });
 
   it('holds when a step whose outcome was unknown is compensated, though the world never had it', () => {
+    // The last attempt timed out on write_file (idempotent, so no reconcile): the saga undoes it anyway,
+    // and restore_file_version records "nothing to compensate" as its effect.
     const b = new EvidenceBuilder();
-    const job = b.job(planOf(STEPS.write, STEPS.publish, STEPS.email), { expect: { status: 'compensated' } });
-    job.claim('w1').execute('write').execute('publish', 'unknown', { detail: 'UnknownOutcomeError: timed out' }).reconcile('publish', 'unknown');
-    job.execute('email', 'failed', { detail: 'PermanentError: HTTP 403' });
-    job.beginCompensation('step email failed for good').takeSaga('coord-1').compensate('publish').compensate('write');
-    job.finishCompensation('compensated: step email (send_email) failed for good; undone in reverse order: publish, write');
+    const job = b.job(planOf(STEPS.branch, STEPS.write), { maxAttempts: 1, expect: { status: 'compensated' } });
+    job.claim('w1').execute('branch').execute('write', 'unknown', { detail: 'UnknownOutcomeError: world call write_file: timed out' });
+    job.beginCompensation('step write (write_file) failed for good (unknown outcome, retries exhausted)').takeSaga('coord-1').compensate('write').compensate('branch');
+    job.finishCompensation('compensated: step write (write_file) failed for good; undone in reverse order: write, branch');
     expect(judged(sagaCompensation, b.build())).toMatchObject({ holds: true, evidence: [] });
   });
 
