@@ -100,10 +100,8 @@ async function runOne(
   const payload = JSON.parse(job.payload_json) as Record<string, unknown>;
   const secrets = secretsInPayload(payload);
   log({ event: 'claimed', jobId: job.id, attempt: job.attempts, fence: lease.fence }, secrets);
-  await failpoint('after_claim', { worker: options.id, jobId: job.id, attempt: job.attempts });
-
   const leaseLost = new AbortController();
-  // Renew well before expiry; a refused renewal means someone else owns the job now.
+  // Renew well before expiry, from the claim on; a refused renewal means someone else owns the job now.
   const renewal = setInterval(async () => {
     await failpoint('heartbeat', { worker: options.id, jobId: job.id, attempt: job.attempts });
     if (leaseLost.signal.aborted) return;
@@ -113,38 +111,56 @@ async function runOne(
       leaseLost.abort();
     }
   }, Math.max(10, Math.floor(options.leaseMs / 3)));
-
-  if (job.action === 'plan') {
+  try {
     try {
+      await failpoint('after_claim', { worker: options.id, jobId: job.id, attempt: job.attempts });
+    } catch (error) {
+      // Nothing has touched the world yet: the attempt failed, and the matrix decides what follows.
+      const failed = queue.fail(claimed, error, 'none', secrets);
+      log({ event: 'failed', jobId: job.id, attempt: job.attempts, decision: failed.decision.action, error: storableError(error, secrets), stored: failed.write?.ok ?? false }, secrets);
+      return;
+    }
+    if (job.action === 'plan') {
       // Loaded on the first plan job: a worker of simple jobs never pays for zod and the saga code.
       const { runPlanJob } = await import('./run-plan-job.js');
       await runPlanJob(queue, claimed, payload, { worker: options.id, world: options.world, clock: options.clock, secrets, log });
-    } finally {
-      clearInterval(renewal);
+    } else {
+      await runAction(queue, claimed, payload, secrets, { ...options, signal: leaseLost.signal }, log, now);
     }
-    return;
+  } finally {
+    clearInterval(renewal);
   }
+}
+
+/** Runs one of the demo actions (not a plan), verifies it, and completes or routes its failure. */
+async function runAction(
+  queue: SqliteQueue,
+  claimed: Claimed,
+  payload: Record<string, unknown>,
+  secrets: readonly string[],
+  options: WorkerOptions & { signal: AbortSignal },
+  log: ReturnType<typeof jsonLogger>,
+  now: () => string,
+): Promise<void> {
+  const { job, lease } = claimed;
   const action = ACTIONS[job.action];
-  const ctx: ActionContext = { job, payload, workerId: options.id, effectLog: options.effectLog, now, signal: leaseLost.signal };
-  let write: LeaseWriteResult | null;
+  const ctx: ActionContext = { job, payload, workerId: options.id, effectLog: options.effectLog, now, signal: options.signal };
   try {
     if (!action) throw new Error(`unknown action ${JSON.stringify(job.action)}`);
     const output = await action.run(ctx);
     const digest = action.verify(ctx, output);
     await failpoint('after_verify', { worker: options.id, jobId: job.id, attempt: job.attempts });
     await failpoint('before_complete', { worker: options.id, jobId: job.id, attempt: job.attempts });
-    write = queue.complete(lease, digest);
+    const write = queue.complete(lease, digest);
     log({ event: write.ok ? 'done' : 'complete-refused', jobId: job.id, attempt: job.attempts, digest }, secrets);
   } catch (error) {
     const effect = (payload.effect as EffectKind | undefined) ?? action?.effect ?? 'non_idempotent';
     const failed = queue.fail(claimed, error, effect, secrets);
-    write = failed.write;
+    let write: LeaseWriteResult | null = failed.write;
     if (failed.decision.action === 'reconcile') {
       // This worker cannot ask the world about this action's outcome: a person must.
       write = queue.review(lease, 'unknown outcome of a non-idempotent effect; reconciliation could not settle it', storableError(error, secrets));
     }
     log({ event: 'failed', jobId: job.id, attempt: job.attempts, decision: failed.decision.action, error: storableError(error, secrets), stored: write?.ok ?? false }, secrets);
-  } finally {
-    clearInterval(renewal);
   }
 }

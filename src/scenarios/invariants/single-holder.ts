@@ -150,6 +150,44 @@ function compensatingPeriods(history: readonly JobEvent[]): Array<{ from: number
   return periods;
 }
 
+// The harness's record of a worker at the point right before its complete, and
+// going on from there: a plain hit, or a pause or delay it came back from.
+const WRITE_HIT = /(?:^\S+ at |^(?:pause|delay) at )before_complete job (\d+) attempt (\d+)/;
+
+/**
+ * The harness saw a worker reach the point right before its complete, after the
+ * job had been claimed again under a later attempt: its write is stale. The
+ * history must then hold that write, refused and recorded; when it holds
+ * nothing, the store let the stale write pass silently (seed 000's 0-row
+ * UPDATE), and nobody would ever know it happened.
+ */
+function checkStaleWrites(found: Findings, evidence: Parameters<Invariant['check']>[0], histories: Map<number, JobEvent[]>): void {
+  const events = list(evidence.timeline);
+  for (const [index, hit] of events.entries()) {
+    const match = hit.kind === 'fault-hit' || hit.kind === 'fault-fired' ? WRITE_HIT.exec(hit.detail) : null;
+    if (!match || !hit.process) continue;
+    const [, jobText, attemptText] = match;
+    const worker = hit.process.replace(/#\d+$/, '');
+    // A paused worker writes only after it is resumed: the stale write is judged from then.
+    const resumed = hit.kind === 'fault-fired' ? events.slice(index + 1).find((e) => e.kind === 'resume' && e.process === hit.process) : hit;
+    if (!resumed) continue;
+    const jobId = Number(jobText);
+    const attempt = Number(attemptText);
+    const history = histories.get(jobId) ?? [];
+    const ownClaim = history.find((e) => isClaim(e) && e.attempt === attempt);
+    const laterClaim = history.find((e) => isClaim(e) && e.attempt > attempt && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= Date.parse(resumed.at));
+    if (!ownClaim || !laterClaim) continue;
+    const recorded = history.some(
+      (e) => e.worker === worker && e.fence === ownClaim.fence && (timeOf(e.at) ?? 0) >= Date.parse(resumed.at) - evidence.skewMarginMs && e !== ownClaim,
+    );
+    if (!recorded) {
+      found.breach(
+        `job ${jobId}: ${worker} went on to its complete at ${resumed.at} under attempt ${attempt} (fence ${ownClaim.fence}) after the job was claimed again (${eventLabel(laterClaim)}), and the history records neither the write nor its refusal: the stale write passed silently`,
+      );
+    }
+  }
+}
+
 /** At no time do two workers hold a live lease on one job; a stale worker's write is refused (fencing). */
 export const singleHolder: Invariant = {
   id: 'single-holder',
@@ -184,5 +222,6 @@ export const singleHolder: Invariant = {
         }
       }
       if (unmatched > 0) found.note(`${unmatched} ledger effect(s) name no job of the store and were not attributed`);
+      checkStaleWrites(found, evidence, histories);
     }),
 };

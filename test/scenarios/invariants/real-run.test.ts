@@ -209,7 +209,6 @@ describe('evidence from a real run', () => {
   it.each(corruptions)('breaks the right invariants when corrupted: $name', ({ corrupt, breaks }) => {
     const evidence = structuredClone(real);
     corrupt(evidence);
-    if (process.env.QD_SHOW_VERDICTS) console.log(JSON.stringify(checkInvariants(evidence).filter((v) => !v.holds), null, 1));
     expect(failing(evidence)).toEqual(breaks);
     expect(failing(structuredClone(real))).toEqual(ALL_HOLD);
   });
