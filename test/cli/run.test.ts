@@ -1,0 +1,121 @@
+import { execa } from 'execa';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { waitFor } from '../../src/harness/wait-for.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
+
+/** Every live process whose command line mentions `text` (the drill's own run directory). */
+function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+function latestReport(out: string): DrillReport {
+  return JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as DrillReport;
+}
+
+describe('queue-drill run', () => {
+  let cleanup: Array<() => void> = [];
+  afterEach(() => {
+    for (const step of cleanup.reverse()) step();
+    cleanup = [];
+  });
+  const outDir = () => {
+    const run = tempRunDir('run');
+    cleanup.push(run.remove);
+    return run.dir;
+  };
+  const run = (args: string[]) => execa(process.execPath, [CLI_PATH, 'run', ...args], { reject: false, env: { CI: 'true' } });
+
+  it('passes a drill whose fault fires, writes report.json, report.md, junit.xml and points latest at them', async () => {
+    const out = outDir();
+    const result = await run([SMALL, '--only', 'crash-after-claim', '--out', out]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const runDir = realpathSync(join(out, 'latest'));
+    for (const file of ['report.json', 'report.md', 'junit.xml', 'report.schema.json']) expect(existsSync(join(runDir, file)), file).toBe(true);
+    const report = latestReport(out);
+    expect(report.summary).toEqual({ scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0 });
+    const [scenario] = report.scenarios;
+    expect(scenario!.faults[0]!.fired).toBe(1);
+    expect(scenario!.recovery[0]!.killToSettledMs).toBeGreaterThan(0);
+    expect(scenario!.jobs.every((j) => j.matches && j.located)).toBe(true);
+    expect(result.stderr).toMatch(/PASS\s+crash-after-claim/);
+    expect(processesMentioning(out)).toEqual([]);
+  });
+
+  it('fails a drill whose armed fault never fired as vacuous, exit 1', async () => {
+    const out = outDir();
+    const result = await run([SMALL, '--only', 'never-fires', '--out', out]);
+    expect(result.exitCode).toBe(1);
+    const [scenario] = latestReport(out).scenarios;
+    expect(scenario!.verdict).toBe('vacuous');
+    expect(scenario!.unfired[0]).toMatch(/crash at after_write .* never fired/);
+  });
+
+  it('on the seed-literal queue exits 1 naming the stuck job, and the printed replay gives the same verdict', async () => {
+    const out = outDir();
+    const first = await run([SMALL, '--only', 'crash-after-claim', '--out', out, '--queue', 'seed-literal']);
+    expect(first.exitCode).toBe(1);
+    const [scenario] = latestReport(out).scenarios;
+    expect(scenario!.verdict).toBe('fail');
+    const broken = scenario!.invariants.filter((v) => !v.holds).map((v) => v.id);
+    expect(broken).toEqual(expect.arrayContaining(['no-lost-job', 'lease-released']));
+    expect(scenario!.invariants.find((v) => v.id === 'lease-released')!.evidence.join('\n')).toMatch(/running at rest/);
+
+    const replay = scenario!.replay.split(' ');
+    expect(replay.slice(0, 2)).toEqual(['queue-drill', 'run']);
+    const again = await execa(process.execPath, [CLI_PATH, ...replay.slice(1), '--out', out], { reject: false, env: { CI: 'true' } });
+    expect(again.exitCode).toBe(1);
+    const [replayed] = latestReport(out).scenarios;
+    expect(replayed!.verdict).toBe('fail');
+    expect(replayed!.invariants.filter((v) => !v.holds).map((v) => v.id)).toEqual(broken);
+  });
+
+  it('exits 2 with the path and line of every problem in a bad scenarios file', async () => {
+    const out = outDir();
+    const file = join(out, 'bad.yaml');
+    writeFileSync(file, 'version: 1\nscenarios:\n  - name: x\n    description: y\n    jobs: [{ plan: nope, expect: done }]\n    faults: [{ at: after_lunch, action: crash }]\n');
+    const result = await run([file, '--out', out]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/bad\.yaml:6:\d+ scenarios\[0\]\.faults\[0\]/);
+    expect(result.stderr).toMatch(/after_claim/);
+  });
+
+  it('exits 2 for an unknown --only name or --queue', async () => {
+    const out = outDir();
+    expect((await run([SMALL, '--only', 'nope', '--out', out])).stderr).toMatch(/no such scenario; the scenarios are: crash-after-claim/);
+    const queue = await run([SMALL, '--queue', 'nope', '--out', out]);
+    expect(queue.exitCode).toBe(2);
+    expect(queue.stderr).toMatch(/known: reference, seed-literal/);
+  });
+
+  it('interrupted by SIGINT, stops every process of the drill, writes the report, exits 3', async () => {
+    const out = outDir();
+    const harness = execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'long-pause', '--out', out], { reject: false, env: { CI: 'true' } });
+    // Interrupt while a worker is stopped in its long pause.
+    await waitFor(() => readdirSync(out).some((d) => existsSync(join(out, d, 'long-pause', 'w1.1.log'))) && processesMentioning(out).length >= 4, {
+      timeoutMs: 15_000,
+      what: 'the drill to start its processes',
+    });
+    await waitFor(() => readdirSync(join(out, readdirSync(out)[0]!, 'long-pause')).length > 0, { timeoutMs: 5_000, what: 'logs' });
+    harness.kill('SIGINT');
+    const result = await harness;
+    expect(result.exitCode).toBe(3);
+    await waitFor(() => processesMentioning(out).length === 0, { timeoutMs: 5_000, what: 'every drill process to be gone' });
+    const report = latestReport(out);
+    expect(report.scenarios[0]!.error).toMatch(/interrupted/);
+  });
+});
