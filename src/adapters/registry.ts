@@ -1,6 +1,7 @@
 import type { QueueOptions, SqliteQueue } from '../queue/sqlite-queue.js';
 import { SqliteQueue as ReferenceQueue } from '../queue/sqlite-queue.js';
 import { openStore } from '../queue/store.js';
+import type { SagaRules } from '../saga/rules.js';
 import { SeedLiteralQueue } from './seed-literal/seed-literal-queue.js';
 
 /** A queue implementation the drills can run: a name, what it is, and how to open it on a store file. */
@@ -8,6 +9,8 @@ export interface QueueImpl {
   name: string;
   description: string;
   open(file: string, options: QueueOptions): SqliteQueue;
+  /** The saga runtime's decisions where they differ from the reference (seed 003). */
+  sagaRules?: SagaRules;
 }
 
 /** Every implementation `--queue` can name. */

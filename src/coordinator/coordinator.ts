@@ -42,7 +42,7 @@ export async function runCoordinator(options: CoordinatorOptions): Promise<void>
   log({ event: 'started', pid: process.pid });
   try {
     while (!options.stop.aborted) {
-      for (const released of await reconcileExpiredLeases(queue, options.world, options.id)) log({ event: 'lease-expired', ...released });
+      for (const released of await reconcileExpiredLeases(queue, options.world, options.id, options.queue.sagaRules)) log({ event: 'lease-expired', ...released });
       await compensateWaiting(queue, options, log);
       await sleep(options.tickMs, undefined, { signal: options.stop }).catch(() => undefined);
     }
@@ -67,6 +67,7 @@ async function compensateWaiting(queue: SqliteQueue, options: CoordinatorOptions
       world: options.world,
       now: () => options.clock.now(),
       secrets,
+      ...(options.queue.sagaRules ? { rules: options.queue.sagaRules } : {}),
     });
     log({ event: `saga-${outcome.kind}`, jobId: claimed.job.id, outcome }, secrets);
     if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') {

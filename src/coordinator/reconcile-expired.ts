@@ -2,6 +2,7 @@ import type { JobRow } from '../queue/job.js';
 import { defaultRelease, releaseExpiredLease } from '../queue/sql/sweep-expired-leases.js';
 import type { SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan, stepKey, type Plan, type PlanStep } from '../saga/plan.js';
+import { REFERENCE_SAGA_RULES, type SagaRules } from '../saga/rules.js';
 import { appendTx, inDoubt, stepStates } from '../saga/tx-log.js';
 import type { WorldPort } from '../saga/world-port.js';
 
@@ -24,9 +25,9 @@ function planOf(job: JobRow): Plan | null {
 }
 
 /** The step a dead worker left in doubt, if repeating it could apply its effect twice. */
-function stepInDoubt(queue: SqliteQueue, job: JobRow, plan: Plan): PlanStep | undefined {
+function stepInDoubt(queue: SqliteQueue, job: JobRow, plan: Plan, rules: SagaRules): PlanStep | undefined {
   const states = stepStates(queue.db, job.id);
-  return plan.steps.find((step) => step.has_side_effect && !step.idempotent && inDoubt(states.get(step.step_id)));
+  return plan.steps.find((step) => rules.mustReconcile(step) && inDoubt(states.get(step.step_id)));
 }
 
 /*
@@ -40,12 +41,13 @@ export async function reconcileExpiredLeases(
   queue: SqliteQueue,
   world: WorldPort,
   coordinatorId: string,
+  rules: SagaRules = REFERENCE_SAGA_RULES,
 ): Promise<Released[]> {
   const released: Released[] = [];
   const input = { skewMarginMs: queue.skewMarginMs, actor: 'coordinator' as const, worker: coordinatorId };
   for (const job of queue.expiredLeases()) {
     const plan = planOf(job);
-    const step = plan ? stepInDoubt(queue, job, plan) : undefined;
+    const step = plan ? stepInDoubt(queue, job, plan, rules) : undefined;
     let release = defaultRelease(job);
     if (step) {
       const key = stepKey(job.idempotency_key, step.step_id);

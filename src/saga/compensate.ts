@@ -3,6 +3,7 @@ import { classifyError } from '../queue/errors.js';
 import { storableError } from '../queue/redact.js';
 import { recordIncident } from './incidents.js';
 import { compensationKey, stepKey } from './plan.js';
+import { REFERENCE_SAGA_RULES } from './rules.js';
 import type { PlanRun } from './run-plan.js';
 import { appendTx, readTxLog, stepStates } from './tx-log.js';
 
@@ -39,7 +40,8 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       run.now(),
     );
 
-  for (const step of [...run.plan.steps].reverse()) {
+  const rules = run.rules ?? REFERENCE_SAGA_RULES;
+  for (const step of rules.compensationOrder(run.plan.steps)) {
     const state = states.get(step.step_id);
     // Every step that may have happened, not only those logged as success: an
     // unknown outcome followed by a failed repeat may still have applied.
@@ -85,6 +87,9 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       ).length;
       // Compensations are idempotent by key, so a passing failure may be tried again.
       if ((kind === 'transient' || kind === 'unknown_outcome') && failures < COMPENSATION_TRIES) return { kind: 'try_later', error: text };
+      if (rules.failedCompensationIs === 'compensated') {
+        return { kind: 'compensated', reason: `compensated: undoing step ${step.step_id} failed, recorded as compensated` };
+      }
       recordIncident(run.db, { jobId: run.job.id, stepId: step.step_id, error: text, now: run.now() });
       return {
         kind: 'compensation_failed',

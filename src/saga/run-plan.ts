@@ -8,6 +8,7 @@ import type { Db } from '../queue/store.js';
 import { toolMetadata } from '../world/catalogue.js';
 import { stepKey, type Plan, type PlanStep } from './plan.js';
 import { policyViolations } from './policy.js';
+import { REFERENCE_SAGA_RULES, type SagaRules } from './rules.js';
 import { appendTx, inDoubt, stepStates, type TxEntry } from './tx-log.js';
 import type { WorldPort } from './world-port.js';
 
@@ -28,6 +29,8 @@ export interface PlanRun {
   now: () => number;
   /** The payload's secret values, redacted from anything stored. */
   secrets: readonly string[];
+  /** @default REFERENCE_SAGA_RULES */
+  rules?: SagaRules;
 }
 
 type StepResult = 'next' | PlanOutcome;
@@ -71,9 +74,9 @@ function isTimeout(error: unknown): boolean {
   return code === 'WORLD_TIMEOUT' || /timeout|timed out/i.test(error instanceof Error ? error.message : String(error));
 }
 
-/** Repeating the step cannot apply its effect twice. */
-function harmlessToRepeat(step: PlanStep): boolean {
-  return !step.has_side_effect || step.idempotent;
+/** Repeating the step cannot apply its effect twice (by the implementation's rules). */
+function harmlessToRepeat(run: PlanRun, step: PlanStep): boolean {
+  return !(run.rules ?? REFERENCE_SAGA_RULES).mustReconcile(step);
 }
 
 async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
@@ -86,7 +89,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
     }
     return { kind: 'review', reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.job.id} --by NAME` };
   }
-  if (inDoubt(state) && !harmlessToRepeat(step)) {
+  if (inDoubt(state) && !harmlessToRepeat(run, step)) {
     const settled = await reconcile(run, step, key);
     if (settled === 'completed') return 'next';
     if (settled !== 'not_executed') return settled;
@@ -155,7 +158,7 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
     if (!log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text })) return { kind: 'lease_lost', step: stepId };
     await hit(run, isTimeout(error) ? 'on_timeout' : 'response_lost', step);
     // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
-    if (harmlessToRepeat(step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
+    if (harmlessToRepeat(run, step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
     if (step.retry_policy === 'manual_only') {
       return { kind: 'review', reason: `outcome of step ${stepId} (${step.tool}) is unknown and its retry policy is manual_only`, error: text };
     }

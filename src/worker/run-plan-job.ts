@@ -4,6 +4,7 @@ import type { LeaseWriteResult } from '../queue/job.js';
 import type { Claimed, SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan, PlanError } from '../saga/plan.js';
 import { runPlan, type PlanOutcome } from '../saga/run-plan.js';
+import type { SagaRules } from '../saga/rules.js';
 import type { WorldPort } from '../saga/world-port.js';
 import type { jsonLogger } from './log.js';
 
@@ -12,14 +13,14 @@ export async function runPlanJob(
   queue: SqliteQueue,
   claimed: Claimed,
   payload: Record<string, unknown>,
-  deps: { worker: string; world: WorldPort | null; clock: Clock; secrets: readonly string[]; log: ReturnType<typeof jsonLogger> },
+  deps: { worker: string; world: WorldPort | null; clock: Clock; secrets: readonly string[]; log: ReturnType<typeof jsonLogger>; rules?: SagaRules | undefined },
 ): Promise<void> {
   const { job, lease } = claimed;
   let outcome: PlanOutcome;
   try {
     const plan = parsePlan(payload.plan);
     outcome = deps.world
-      ? await runPlan({ db: queue.db, lease, job, plan, world: deps.world, now: () => deps.clock.now(), secrets: deps.secrets })
+      ? await runPlan({ db: queue.db, lease, job, plan, world: deps.world, now: () => deps.clock.now(), secrets: deps.secrets, ...(deps.rules ? { rules: deps.rules } : {}) })
       : { kind: 'review', reason: 'this worker was started without --world; a plan job needs the world' };
   } catch (error) {
     if (!(error instanceof PlanError)) throw error;

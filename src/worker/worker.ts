@@ -123,7 +123,7 @@ async function runOne(
     if (job.action === 'plan') {
       // Loaded on the first plan job: a worker of simple jobs never pays for zod and the saga code.
       const { runPlanJob } = await import('./run-plan-job.js');
-      await runPlanJob(queue, claimed, payload, { worker: options.id, world: options.world, clock: options.clock, secrets, log });
+      await runPlanJob(queue, claimed, payload, { worker: options.id, world: options.world, clock: options.clock, secrets, log, rules: options.queue.sagaRules });
     } else {
       await runAction(queue, claimed, payload, secrets, { ...options, signal: leaseLost.signal }, log, now);
     }
