@@ -28,7 +28,7 @@ export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 // Copies of unions that evidence.ts declares as types only; the checks at the
 // end of this file fail the typecheck if the two drift apart.
 const TIMELINE_KINDS = ['spawn', 'exit', 'fault-hit', 'fault-fired', 'kill', 'pause', 'resume', 'restart', 'world-fault-armed', 'at-rest', 'watchdog', 'approve', 'note'] as const;
-const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed'] as const;
+const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed', 'any'] as const;
 
 const utcTimestamp = () => z.iso.datetime({ error: 'expected a UTC ISO 8601 timestamp ending in Z' });
 const count = () => z.int().min(0);

@@ -24,7 +24,8 @@ export interface TimelineEvent {
 
 /** What a scenario says one job must end as. */
 export interface Expectation {
-  status: 'done' | 'review' | 'compensated' | 'compensation_failed';
+  /** `any`: done or review, as the invariants allow (explored schedules cannot know more). */
+  status: 'done' | 'review' | 'compensated' | 'compensation_failed' | 'any';
   /** A regular expression the review reason must match. */
   reason?: string;
 }

@@ -67,7 +67,7 @@ function jobReports(run: ScenarioRun, duplicates: ReturnType<typeof duplicatedEf
       key: planned.key,
       expected: planned.expect,
       actual: { status: actual, reason: job?.review_reason ?? null },
-      matches: actual === planned.expect.status && reasonMatches,
+      matches: (planned.expect.status === 'any' ? job?.status === 'done' || job?.status === 'review' : actual === planned.expect.status) && reasonMatches,
       attempts: job?.attempts ?? 0,
       maxAttempts: job?.max_attempts ?? planned.maxAttempts,
       duplicatedEffects: duplicates.filter((d) => job && d.key.startsWith(job.idempotency_key.slice(0, 16))).map(({ key, tool, times }) => ({ key, tool, times })),

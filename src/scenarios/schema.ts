@@ -15,9 +15,9 @@ const positiveInt = z.int().min(1);
 const ms = z.int().min(0).max(600_000);
 
 const ExpectSchema = z.union([
-  z.enum(['done', 'review', 'compensated', 'compensation_failed']),
+  z.enum(['done', 'review', 'compensated', 'compensation_failed', 'any']),
   z.strictObject({
-    status: z.enum(['done', 'review', 'compensated', 'compensation_failed']),
+    status: z.enum(['done', 'review', 'compensated', 'compensation_failed', 'any']),
     /** A regular expression the review reason must match. */
     reason: z.string().min(1).optional(),
   }),
