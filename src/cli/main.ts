@@ -4,6 +4,7 @@ import { approveCommand } from './commands/approve.js';
 import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
 import { enqueueCommand } from './commands/enqueue.js';
+import { exploreCommand } from './commands/explore.js';
 import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
@@ -17,6 +18,7 @@ import { exitCodeFor, UsageError } from './errors.js';
 
 const COMMANDS: readonly Command<any>[] = [
   runCommand,
+  exploreCommand,
   demoCommand,
   keyCommand,
   workerCommand,

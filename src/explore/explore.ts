@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { judgeScenario } from '../scenarios/judge.js';
+import { resolveScenarios } from '../scenarios/resolve.js';
+import { runScenario } from '../scenarios/run-scenario.js';
+import { ScenarioFileSchema } from '../scenarios/schema.js';
+import type { ScenarioReport } from '../report/schema.js';
+import { scheduleArbitrary, type Schedule } from './schedule.js';
+import { exploreFile, scheduleScenario } from './to-scenario.js';
+
+export interface ExploreOptions {
+  queue: string;
+  runs: number;
+  seed: number;
+  timeBudgetMs: number;
+  /** Independent lanes, each its own fast-check run with its own seed. @default 2 */
+  parallel: number;
+  out: string;
+  signal: AbortSignal;
+  onRun?: (event: { lane: number; run: number; report: ScenarioReport; shrinking: boolean }) => void;
+}
+
+/** A violation explore found, shrunk, and wrote out as a scenario file `queue-drill run` replays. */
+export interface Counterexample {
+  lane: number;
+  seed: number;
+  schedule: Schedule;
+  faults: number;
+  file: string;
+  replay: string;
+  broken: string[];
+  shrinks: number;
+}
+
+export interface ExploreResult {
+  runs: number;
+  counterexamples: Counterexample[];
+  interrupted: boolean;
+  durationMs: number;
+  out: string;
+}
+
+const NAME = 'explored';
+
+/** Runs one schedule on real processes and judges it by the invariants (expectations are 'any'). */
+async function runSchedule(schedule: Schedule, options: ExploreOptions, dir: string, seed: number): Promise<ScenarioReport> {
+  const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, NAME, 'explored schedule')]));
+  const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
+  const run = await runScenario(scenario!, dir, options.signal);
+  return judgeScenario(run, { repeat: 1, replay: '' });
+}
+
+/** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */
+function broken(report: ScenarioReport): string[] {
+  return [...report.invariants.filter((v) => !v.holds).map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
+}
+
+/*
+ * Explore: fast-check generates fault schedules (which points, which actions,
+ * which attempts, how many jobs, workers and producers, which plans), each runs
+ * on real processes and is judged by the same invariants as `run`. A violation
+ * is shrunk by fast-check (fewest faults first, then jobs and workers), and the
+ * smallest schedule that still fails is written as a scenario file with the
+ * command that replays it. Lanes run side by side (both cores); the time budget
+ * stops every lane cleanly, keeping what was found.
+ */
+export async function explore(options: ExploreOptions): Promise<ExploreResult> {
+  const started = Date.now();
+  mkdirSync(options.out, { recursive: true });
+  const lanes = Math.max(1, Math.min(options.parallel, options.runs));
+  let total = 0;
+  const counterexamples: Counterexample[] = [];
+  const lane = async (index: number): Promise<void> => {
+    const seed = options.seed + index;
+    const runs = Math.floor(options.runs / lanes) + (index < options.runs % lanes ? 1 : 0);
+    let n = 0;
+    let failing = false;
+    const property = fc.asyncProperty(scheduleArbitrary(), async (schedule) => {
+      if (options.signal.aborted) return true;
+      n++;
+      if (!failing) total++;
+      const dir = join(options.out, `lane${index + 1}-run${n}`);
+      const report = await runSchedule(schedule, options, dir, seed);
+      options.onRun?.({ lane: index + 1, run: n, report, shrinking: failing });
+      const found = broken(report);
+      if (found.length === 0) {
+        rmSync(dir, { recursive: true, force: true });
+        return true;
+      }
+      failing = true;
+      return false;
+    });
+    const details = await fc.check(property, {
+      seed,
+      numRuns: runs,
+      interruptAfterTimeLimit: Math.max(1, options.timeBudgetMs - (Date.now() - started)),
+      markInterruptAsFailure: false,
+      endOnFailure: false,
+    });
+    if (!details.failed || !details.counterexample) return;
+    const [schedule] = details.counterexample;
+    const name = `explored-lane${index + 1}`;
+    const file = join(options.out, `counterexample-lane${index + 1}.yaml`);
+    const scenario = scheduleScenario(schedule, name, `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`);
+    writeFileSync(file, `# Replay: queue-drill run ${file} --seed ${seed} --queue ${options.queue}\n${stringify(exploreFile([scenario]))}`);
+    // Judge the shrunk schedule once more, as its replay will.
+    const report = await runSchedule(schedule, options, join(options.out, `counterexample-lane${index + 1}`), seed);
+    counterexamples.push({
+      lane: index + 1,
+      seed,
+      schedule,
+      faults: schedule.faults.length,
+      file,
+      replay: `queue-drill run ${file} --seed ${seed} --queue ${options.queue}`,
+      broken: broken(report),
+      shrinks: details.numShrinks,
+    });
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i)));
+  return { runs: total, counterexamples, interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs, durationMs: Date.now() - started, out: options.out };
+}

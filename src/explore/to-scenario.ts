@@ -1,0 +1,64 @@
+import type { ScenarioFile } from '../scenarios/schema.js';
+import { EXPLORE_PLANS } from './plans.js';
+import type { Schedule } from './schedule.js';
+
+/** Timings every explored scenario uses: short leases, and faults that outlast them. */
+export const EXPLORE_SETTINGS = {
+  lease_ms: 300,
+  skew_margin_ms: 50,
+  call_timeout_ms: 300,
+  no_progress_ms: 3_000,
+  timeout_ms: 15_000,
+} as const;
+
+const PAUSE_MS = 900;
+const DELAY_MS = 20;
+const WORLD_DELAY_MS = 1_000;
+
+type ScenarioEntry = ScenarioFile['scenarios'][number];
+
+/** One scenario of scenarios.yaml's format that runs the schedule: what explore runs and writes out. */
+export function scheduleScenario(schedule: Schedule, name: string, description: string): ScenarioEntry {
+  const firstPlan = EXPLORE_PLANS[schedule.jobs[0]!]!;
+  const faults = schedule.faults.map((fault) => {
+    if (fault.kind === 'world') {
+      const step = firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id;
+      const base = { world: { step, job: 1 }, times: fault.times };
+      if (fault.action === 'delay') return { ...base, action: 'delay' as const, ms: WORLD_DELAY_MS, applied: fault.applied };
+      if (fault.action === 'fail') return { ...base, action: 'fail' as const, status: fault.status };
+      return { ...base, action: fault.action };
+    }
+    const where = fault.attempt === null ? {} : { where: { attempt: fault.attempt } };
+    const base = { at: fault.at, first: fault.first, ...where };
+    switch (fault.action) {
+      case 'error':
+        return { ...base, action: 'error' as const, kind: fault.error, message: `injected ${fault.error} at ${fault.at}` };
+      case 'pause':
+        return { ...base, action: 'pause' as const, ms: PAUSE_MS };
+      case 'delay':
+        return { ...base, action: 'delay' as const, ms: DELAY_MS };
+      default:
+        return { ...base, action: fault.action };
+    }
+  });
+  return {
+    name,
+    description,
+    workers: schedule.workers,
+    producers: schedule.producers,
+    jobs: schedule.jobs.map((plan) => ({ plan, count: 1, expect: 'any' as const })),
+    faults,
+    invariants: 'all',
+  } as ScenarioEntry;
+}
+
+/** A whole scenarios file holding explored scenarios, with the plans they use. */
+export function exploreFile(scenarios: ScenarioEntry[]): ScenarioFile {
+  const used = new Set(scenarios.flatMap((s) => s.jobs.map((j) => j.plan as string)));
+  return {
+    version: 1,
+    defaults: { ...EXPLORE_SETTINGS },
+    plans: Object.fromEntries(Object.entries(EXPLORE_PLANS).filter(([name]) => used.has(name))),
+    scenarios,
+  } as ScenarioFile;
+}
