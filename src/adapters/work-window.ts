@@ -1,0 +1,25 @@
+/*
+ * The work a broken variant does between a read and the write that depends on
+ * it. Against a database server that gap is a network round trip or two, a
+ * few milliseconds; against an in-process SQLite file it is microseconds, a
+ * race window so narrow that a drill of a few dozen jobs would catch a
+ * check-then-act bug only by luck. The variants that have such a gap widen it
+ * to what it would be in a real deployment, so the drills catch them every
+ * time. The reference queue has no such gap to widen: its reads and writes
+ * share one immediate transaction, or are one statement.
+ */
+
+/** How long the gap between a check and its act lasts in the variants that have one. */
+export const WORK_WINDOW_MS = 5;
+
+const cell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Blocks this thread for `ms` milliseconds, as synchronous work between a read
+ * and a write would: no other statement of this process runs meanwhile, while
+ * other processes go on. A wait, not a spin, so it costs no CPU on a small
+ * machine where the drill's processes share two cores.
+ */
+export function workBetweenCheckAndAct(ms: number = WORK_WINDOW_MS): void {
+  if (ms > 0) Atomics.wait(cell, 0, 0, ms);
+}
