@@ -10,6 +10,7 @@ import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
+import { selftestCommand } from './commands/selftest.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
@@ -19,6 +20,7 @@ import { exitCodeFor, UsageError } from './errors.js';
 const COMMANDS: readonly Command<any>[] = [
   runCommand,
   exploreCommand,
+  selftestCommand,
   demoCommand,
   keyCommand,
   workerCommand,

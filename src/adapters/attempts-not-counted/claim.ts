@@ -1,0 +1,47 @@
+import { utc } from '../../queue/clock.js';
+import type { JobRow } from '../../queue/job.js';
+import { appendEvent } from '../../queue/sql/append-event.js';
+import type { ClaimInput } from '../../queue/sql/claim.js';
+import { sweepExpiredLeases } from '../../queue/sql/sweep-expired-leases.js';
+import { statement, type Db } from '../../queue/store.js';
+
+const NEXT = `
+SELECT id, status FROM agent_jobs
+WHERE status IN ('pending', 'retry') AND next_run_at <= @at AND attempts < max_attempts
+ORDER BY created_at, id
+LIMIT 1`;
+
+// The mistake: no `attempts = attempts + 1`. The fence still moves, so every
+// lease is still told apart; only the count of tries is never kept.
+const TAKE = `
+UPDATE agent_jobs
+SET status = 'running', leased_by = @workerId, lease_until = @leaseUntil,
+    lease_fence = lease_fence + 1, updated_at = @at
+WHERE id = @id AND status IN ('pending', 'retry')
+RETURNING *`;
+
+/** The reference claim (one immediate transaction, the lease sweep first), except that it never counts the attempt. */
+export function uncountedClaim(db: Db, input: ClaimInput): JobRow | null {
+  return db
+    .transaction((): JobRow | null => {
+      const at = utc(input.now);
+      sweepExpiredLeases(db, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
+      const next = statement(db, NEXT).get({ at }) as { id: number; status: 'pending' | 'retry' } | undefined;
+      if (!next) return null;
+      const job = statement(db, TAKE).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow;
+      appendEvent(db, {
+        jobId: job.id,
+        kind: 'transition',
+        from: next.status,
+        to: 'running',
+        attempt: job.attempts,
+        fence: job.lease_fence,
+        worker: input.workerId,
+        actor: 'worker',
+        reason: `claimed by ${input.workerId}, lease until ${job.lease_until}`,
+        at,
+      });
+      return job;
+    })
+    .immediate();
+}

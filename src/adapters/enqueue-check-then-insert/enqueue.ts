@@ -1,0 +1,42 @@
+import { appendEvent } from '../../queue/sql/append-event.js';
+import type { EnqueueInput } from '../../queue/sql/enqueue.js';
+import { statement, type Db } from '../../queue/store.js';
+import { workBetweenCheckAndAct } from '../work-window.js';
+
+const EXISTING = `SELECT id FROM agent_jobs WHERE idempotency_key = ? ORDER BY id LIMIT 1`;
+
+const INSERT = `
+INSERT INTO agent_jobs (idempotency_key, action, payload_json, max_attempts, next_run_at, created_at, updated_at)
+VALUES (@key, @action, @payloadJson, @maxAttempts, @at, @at, @at)
+RETURNING id`;
+
+/**
+ * Looks the key up, and inserts when it is absent: check, then act. The job and
+ * its history row are written together, but the check is outside that
+ * transaction, and without a UNIQUE constraint nothing stops two producers that
+ * both saw "absent" from both inserting: two jobs for one key, each producer
+ * told it created the job.
+ */
+export function checkThenInsert(db: Db, input: EnqueueInput, workMs: number): { created: boolean; jobId: number } {
+  const existing = statement(db, EXISTING).get(input.key) as { id: number } | undefined;
+  if (existing) return { created: false, jobId: existing.id };
+  workBetweenCheckAndAct(workMs);
+  return db
+    .transaction(() => {
+      const inserted = statement(db, INSERT).get(input) as { id: number };
+      appendEvent(db, {
+        jobId: inserted.id,
+        kind: 'transition',
+        from: null,
+        to: 'pending',
+        attempt: 0,
+        fence: 0,
+        worker: null,
+        actor: 'producer',
+        reason: 'enqueued',
+        at: input.at,
+      });
+      return { created: true, jobId: inserted.id };
+    })
+    .immediate();
+}

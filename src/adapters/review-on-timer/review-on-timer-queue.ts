@@ -1,0 +1,40 @@
+import { openStore, type Db } from '../../queue/store.js';
+import { SqliteQueue, type Claimed, type QueueOptions } from '../../queue/sqlite-queue.js';
+import { timerClaim } from './claim.js';
+
+/** How long a job waits in review before a worker takes it again. */
+export const REVIEW_TIMER_MS = 300;
+
+/** The store's trigger that refuses any change the state machine does not allow (src/queue/states.ts). */
+const TRANSITION_TRIGGER = 'agent_jobs_allowed_transitions';
+
+/**
+ * The reference queue with one plausible mistake: jobs leave review on a
+ * timer. Review had become a pile nobody emptied, so the claim now also takes
+ * a job that has sat in review for REVIEW_TIMER_MS, as if review were a long
+ * retry delay. The store's transition trigger refused that (review to running
+ * is no edge of the state machine), so whoever made the change also removed
+ * the check that got in the way: open() drops the trigger, and the claim
+ * writes its own history event for a job it takes out of review. A job sent to
+ * review because its outcome is unknown, its error permanent, or its plan
+ * against policy is run again without anyone having looked at it.
+ */
+export class ReviewOnTimerQueue extends SqliteQueue {
+  /** Opens the store and drops its transition trigger (openStore makes it again on every open). */
+  static override open(file: string, options: QueueOptions): ReviewOnTimerQueue {
+    const db: Db = openStore(file);
+    db.exec(`DROP TRIGGER IF EXISTS ${TRANSITION_TRIGGER}`);
+    return new ReviewOnTimerQueue(db, options);
+  }
+
+  override claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
+    const job = timerClaim(this.db, {
+      workerId,
+      now: this.options.clock.now(),
+      leaseMs,
+      skewMarginMs: this.skewMarginMs,
+      reviewAfterMs: REVIEW_TIMER_MS,
+    });
+    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
+  }
+}

@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { defineCommand } from '../command.js';
+import { EXIT } from '../errors.js';
+import { stopOnSignals } from '../stop-signal.js';
+
+/** `queue-drill selftest`: every queue implementation through the drills; broken ones must be caught, the reference never flagged. */
+export const selftestCommand = defineCommand({
+  name: 'selftest',
+  describe: 'run the drills against every broken variant and the reference queue: prove the judge catches them',
+  options: {
+    file: { type: 'string', default: 'scenarios.yaml' },
+    only: { type: 'string', describe: 'only these scenarios (comma-separated)' },
+    queues: { type: 'string', describe: 'only these implementations (comma-separated)' },
+    'explore-runs': { type: 'number', default: 10, describe: 'explore runs for the reference and for variants the scenarios missed' },
+    seed: { type: 'number', default: 1 },
+    parallel: { type: 'number', default: 2 },
+    out: { type: 'string', describe: 'where runs go [default: drill-runs/selftest-<UTC time>]' },
+    json: { type: 'boolean', default: false },
+  },
+  async run(args) {
+    const { selftest, renderSelftest } = await import('../../selftest/selftest.js');
+    const { toolVersion } = await import('../version.js');
+    const { queueImpl } = await import('../../adapters/registry.js');
+    const list = (text: string | undefined) => (text ? text.split(',').map((s) => s.trim()).filter(Boolean) : []);
+    const queues = list(args.queues);
+    for (const name of queues) queueImpl(name);
+    const stop = stopOnSignals();
+    try {
+      const rows = await selftest({
+        file: args.file,
+        only: list(args.only),
+        queues,
+        exploreRuns: args['explore-runs'],
+        seed: args.seed,
+        parallel: args.parallel,
+        out: args.out ?? join('drill-runs', `selftest-${new Date().toISOString().replace(/:/g, '-')}`),
+        toolVersion: toolVersion(),
+        signal: stop.signal,
+        onRow: (row) => process.stderr.write(`${row.queue}: ${row.ok ? 'ok' : 'NOT OK'} (${(row.durationMs / 1000).toFixed(1)}s)\n`),
+      });
+      process.stdout.write(`${args.json ? JSON.stringify(rows, null, 2) : renderSelftest(rows)}\n`);
+      process.exitCode = stop.signal.aborted ? EXIT.harnessFailed : rows.every((r) => r.ok) ? EXIT.ok : EXIT.violated;
+    } finally {
+      stop.dispose();
+    }
+  },
+});
