@@ -53,7 +53,8 @@ export async function reconcileExpiredLeases(
       const key = stepKey(job.idempotency_key, step.step_id);
       let answer;
       try {
-        answer = await world.reconcile(step.tool, key);
+        // Fenced one past the expired lease: the dead (or merely paused) holder can never apply it after this answer.
+        answer = await world.reconcile(step.tool, key, job.lease_fence + 1);
       } catch {
         continue; // The world cannot be asked now; the next tick (or a worker's claim) will.
       }

@@ -77,6 +77,7 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
         attempt: run.job.attempts,
         worker: run.lease.workerId,
         pid: process.pid,
+        fence: run.lease.fence,
       });
     } catch (error) {
       const text = storableError(error, run.secrets);

@@ -105,6 +105,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
       attempt: run.job.attempts,
       worker: run.lease.workerId,
       pid: process.pid,
+      fence: run.lease.fence,
     });
   } catch (error) {
     return callFailed(run, step, key, error);
@@ -122,7 +123,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
 async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'completed' | 'not_executed' | PlanOutcome> {
   let answer;
   try {
-    answer = await run.world.reconcile(step.tool, key);
+    answer = await run.world.reconcile(step.tool, key, run.lease.fence);
   } catch (error) {
     // The world cannot be asked right now: the step stays in doubt for a later attempt.
     return { kind: 'retry', error: `reconciliation of step ${step.step_id} failed: ${storableError(error, run.secrets)}` };
@@ -151,6 +152,8 @@ async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'co
 }
 
 async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unknown): Promise<StepResult> {
+  // The world saw a later holder's fence on this key: this lease has moved on, and nothing was applied.
+  if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'WORLD_STALE_FENCE') return { kind: 'lease_lost', step: step.step_id };
   const kind = classifyError(error);
   const text = storableError(error, run.secrets);
   const stepId = step.step_id;
@@ -196,7 +199,7 @@ async function verify(run: PlanRun): Promise<PlanOutcome> {
     if (toolMetadata(step.tool)?.lookup) {
       let answer;
       try {
-        answer = await run.world.reconcile(step.tool, key);
+        answer = await run.world.reconcile(step.tool, key, run.lease.fence);
       } catch (error) {
         return { kind: 'retry', error: `verification could not ask the world: ${storableError(error, run.secrets)}` };
       }

@@ -5,6 +5,8 @@ export interface CallMeta {
   attempt: number;
   worker: string;
   pid: number;
+  /** The caller's lease fence; the world refuses a key's call under a fence older than one it has seen. */
+  fence?: number;
 }
 
 /** The world's answer to "did the effect with this key happen?". */
@@ -16,5 +18,6 @@ export type Reconciliation =
 /** The part of the world a plan needs: call a tool, and ask what happened. */
 export interface WorldPort {
   call(tool: string, key: string, args: Record<string, unknown>, meta: CallMeta): Promise<{ result: unknown; externalRef: string | null; replayed: boolean }>;
-  reconcile(tool: string, key: string): Promise<Reconciliation>;
+  /** With a fence, the answer also fences every older holder off the key. */
+  reconcile(tool: string, key: string, fence?: number): Promise<Reconciliation>;
 }

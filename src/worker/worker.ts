@@ -52,6 +52,8 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
   const now = () => utc(options.clock.now());
   const log = jsonLogger(`worker:${options.id}`, now);
   log({ event: 'started', pid: process.pid, leaseMs: options.leaseMs });
+  // A worker that talks to a world runs plans: load that code now, not while it holds its first lease.
+  if (options.world) await import('./run-plan-job.js');
   let processed = 0;
   try {
     while (!options.stop.aborted && (options.maxJobs === 0 || processed < options.maxJobs)) {

@@ -22,6 +22,8 @@ export interface WorldCallMeta {
   attempt: number;
   worker: string;
   pid: number;
+  /** The caller's lease fence: the world refuses a key's call under a fence older than one it has seen. */
+  fence?: number;
 }
 
 /** A successful call: the stored result, the effect's external reference (null for a pure tool), and whether it was a replay by key. */
@@ -52,6 +54,7 @@ const SERVER_CODES = new Set<string>([
   'WORLD_NOT_FOUND',
   'WORLD_METHOD_NOT_ALLOWED',
   'WORLD_KEY_REUSED',
+  'WORLD_STALE_FENCE',
   'WORLD_COMPENSATION_MISMATCH',
   'WORLD_INJECTED_FAILURE',
   'WORLD_INJECTED_ERROR_AFTER_APPLY',
@@ -106,9 +109,10 @@ export class WorldClient {
     return (await this.send('POST', '/call', { tool, key, args, meta }, 'effect', `world call ${tool} (key ${key})`)) as CallResponse;
   }
 
-  /** Asks whether the call under `key` happened: completed, not_executed, or unknown (a tool without lookup). */
-  async reconcile(tool: string, key: string): Promise<ReconcileAnswer> {
-    const query = new URLSearchParams({ tool, key });
+  /** Asks whether the call under `key` happened: completed, not_executed, or unknown (a tool without lookup); `fence` fences older holders off. */
+  async reconcile(tool: string, key: string, fence?: number): Promise<ReconcileAnswer> {
+    // With a fence, the world also refuses every later call of this key under an older one.
+    const query = new URLSearchParams({ tool, key, ...(fence === undefined ? {} : { fence: String(fence) }) });
     return (await this.send('GET', `/reconcile?${query}`, undefined, 'read', `world reconcile ${tool} (key ${key})`)) as ReconcileAnswer;
   }
 

@@ -58,6 +58,15 @@ CREATE TABLE IF NOT EXISTS calls (
   at              TEXT NOT NULL
 );
 
+-- Resource-side fencing: per key, the highest lease fence a caller has shown.
+-- A call under a lower fence comes from a holder whose lease has moved on, and
+-- is refused before anything is applied; a reconciliation raises the floor, so
+-- "not executed" stays true for every older holder.
+CREATE TABLE IF NOT EXISTS world_fences (
+  idempotency_key TEXT PRIMARY KEY,
+  fence           INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS faults (
   id          INTEGER PRIMARY KEY,
   spec_json   TEXT    NOT NULL,
@@ -105,6 +114,8 @@ export interface CallMeta {
   attempt: number;
   worker: string;
   pid: number;
+  /** The caller's lease fence, when it holds one: older fences than the key has seen are refused. */
+  fence?: number | undefined;
 }
 
 /** One applied effect, as the harness reads it. */
@@ -301,6 +312,18 @@ export class WorldLedger {
       )
       .run(seq, effect.key, effect.tool, effect.idempotent ? 1 : 0, effect.argsDigest, job, step, attempt, worker, pid, effect.at, externalRef, JSON.stringify(result), effect.compensates);
     return { seq, key: effect.key, tool: effect.tool, idempotent: effect.idempotent, argsDigest: effect.argsDigest, job, step, attempt, worker, pid, at: effect.at, externalRef, result, compensates: effect.compensates };
+  }
+
+  /**
+   * Shows a fence for a key: false when a higher one was already shown (the
+   * caller's lease has moved on), else records it as the key's floor. Call
+   * inside transaction().
+   */
+  admitFence(key: string, fence: number): boolean {
+    const row = this.db.prepare('SELECT fence FROM world_fences WHERE idempotency_key = ?').get(key) as { fence: number } | undefined;
+    if (row && row.fence > fence) return false;
+    this.db.prepare('INSERT INTO world_fences (idempotency_key, fence) VALUES (?, ?) ON CONFLICT (idempotency_key) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(key, fence);
+    return true;
   }
 
   /** The effects applied under a key, oldest first (several for a non-idempotent tool). */

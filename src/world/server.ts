@@ -32,6 +32,7 @@ const CallBodySchema = z.strictObject({
     attempt: z.int().min(0),
     worker: z.string().min(1),
     pid: z.int().min(0),
+    fence: z.int().min(0).optional(),
   }),
 });
 
@@ -276,7 +277,14 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
     if (issues.length > 0) throw badRequest('WORLD_BAD_REQUEST', 'reconcile query', issues);
     const meta = toolMetadata(tool as string);
     if (!meta) throw badRequest('WORLD_UNKNOWN_TOOL', 'reconcile query', [{ path: 'tool', message: `unknown tool ${JSON.stringify(tool)}` }]);
-    send(res, 200, reconcile(ledger, meta.name, key as string));
+    const fenceText = url.searchParams.get('fence');
+    const fence = fenceText === null ? null : Number(fenceText);
+    if (fence !== null && (!Number.isInteger(fence) || fence < 0)) throw badRequest('WORLD_BAD_REQUEST', 'reconcile query', [{ path: 'fence', message: 'a whole number' }]);
+    // With a fence, the answer holds from here on for every older holder: the floor is raised first.
+    send(res, 200, ledger.transaction(() => {
+      if (fence !== null) ledger.admitFence(key as string, fence);
+      return reconcile(ledger, meta.name, key as string);
+    }));
   }
 
   type Route = Partial<Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>>>;

@@ -214,7 +214,7 @@ const CASES: Case[] = [
   {
     name: 'invalid expected status, short form',
     text: withScenario(BASIC.replace('expect: done', 'expect: finished #@v')),
-    issues: [{ path: 'scenarios[0].jobs[0].expect', at: 'v', says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed, or a mapping' }],
+    issues: [{ path: 'scenarios[0].jobs[0].expect', at: 'v', says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed, any, or a mapping' }],
   },
   {
     name: 'invalid expected status, long form',
@@ -284,7 +284,7 @@ const CASES: Case[] = [
     name: 'missing expectation and fault point',
     text: withScenario(`${BASIC.replace('- plan: one', '- plan: one #@job').replace('\n    expect: done', '')}\nfaults:\n  - action: crash #@fault`),
     issues: [
-      { path: 'scenarios[0].jobs[0].expect', at: 'job', says: 'required key is missing; allowed: done, review, compensated, compensation_failed, or a mapping' },
+      { path: 'scenarios[0].jobs[0].expect', at: 'job', says: 'required key is missing; allowed: done, review, compensated, compensation_failed, any, or a mapping' },
       { path: 'scenarios[0].faults[0].at', at: 'fault', says: `required key is missing; ${allowed(FAILPOINTS)}` },
     ],
   },
