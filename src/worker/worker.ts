@@ -31,6 +31,12 @@ export interface WorkerOptions {
   maxJobs: number;
   /** Aborted to stop after the current job (SIGTERM). */
   stop: AbortSignal;
+  /**
+   * An attempt renews its lease for this long at most: a step that hangs (while
+   * the process lives on and could heartbeat forever) loses its lease and the
+   * job is taken back, instead of being held until someone notices.
+   */
+  maxAttemptMs: number;
   /** The world that plan jobs call; plan jobs go to review without one. */
   world: WorldPort | null;
 }
@@ -104,7 +110,14 @@ async function runOne(
   log({ event: 'claimed', jobId: job.id, attempt: job.attempts, fence: lease.fence }, secrets);
   const leaseLost = new AbortController();
   // Renew well before expiry, from the claim on; a refused renewal means someone else owns the job now.
+  const claimedAt = options.clock.now();
   const renewal = setInterval(async () => {
+    if (leaseLost.signal.aborted) return;
+    if (options.clock.now() - claimedAt > options.maxAttemptMs) {
+      log({ event: 'attempt-deadline', jobId: job.id, attempt: job.attempts, maxAttemptMs: options.maxAttemptMs });
+      leaseLost.abort();
+      return;
+    }
     await failpoint('heartbeat', { worker: options.id, jobId: job.id, attempt: job.attempts });
     if (leaseLost.signal.aborted) return;
     const renewed = queue.heartbeat(lease);

@@ -28,6 +28,7 @@ export const workerCommand = defineCommand({
     'retry-jitter-ms': { type: 'number', default: SEED_RETRY_DELAY.jitterMs },
     'exit-when-drained': { type: 'boolean', default: false, describe: 'stop once nothing is pending, retrying or running' },
     'max-jobs': { type: 'number', default: 0, describe: 'stop after this many jobs (0: no limit)' },
+    'max-attempt-ms': { type: 'number', describe: 'an attempt renews its lease for this long at most [default: 10 leases]' },
     world: { type: 'string', describe: 'base URL of the world service, for plan jobs (http://127.0.0.1:PORT)' },
     'call-timeout-ms': { type: 'number', default: 2_000, describe: 'a call to the world without an answer by then has an unknown outcome' },
   },
@@ -48,6 +49,7 @@ export const workerCommand = defineCommand({
         pollMs: args['poll-ms'],
         exitWhenDrained: args['exit-when-drained'],
         maxJobs: args['max-jobs'],
+        maxAttemptMs: args['max-attempt-ms'] ?? 10 * args['lease-ms'],
         stop: stop.signal,
         world,
       });
