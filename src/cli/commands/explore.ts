@@ -22,8 +22,10 @@ export const exploreCommand = defineCommand({
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },
     parallel: { type: 'number', default: 2, describe: 'independent lanes run side by side' },
     out: { type: 'string', describe: 'where runs and counterexamples go [default: drill-runs/explore-<UTC time>]' },
+    exhaustive: { type: 'boolean', default: false, describe: 'instead: every named stage × every fault action on one job, a deterministic matrix' },
   },
   async run(args) {
+    if (args.exhaustive) return runExhaustive(args);
     const { explore } = await import('../../explore/explore.js');
     const { queueImpl } = await import('../../adapters/registry.js');
     queueImpl(args.queue);
@@ -62,3 +64,39 @@ export const exploreCommand = defineCommand({
     }
   },
 });
+
+/** `explore --exhaustive`: writes the stage × action matrix as a scenarios file and runs it as a drill. */
+async function runExhaustive(args: { queue: string; seed: number | undefined; parallel: number; out: string | undefined }): Promise<void> {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { stringify } = await import('yaml');
+  const { exhaustiveFile } = await import('../../explore/exhaustive.js');
+  const { runDrill } = await import('../../scenarios/run-drill.js');
+  const { progressPrinter } = await import('../progress.js');
+  const { toolVersion } = await import('../version.js');
+  const out = args.out ?? join('drill-runs', `exhaustive-${new Date().toISOString().replace(/:/g, '-')}`);
+  mkdirSync(out, { recursive: true });
+  const file = join(out, 'exhaustive.yaml');
+  writeFileSync(file, `# Every named stage x every fault action, written by queue-drill explore --exhaustive.\n${stringify(exhaustiveFile())}`);
+  process.stderr.write(`exhaustive matrix: ${file}\n`);
+  const stop = stopOnSignals();
+  const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
+  try {
+    const { report, written } = await runDrill({
+      file,
+      only: [],
+      seed: args.seed ?? 1,
+      repeat: 1,
+      parallel: args.parallel,
+      out,
+      queue: args.queue,
+      signal: stop.signal,
+      command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+      toolVersion: toolVersion(),
+      onScenario: printer.onScenario,
+    });
+    printer.summary(report, written);
+    process.exitCode = report.exitCode;
+  } finally {
+    stop.dispose();
+  }
+}
