@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { QUEUE_IMPLS, queueImpl, UnknownQueueError } from '../../src/adapters/registry.js';
+import { DIGEST, storeFixture, type StoreFixture } from './fixture.js';
+
+let fx: StoreFixture;
+afterEach(() => fx?.close());
+
+const VARIANTS = [
+  'claim-no-transaction',
+  'unguarded-writes',
+  'unknown-retried',
+  'review-on-timer',
+  'attempts-not-counted',
+  'enqueue-check-then-insert',
+  'lease-never-expires',
+  'compensation-forward',
+  'failed-compensation-ok',
+];
+
+describe('QUEUE_IMPLS', () => {
+  it('lists the reference first, the seed-literal queue second, then every broken variant, each once, in kebab-case', () => {
+    const names = QUEUE_IMPLS.map((q) => q.name);
+    expect(names.slice(0, 2)).toEqual(['reference', 'seed-literal']);
+    expect(names.slice(2)).toEqual(VARIANTS);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    for (const impl of QUEUE_IMPLS) expect(impl.description.length).toBeGreaterThan(20);
+  });
+
+  it('refuses a name it does not know, listing the ones it does', () => {
+    expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
+    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, seed-literal, claim-no-transaction/);
+  });
+
+  // Each variant is one mistake in a queue that otherwise works: alone, without a fault, it does its job.
+  it.each(QUEUE_IMPLS.map((q) => q.name))('%s: one worker, no fault: enqueue (twice), claim, heartbeat, complete', (name) => {
+    fx = storeFixture(`happy-${name}`);
+    const queue = fx.open(name);
+    const { jobId } = queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } });
+    expect(queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } })).toEqual({ created: false, jobId });
+    const claimed = fx.claimBy(queue, 'w1');
+    expect(claimed.job.id).toBe(jobId);
+    expect(queue.heartbeat(claimed.lease).ok).toBe(true);
+    expect(queue.complete(claimed.lease, DIGEST)).toEqual({ ok: true, status: 'done' });
+    expect(queue.job(jobId)).toMatchObject({ status: 'done', leased_by: null, lease_until: null, result_digest: DIGEST });
+    expect(queue.claim('w1')).toBeNull();
+  });
+});
