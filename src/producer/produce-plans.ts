@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { failpoint } from '../faults/failpoint.js';
 import type { QueueImpl } from '../adapters/registry.js';
 import type { Clock } from '../queue/clock.js';
@@ -24,8 +25,12 @@ export async function producePlans(options: {
   random: Random;
   name: string;
   write: (line: string) => void;
+  /** Begin at this moment (ms since the epoch), so producers started one by one race from the same instant. */
+  startAt?: number | undefined;
 }): Promise<void> {
   const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as PlannedJob[];
+  const wait = (options.startAt ?? 0) - options.clock.now();
+  if (wait > 0) await sleep(wait);
   const queue = options.queue.open(options.store, { clock: options.clock, random: options.random });
   try {
     for (const job of jobs) {

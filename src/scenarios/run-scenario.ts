@@ -125,8 +125,10 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
         args: ['coordinator', ...common, '--world', world.url, '--tick-ms', String(s.tick_ms), '--lease-ms', String(s.lease_ms), '--call-timeout-ms', String(s.call_timeout_ms)],
       }));
     }
+    // Producers start one by one; a common start instant makes them really race on every key.
+    const startAt = Date.now() + 200 + 60 * s.producers;
     for (let p = 1; p <= s.producers; p++) {
-      roles.push(spawn({ name: `p${p}`, kind: 'producer', args: ['producer', '--store', store, '--queue', s.queue, '--jobs', jobsFile, '--name', `p${p}`] }));
+      roles.push(spawn({ name: `p${p}`, kind: 'producer', args: ['producer', '--store', store, '--queue', s.queue, '--jobs', jobsFile, '--name', `p${p}`, '--start-at', String(startAt)] }));
     }
     scenario.workers.forEach((worker, index) => {
       roles.push(spawn({

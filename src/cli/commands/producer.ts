@@ -16,6 +16,7 @@ export const producerCommand = defineCommand({
     jobs: { type: 'string', describe: 'a JSON file of plan jobs [{key, plan, maxAttempts}] to enqueue instead' },
     name: { type: 'string', default: 'producer', describe: 'the name failpoints see' },
     queue: { type: 'string', default: 'reference' },
+    'start-at': { type: 'number', describe: 'with --jobs: begin at this moment (ms since the epoch), so several producers race from one instant' },
     start: { type: 'number', default: 0, describe: 'number of the first job' },
     action: { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] },
     payload: { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' },
@@ -34,6 +35,7 @@ export const producerCommand = defineCommand({
         random: seededRandom(1),
         name: args.name,
         write: (line) => process.stdout.write(line),
+        startAt: args['start-at'],
       });
       return;
     }

@@ -13,7 +13,7 @@ export const runCommand = defineCommand({
     repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
     parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
-    queue: { type: 'string', describe: 'the queue implementation for every scenario (reference, seed-literal)' },
+    queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
   async run(args) {
