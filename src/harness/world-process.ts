@@ -9,15 +9,20 @@ export interface WorldProcess {
   port: number;
 }
 
-function announcedPort(logFile: string): number | undefined {
+// The line must come from this very child: a stale log of an earlier run in the same place names a dead port.
+function announcedPort(logFile: string, pid: number): number | undefined {
   let text: string;
   try {
     text = readFileSync(logFile, 'utf8');
   } catch {
     return undefined;
   }
-  const line = text.split('\n').find((l) => l.includes('"listening"'));
-  return line ? (JSON.parse(line) as { port: number }).port : undefined;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"listening"')) continue;
+    const announced = JSON.parse(line) as { port: number; pid: number };
+    if (announced.pid === pid) return announced.port;
+  }
+  return undefined;
 }
 
 /** Starts `queue-drill world` on a ledger file and waits until it says which port it listens on. */
@@ -26,7 +31,7 @@ export async function startWorld(supervisor: Supervisor, ledger: string, name = 
   const port = await waitFor(
     () => {
       if (!child.alive) throw new Error(`${name} exited before it listened; see ${child.logFile}.err`);
-      return announcedPort(child.logFile);
+      return announcedPort(child.logFile, child.pid);
     },
     { timeoutMs, intervalMs: 10, what: `${name} to announce its port in ${child.logFile}` },
   );

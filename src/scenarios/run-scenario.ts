@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
@@ -59,6 +59,8 @@ const APPROVAL_WAIT = /^approval required/;
 export async function runScenario(scenario: ResolvedScenario, runDir: string, signal: AbortSignal): Promise<ScenarioRun> {
   const started = Date.now();
   const clock = systemClock();
+  // The run directory is this run's alone: nothing left from an earlier run may pass for its evidence.
+  rmSync(runDir, { recursive: true, force: true });
   mkdirSync(runDir, { recursive: true });
   const store = join(runDir, 'queue.db');
   const ledger = join(runDir, 'ledger.db');

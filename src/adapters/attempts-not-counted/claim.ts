@@ -1,6 +1,6 @@
 import { utc } from '../../queue/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { appendEvent } from '../../queue/sql/append-event.js';
+import { recordClaim } from '../../queue/sql/claim.js';
 import type { ClaimInput } from '../../queue/sql/claim.js';
 import { sweepExpiredLeases } from '../../queue/sql/sweep-expired-leases.js';
 import { statement, type Db } from '../../queue/store.js';
@@ -29,18 +29,7 @@ export function uncountedClaim(db: Db, input: ClaimInput): JobRow | null {
       const next = statement(db, NEXT).get({ at }) as { id: number; status: 'pending' | 'retry' } | undefined;
       if (!next) return null;
       const job = statement(db, TAKE).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow;
-      appendEvent(db, {
-        jobId: job.id,
-        kind: 'transition',
-        from: next.status,
-        to: 'running',
-        attempt: job.attempts,
-        fence: job.lease_fence,
-        worker: input.workerId,
-        actor: 'worker',
-        reason: `claimed by ${input.workerId}, lease until ${job.lease_until}`,
-        at,
-      });
+      recordClaim(db, job, next.status, at);
       return job;
     })
     .immediate();

@@ -1,6 +1,6 @@
 import { utc } from '../../queue/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { appendEvent } from '../../queue/sql/append-event.js';
+import { recordClaim } from '../../queue/sql/claim.js';
 import { statement, type Db } from '../../queue/store.js';
 import { workBetweenCheckAndAct } from '../work-window.js';
 
@@ -41,18 +41,7 @@ export function lookUpThenUpdate(db: Db, input: LookUpThenUpdateInput): JobRow |
   if (!next) return null;
   workBetweenCheckAndAct(input.workMs);
   const job = statement(db, TAKE).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow;
-  appendEvent(db, {
-    jobId: job.id,
-    kind: 'transition',
-    // What the look-up saw, which is what this code believes it changed.
-    from: next.status,
-    to: 'running',
-    attempt: job.attempts,
-    fence: job.lease_fence,
-    worker: input.workerId,
-    actor: 'worker',
-    reason: `claimed by ${input.workerId}, lease until ${job.lease_until}`,
-    at,
-  });
+  // What the look-up saw, which is what this code believes it changed.
+  recordClaim(db, job, next.status, at);
   return job;
 }

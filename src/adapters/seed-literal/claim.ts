@@ -1,6 +1,6 @@
 import { utc } from '../../queue/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { appendEvent } from '../../queue/sql/append-event.js';
+import { recordClaim } from '../../queue/sql/claim.js';
 import { statement, type Db } from '../../queue/store.js';
 
 // Seed 000's claim_one, as written: only pending and retry jobs are looked at,
@@ -30,18 +30,7 @@ export function seedLiteralClaim(db: Db, input: { workerId: string; now: number;
       if (!next) return null;
       const job = statement(db, TAKE).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow;
       // The history is ours, not the seed's: kept so a drill can show what happened.
-      appendEvent(db, {
-        jobId: job.id,
-        kind: 'transition',
-        from: next.status,
-        to: 'running',
-        attempt: job.attempts,
-        fence: job.lease_fence,
-        worker: input.workerId,
-        actor: 'worker',
-        reason: `claimed by ${input.workerId}, lease until ${job.lease_until}`,
-        at,
-      });
+      recordClaim(db, job, next.status, at);
       return job;
     })
     .immediate();

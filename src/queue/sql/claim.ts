@@ -45,19 +45,24 @@ export function claim(db: Db, input: ClaimInput): JobRow | null {
         leaseUntil: utc(input.now + input.leaseMs),
         at,
       }) as JobRow;
-      appendEvent(db, {
-        jobId: job.id,
-        kind: 'transition',
-        from: next.status,
-        to: 'running',
-        attempt: job.attempts,
-        fence: job.lease_fence,
-        worker: input.workerId,
-        actor: 'worker',
-        reason: `claimed by ${input.workerId}, lease until ${job.lease_until}`,
-        at,
-      });
+      recordClaim(db, job, next.status, at);
       return job;
     })
     .immediate();
+}
+
+/** Records a claim in the history: the job moved from `from` to running under its new lease. */
+export function recordClaim(db: Db, job: JobRow, from: 'pending' | 'retry', at: string): void {
+  appendEvent(db, {
+    jobId: job.id,
+    kind: 'transition',
+    from,
+    to: 'running',
+    attempt: job.attempts,
+    fence: job.lease_fence,
+    worker: job.leased_by,
+    actor: 'worker',
+    reason: `claimed by ${job.leased_by}, lease until ${job.lease_until}`,
+    at,
+  });
 }

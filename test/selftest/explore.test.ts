@@ -1,0 +1,48 @@
+import { execa } from 'execa';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { parseScenarioText } from '../../src/scenarios/load.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+const cli = (args: string[]) => execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true' } });
+
+describe('queue-drill explore', () => {
+  it('finds a broken variant, shrinks it to a small scenario file, and run replays it with the same verdict', { timeout: 300_000 }, async () => {
+    const run = tempRunDir('explore');
+    try {
+      const explored = await cli(['explore', '--queue', 'attempts-not-counted', '--runs', '4', '--seed', '11', '--parallel', '1', '--out', run.dir]);
+      expect(explored.exitCode, explored.stderr).toBe(1);
+      expect(explored.stdout).toMatch(/counterexample \(lane 1, seed 11, shrunk \d+ times to \d fault\(s\)\): breaks attempts-bounded/);
+      const file = join(run.dir, 'counterexample-lane1.yaml');
+      const scenario = parseScenarioText(readFileSync(file, 'utf8'), file).scenarios[0]!;
+      expect(scenario.faults.length).toBeLessThanOrEqual(3);
+      expect(scenario.jobs).toHaveLength(1);
+
+      const replay = /replay: queue-drill (run .*)$/m.exec(explored.stdout)![1]!.split(' ');
+      const replayed = await cli([...replay, '--out', join(run.dir, 'replay')]);
+      expect(replayed.exitCode).toBe(1);
+      const [stamp] = readdirSync(join(run.dir, 'replay')).filter((d) => d !== 'latest');
+      const report = JSON.parse(readFileSync(join(run.dir, 'replay', stamp!, 'report.json'), 'utf8')) as DrillReport;
+      expect(report.scenarios[0]!.invariants.filter((v) => !v.holds).map((v) => v.id)).toContain('attempts-bounded');
+    } finally {
+      run.remove();
+    }
+  });
+
+  it('reports no violation on the reference queue, and stops at its time budget', { timeout: 120_000 }, async () => {
+    const run = tempRunDir('explore-ref');
+    try {
+      const started = Date.now();
+      const explored = await cli(['explore', '--runs', '50', '--seed', '3', '--time-budget', '8s', '--out', run.dir]);
+      expect(explored.exitCode, explored.stdout + explored.stderr).toBe(0);
+      expect(explored.stdout).toMatch(/0 violation\(s\) \(stopped by the time budget or a signal\), seed 3/);
+      // The budget is checked between runs: one run in flight per lane may finish after it.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      run.remove();
+    }
+  });
+});
