@@ -1,16 +1,18 @@
 /*
  * The work a broken variant does between a read and the write that depends on
  * it. Against a database server that gap is a network round trip or two, a
- * few milliseconds; against an in-process SQLite file it is microseconds, a
+ * few to tens of milliseconds on a busy network; against an in-process SQLite
+ * file it is microseconds, a
  * race window so narrow that a drill of a few dozen jobs would catch a
  * check-then-act bug only by luck. The variants that have such a gap widen it
- * to what it would be in a real deployment, so the drills catch them every
- * time. The reference queue has no such gap to widen: its reads and writes
+ * to what it can be in a real deployment (20 ms: producers or workers that
+ * start a few milliseconds apart on two busy cores still meet in it), so the
+ * drills catch them every time. The reference queue has no such gap to widen: its reads and writes
  * share one immediate transaction, or are one statement.
  */
 
 /** How long the gap between a check and its act lasts in the variants that have one. */
-export const WORK_WINDOW_MS = 5;
+export const WORK_WINDOW_MS = 20;
 
 const cell = new Int32Array(new SharedArrayBuffer(4));
 
