@@ -61,6 +61,8 @@ CREATE TABLE IF NOT EXISTS agent_tx_log (
   attempt INTEGER NOT NULL,
   worker TEXT NOT NULL,
   detail TEXT,
+  -- For a failed call: the kind of its error, so whoever resumes knows whether it may be tried again.
+  error_kind TEXT,
   at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_agent_tx_log_job ON agent_tx_log(job_id, step_id, id);

@@ -4,6 +4,7 @@ import type { FailpointName } from '../faults/points.js';
 import { classifyError } from '../queue/errors.js';
 import type { JobRow, Lease } from '../queue/job.js';
 import { storableError } from '../queue/redact.js';
+import { readHistory } from '../queue/sql/reads.js';
 import type { Db } from '../queue/store.js';
 import { toolMetadata } from '../world/catalogue.js';
 import { stepKey, type Plan, type PlanStep } from './plan.js';
@@ -74,6 +75,11 @@ function isTimeout(error: unknown): boolean {
   return code === 'WORLD_TIMEOUT' || /timeout|timed out/i.test(error instanceof Error ? error.message : String(error));
 }
 
+/** Whether a person sent the job back to run after `since` (a human requeue from review). */
+function requeuedByAPersonSince(run: PlanRun, since: string): boolean {
+  return readHistory(run.db, run.job.id).some((e) => e.kind === 'transition' && e.actor === 'human' && e.to_status === 'pending' && e.at >= since);
+}
+
 /** Repeating the step cannot apply its effect twice (by the implementation's rules). */
 function harmlessToRepeat(run: PlanRun, step: PlanStep): boolean {
   return !(run.rules ?? REFERENCE_SAGA_RULES).mustReconcile(step);
@@ -88,6 +94,12 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
       return { kind: 'lease_lost', step: step.step_id };
     }
     return { kind: 'review', reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.job.id} --by NAME` };
+  }
+  // The last holder failed this call for good and died before it said so: do what it would have done
+  // (unless a person has sent the job back since: then it is meant to be tried again).
+  const failed = state?.effect?.status === 'failed' ? state.effect : undefined;
+  if (failed?.error_kind && failed.error_kind !== 'transient' && !requeuedByAPersonSince(run, failed.at)) {
+    return giveUp(run, step, `${failed.error_kind}, found on resuming`, failed.detail ?? '');
   }
   if (inDoubt(state) && !harmlessToRepeat(run, step)) {
     const settled = await reconcile(run, step, key);
@@ -170,7 +182,7 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
     if (settled === 'not_executed') return retryOrGiveUp(run, step, 'unknown outcome, reconciled as not executed', text);
     return settled;
   }
-  if (!log(run, { stepId, action: 'execute', key, status: 'failed', detail: text })) return { kind: 'lease_lost', step: stepId };
+  if (!log(run, { stepId, action: 'execute', key, status: 'failed', detail: text, errorKind: kind })) return { kind: 'lease_lost', step: stepId };
   if (kind === 'transient' && step.retry_policy !== 'manual_only') return retryOrGiveUp(run, step, kind, text);
   return giveUp(run, step, kind, text);
 }

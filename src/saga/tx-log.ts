@@ -18,6 +18,7 @@ export interface TxRow {
   attempt: number;
   worker: string;
   detail: string | null;
+  error_kind: string | null;
   at: string;
 }
 
@@ -31,6 +32,8 @@ export interface TxEntry {
   compensationStatus?: string | null;
   /** Already redacted. */
   detail?: string | null;
+  /** For a failed call: the kind of its error (src/queue/errors.ts). */
+  errorKind?: string | null;
 }
 
 /**
@@ -42,8 +45,8 @@ export type TxGuard =
   | { kind: 'expired'; jobId: number; fence: number; by: string }
   | { kind: 'human'; jobId: number; by: string };
 
-const COLUMNS = `job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, worker, detail, at`;
-const VALUES = `@jobId, @stepId, @action, @key, @status, @externalReference, @compensationStatus, @attempt, @worker, @detail, @at`;
+const COLUMNS = `job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, worker, detail, error_kind, at`;
+const VALUES = `@jobId, @stepId, @action, @key, @status, @externalReference, @compensationStatus, @attempt, @worker, @detail, @errorKind, @at`;
 
 // Fenced like every other write of a lease holder: a worker that lost its lease
 // cannot checkpoint, so it cannot go on to call the world either.
@@ -66,6 +69,7 @@ export function appendTx(db: Db, guard: TxGuard, entry: TxEntry, now: number): b
     externalReference: entry.externalReference ?? null,
     compensationStatus: entry.compensationStatus ?? null,
     detail: entry.detail ?? null,
+    errorKind: entry.errorKind ?? null,
     at: utc(now),
   };
   switch (guard.kind) {

@@ -163,6 +163,7 @@ export class JobScript {
       attempt: this.row.attempts,
       worker,
       detail: options.detail ?? null,
+      error_kind: null,
     });
   }
 

@@ -1,0 +1,45 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { appendTx } from '../../src/saga/tx-log.js';
+import { approvedClaim, expectNothingOpen, startSaga, THREE_STEP, type SagaFixture } from './fixture.js';
+
+let fx: SagaFixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+afterAll(expectNothingOpen);
+
+// The holder logged a call as failed and died before it wrote what follows.
+function failedAndDied(f: SagaFixture, claimed: Awaited<ReturnType<typeof approvedClaim>>, errorKind: string): void {
+  const ok = appendTx(
+    f.queue.db,
+    { kind: 'lease', lease: claimed.lease },
+    { stepId: 'charge', action: 'execute', key: f.keyOf(claimed.job.id, 'charge'), status: 'failed', attempt: claimed.job.attempts, detail: `injected ${errorKind}`, errorKind },
+    Date.now(),
+  );
+  if (!ok) throw new Error('checkpoint refused');
+}
+
+describe('a step whose last call failed, left by a holder that died before saying what follows', () => {
+  it('a permanent failure is not tried again: the next holder does what the dead one would have (compensate the write)', async () => {
+    fx = await startSaga();
+    const dying = await approvedClaim(fx, THREE_STEP);
+    failedAndDied(fx, dying, 'permanent');
+    const callsBefore = fx.calls().length;
+    fx.expireLeases();
+    const outcome = await fx.runAndSettle(fx.claim('w3'));
+    expect(outcome).toMatchObject({ kind: 'compensate', reason: expect.stringMatching(/step charge \(charge_customer\) failed for good \(permanent, found on resuming\)/) });
+    expect(fx.calls()).toHaveLength(callsBefore);
+    expect(fx.effectsFor(fx.keyOf(dying.job.id, 'charge'))).toEqual([]);
+  });
+
+  it('a transient failure is tried again', async () => {
+    fx = await startSaga();
+    const dying = await approvedClaim(fx, THREE_STEP);
+    failedAndDied(fx, dying, 'transient');
+    fx.expireLeases();
+    const outcome = await fx.runAndSettle(fx.claim('w3'));
+    expect(outcome.kind).toBe('done');
+    expect(fx.effectsFor(fx.keyOf(dying.job.id, 'charge'))).toHaveLength(1);
+  });
+});
