@@ -14,54 +14,61 @@ export interface LeaseWritePlan {
 
 // The fencing guard: the job, the worker, and the fence of this very claim. A
 // lease is held on a running job (a worker) or a compensating one (the coordinator).
-const GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_by = @workerId AND lease_fence = @fence`;
-const HELD = `SELECT * FROM agent_jobs WHERE ${GUARD}`;
+const FENCED = `id = @jobId AND status IN ('running', 'compensating') AND leased_by = @workerId AND lease_fence = @fence`;
 const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = ?`;
 
 /** How a lease holder's write reaches the store: the fenced write below, or a variant's. */
-export type LeaseWriter = typeof writeUnderLease;
-
-/**
- * Applies a lease holder's write, or refuses it when the lease was lost, and
- * either way says so in the history: a refused write is returned to the caller
- * and recorded, never silently dropped (seed 000 let it pass as 0 rows).
- */
-export function writeUnderLease(
+export type LeaseWriter = (
   db: Db,
   lease: Lease,
   at: string,
   actor: Actor,
   plan: (held: JobRow) => LeaseWritePlan,
   onRefused: { to: JobStatus; what: string },
-): LeaseWriteResult {
-  return db
-    .transaction((): LeaseWriteResult => {
-      const held = statement(db, HELD).get(lease) as JobRow | undefined;
-      if (!held) return refuse(db, lease, at, actor, onRefused);
-      const write = plan(held);
-      statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${GUARD}`).run({
-        ...write.params,
-        ...lease,
-        at,
-      });
-      if (write.to !== held.status) {
-        appendEvent(db, {
-          jobId: lease.jobId,
-          kind: 'transition',
-          from: held.status,
-          to: write.to,
-          attempt: held.attempts,
-          fence: lease.fence,
-          worker: lease.workerId,
-          actor,
-          reason: write.reason,
-          at,
-        });
-      }
-      return { ok: true, status: write.to };
-    })
-    .immediate();
+) => LeaseWriteResult;
+
+/**
+ * A lease writer guarded by `guard` (SQL over @jobId, @workerId, @fence): the
+ * row it holds is read and written under that guard in one immediate
+ * transaction, the state change goes to the history, and a write the guard
+ * does not let through is handed to `refuse`. The reference and the broken
+ * variants differ only in these two.
+ */
+export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWriter {
+  const held = `SELECT * FROM agent_jobs WHERE ${guard}`;
+  return (db, lease, at, actor, plan, onRefused) =>
+    db
+      .transaction((): LeaseWriteResult => {
+        const row = statement(db, held).get(lease) as JobRow | undefined;
+        if (!row) return refuse(db, lease, at, actor, plan, onRefused);
+        const write = plan(row);
+        // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
+        const after = statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${guard} RETURNING status`).get({ ...write.params, ...lease, at }) as { status: JobStatus };
+        if (after.status !== row.status) {
+          appendEvent(db, {
+            jobId: lease.jobId,
+            kind: 'transition',
+            from: row.status,
+            to: after.status,
+            attempt: row.attempts,
+            fence: lease.fence,
+            worker: lease.workerId,
+            actor,
+            reason: write.reason,
+            at,
+          });
+        }
+        return { ok: true, status: after.status };
+      })
+      .immediate();
 }
+
+/**
+ * Applies a lease holder's write, or refuses it when the lease was lost, and
+ * either way says so in the history: a refused write is returned to the caller
+ * and recorded, never silently dropped (seed 000 let it pass as 0 rows).
+ */
+export const writeUnderLease: LeaseWriter = guardedLeaseWriter(FENCED, (db, lease, at, actor, _plan, onRefused) => refuse(db, lease, at, actor, onRefused));
 
 function refuse(
   db: Db,
