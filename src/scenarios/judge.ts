@@ -6,7 +6,7 @@ type DuplicatedEffect = JobReport['duplicatedEffects'][number];
 import { scenarioVerdict } from '../report/verdict.js';
 import { renderHistory } from '../observe/history.js';
 import type { Evidence } from './evidence.js';
-import { checkInvariants, expectationVerdicts, secretsRedacted } from './invariants/index.js';
+import { checkInvariants, expectationMismatch, expectationVerdicts, secretsRedacted } from './invariants/index.js';
 import type { ScenarioRun } from './run-scenario.js';
 
 /** What a job ended as, in the terms a scenario expects (a compensated saga is its own outcome). */
@@ -61,13 +61,13 @@ function jobReports(run: ScenarioRun, duplicates: ReturnType<typeof duplicatedEf
     const states = job ? evidence.events.filter((e) => e.job_id === job.id) : [];
     const located = job !== undefined && states[0]?.from_status === null && states.filter((e) => e.kind === 'transition').at(-1)?.to_status === job.status;
     const actual = job ? outcomeOf(job) : 'missing';
-    const reasonMatches = planned.expect.reason === undefined || new RegExp(planned.expect.reason).test(job?.review_reason ?? '');
     return {
       id: job?.id ?? 0,
       key: planned.key,
       expected: planned.expect,
       actual: { status: actual, reason: job?.review_reason ?? null },
-      matches: (planned.expect.status === 'any' ? job?.status === 'done' || job?.status === 'review' : actual === planned.expect.status) && reasonMatches,
+      // The same judgement as the expectation lines, so the two never disagree.
+      matches: expectationMismatch(job, planned.key, planned.expect) === null,
       attempts: job?.attempts ?? 0,
       maxAttempts: job?.max_attempts ?? planned.maxAttempts,
       duplicatedEffects: duplicates.filter((d) => job && d.key.startsWith(job.idempotency_key.slice(0, 16))).map(({ key, tool, times }) => ({ key, tool, times })),

@@ -8,6 +8,7 @@ import { Supervisor, type Child } from '../harness/supervisor.js';
 import { startWorld } from '../harness/world-process.js';
 import { systemClock } from '../queue/clock.js';
 import { seededRandom } from '../queue/random.js';
+import type { JobRow } from '../queue/job.js';
 import type { SqliteQueue } from '../queue/sqlite-queue.js';
 import { statement } from '../queue/store.js';
 import { approveStep } from '../saga/approve.js';
@@ -196,7 +197,9 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
           role.restartAt = null;
         }
       }
-      approveWaiting();
+      // One read of the jobs a tick, for the approvals and the rest check alike.
+      const jobs = observer.jobs();
+      approveWaiting(jobs);
       const seen = progressFingerprint();
       if (seen !== fingerprint) {
         fingerprint = seen;
@@ -205,7 +208,7 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
         timeline.record('watchdog', `no progress for ${s.no_progress_ms} ms`);
         return 'no-progress';
       }
-      if (atRest()) {
+      if (atRest(jobs)) {
         restSince ??= now;
         if (now - restSince >= quietMs) return 'at-rest';
       } else {
@@ -215,9 +218,9 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     }
   }
 
-  function approveWaiting(): void {
+  function approveWaiting(jobs: readonly JobRow[]): void {
     if (!s.approve) return;
-    for (const job of observer.jobs()) {
+    for (const job of jobs) {
       if (job.status !== 'review' || !APPROVAL_WAIT.test(job.review_reason ?? '')) continue;
       const step = approveStep(observer, job.id, 'drill');
       timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`);
@@ -229,11 +232,10 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     return `${row.e}:${row.t}:${timeline.events.length}`;
   }
 
-  function atRest(): boolean {
+  function atRest(jobs: readonly JobRow[]): boolean {
     if (activePauses > 0) return false;
     if (roles.some((r) => r.kind === 'producer' && !r.finished)) return false;
     if (roles.some((r) => r.restartAt !== null)) return false;
-    const jobs = observer.jobs();
     if (jobs.length < scenario.jobs.length) return false;
     return jobs.every((job) => job.status === 'done' || (job.status === 'review' && !(s.approve && APPROVAL_WAIT.test(job.review_reason ?? ''))));
   }

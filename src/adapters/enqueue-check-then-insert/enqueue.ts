@@ -1,5 +1,4 @@
-import { appendEvent } from '../../queue/sql/append-event.js';
-import type { EnqueueInput } from '../../queue/sql/enqueue.js';
+import { recordCreation, type EnqueueInput } from '../../queue/sql/enqueue.js';
 import { statement, type Db } from '../../queue/store.js';
 import { workBetweenCheckAndAct } from '../work-window.js';
 
@@ -24,18 +23,7 @@ export function checkThenInsert(db: Db, input: EnqueueInput, workMs: number): { 
   return db
     .transaction(() => {
       const inserted = statement(db, INSERT).get(input) as { id: number };
-      appendEvent(db, {
-        jobId: inserted.id,
-        kind: 'transition',
-        from: null,
-        to: 'pending',
-        attempt: 0,
-        fence: 0,
-        worker: null,
-        actor: 'producer',
-        reason: 'enqueued',
-        at: input.at,
-      });
+      recordCreation(db, inserted.id, input.at);
       return { created: true, jobId: inserted.id };
     })
     .immediate();

@@ -25,22 +25,16 @@ export function enqueue(db: Db, input: EnqueueInput): { created: boolean; jobId:
     .transaction(() => {
       const inserted = statement(db, INSERT).get(input) as { id: number } | undefined;
       if (inserted) {
-        appendEvent(db, {
-          jobId: inserted.id,
-          kind: 'transition',
-          from: null,
-          to: 'pending',
-          attempt: 0,
-          fence: 0,
-          worker: null,
-          actor: 'producer',
-          reason: 'enqueued',
-          at: input.at,
-        });
+        recordCreation(db, inserted.id, input.at);
         return { created: true, jobId: inserted.id };
       }
       const existing = statement(db, EXISTING).get(input.key) as { id: number };
       return { created: false, jobId: existing.id };
     })
     .immediate();
+}
+
+/** Records a job's creation in the history: the first line of its life. */
+export function recordCreation(db: Db, jobId: number, at: string): void {
+  appendEvent(db, { jobId, kind: 'transition', from: null, to: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued', at });
 }

@@ -1,4 +1,5 @@
-import { INVARIANT_IDS, type Evidence, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
+import type { JobRow } from '../../queue/job.js';
+import { INVARIANT_IDS, type Evidence, type Expectation, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
 import { attemptsBounded } from './attempts-bounded.js';
 import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
 import { doneIsVerified } from './done-is-verified.js';
@@ -75,67 +76,60 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
 }
 
 /**
- * One line per accepted job whose final state is not what its scenario
- * expects (none when all match): status done or review; `compensated` is
- * review with a reason starting "compensated", `compensation_failed` review
- * with one starting "COMPENSATION_FAILED"; `reason`, a regular expression the
- * review reason (for a done job, the last error) must match.
+ * Why one job's final state is not what its scenario expects, or null when it
+ * is: status done or review; `compensated` is review with a reason starting
+ * "compensated", `compensation_failed` review with one starting
+ * "COMPENSATION_FAILED"; `any` is done or review; `reason`, a regular
+ * expression the review reason (for a done job, the last error) must match.
  */
-export function expectationVerdicts(evidence: Evidence): string[] {
-  const lines: string[] = [];
-  const jobs = list(evidence.jobs);
-  for (const accepted of acceptedByKey(evidence).values()) {
-    const expect = accepted.expect;
-    const wanted = expect?.status ?? '(no expectation)';
-    const job = jobs.find((j) => j.idempotency_key === accepted.key);
-    if (!job) {
-      lines.push(`key ${shortKey(accepted.key)}: expected ${wanted}, but no job with this key is in the store`);
-      continue;
-    }
-    const reason = job.review_reason ?? '';
-    const got = `${job.status}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
-    let matches: boolean;
-    switch (expect?.status) {
-      case 'done':
-        matches = job.status === 'done';
-        break;
-      case 'review':
-        matches = job.status === 'review';
-        break;
-      case 'compensated':
-        matches = job.status === 'review' && reason.startsWith('compensated');
-        break;
-      case 'compensation_failed':
-        matches = job.status === 'review' && reason.startsWith('COMPENSATION_FAILED');
-        break;
-      case 'any':
-        // Explored schedules cannot know how a job should end; only the invariants judge them.
-        matches = job.status === 'done' || job.status === 'review';
-        break;
-      case undefined:
-        lines.push(`${jobLabel(job)}: the scenario states no expectation for it (ended ${got})`);
-        continue;
-      default: {
-        const unreachable: never = expect.status;
-        lines.push(`${jobLabel(job)}: unknown expected status ${JSON.stringify(unreachable)} (ended ${got})`);
-        continue;
-      }
-    }
-    if (!matches) {
-      lines.push(`${jobLabel(job)}: expected ${wanted}, got ${got}`);
-      continue;
-    }
-    if (expect.reason !== undefined) {
-      let pattern: RegExp;
-      try {
-        pattern = new RegExp(expect.reason);
-      } catch {
-        lines.push(`${jobLabel(job)}: expected reason /${expect.reason}/ is not a valid regular expression`);
-        continue;
-      }
-      const text = job.status === 'review' ? reason : (job.last_error ?? '');
-      if (!pattern.test(text)) lines.push(`${jobLabel(job)}: ended ${wanted} as expected, but its ${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`);
+export function expectationMismatch(job: JobRow | undefined, key: string, expect: Expectation | undefined): string | null {
+  const wanted = expect?.status ?? '(no expectation)';
+  if (!job) return `key ${shortKey(key)}: expected ${wanted}, but no job with this key is in the store`;
+  const reason = job.review_reason ?? '';
+  const got = `${job.status}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
+  let matches: boolean;
+  switch (expect?.status) {
+    case 'done':
+      matches = job.status === 'done';
+      break;
+    case 'review':
+      matches = job.status === 'review';
+      break;
+    case 'compensated':
+      matches = job.status === 'review' && reason.startsWith('compensated');
+      break;
+    case 'compensation_failed':
+      matches = job.status === 'review' && reason.startsWith('COMPENSATION_FAILED');
+      break;
+    case 'any':
+      // Explored schedules cannot know how a job should end; only the invariants judge them.
+      matches = job.status === 'done' || job.status === 'review';
+      break;
+    case undefined:
+      return `${jobLabel(job)}: the scenario states no expectation for it (ended ${got})`;
+    default: {
+      const unreachable: never = expect!.status;
+      return `${jobLabel(job)}: unknown expected status ${JSON.stringify(unreachable)} (ended ${got})`;
     }
   }
-  return lines;
+  if (!matches) return `${jobLabel(job)}: expected ${wanted}, got ${got}`;
+  if (expect.reason === undefined) return null;
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(expect.reason);
+  } catch {
+    return `${jobLabel(job)}: expected reason /${expect.reason}/ is not a valid regular expression`;
+  }
+  const text = job.status === 'review' ? reason : (job.last_error ?? '');
+  return pattern.test(text)
+    ? null
+    : `${jobLabel(job)}: ended ${wanted} as expected, but its ${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`;
+}
+
+/** One line per accepted job whose final state is not what its scenario expects (none when all match). */
+export function expectationVerdicts(evidence: Evidence): string[] {
+  const jobs = list(evidence.jobs);
+  return [...acceptedByKey(evidence).values()]
+    .map((accepted) => expectationMismatch(jobs.find((j) => j.idempotency_key === accepted.key), accepted.key, accepted.expect))
+    .filter((line): line is string => line !== null);
 }
