@@ -12,6 +12,7 @@ import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SeedLiteralQueue } from './seed-literal/seed-literal-queue.js';
 import { UnguardedWritesQueue } from './unguarded-writes/unguarded-writes-queue.js';
 import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
+import { InputError } from '../kernel/errors.js';
 
 /** A queue implementation the drills can run: a name, what it is, and how to open it on a store file. */
 export interface QueueImpl {
@@ -86,7 +87,7 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
 ];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
-export class UnknownQueueError extends Error {
+export class UnknownQueueError extends InputError {
   readonly code = 'QD_UNKNOWN_QUEUE';
   constructor(name: string) {
     super(`unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}`);

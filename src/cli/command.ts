@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Argv } from 'yargs';
-import { UsageError } from './errors.js';
+import { UsageError } from '../kernel/errors.js';
 
 /*
  * A command is declared once, as data: its options feed both yargs (help,

@@ -14,8 +14,8 @@ import { selftestCommand } from './commands/selftest.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
-import { redact } from '../queue/redact.js';
-import { exitCodeFor, UsageError } from './errors.js';
+import { redact } from '../kernel/redact.js';
+import { exitCodeFor, UsageError } from '../kernel/errors.js';
 
 const COMMANDS: readonly Command<any>[] = [
   runCommand,

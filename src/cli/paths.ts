@@ -4,7 +4,7 @@ export function effectLogFor(store: string): string {
 }
 
 import { existsSync } from 'node:fs';
-import { UsageError } from './errors.js';
+import { UsageError } from '../kernel/errors.js';
 
 /** The path, if a file is there; a clear bad-input error if not (opening would create an empty store). */
 export function existingFile(path: string, option: string): string {

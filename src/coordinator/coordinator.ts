@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { utc, type Clock } from '../queue/clock.js';
-import type { Random } from '../queue/random.js';
-import { secretsInPayload } from '../queue/redact.js';
+import { utc, type Clock } from '../kernel/clock.js';
+import type { Random } from '../kernel/random.js';
+import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueImpl } from '../adapters/registry.js';
 import { SqliteQueue } from '../queue/sqlite-queue.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';
-import { jsonLogger } from '../worker/log.js';
+import { jsonLogger } from '../kernel/log.js';
 import { reconcileExpiredLeases } from './reconcile-expired.js';
 
 export interface CoordinatorOptions {

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock } from '../queue/clock.js';
+import { systemClock } from '../kernel/clock.js';
 import type { JobEvent, JobRow } from '../queue/job.js';
-import { seededRandom } from '../queue/random.js';
+import { seededRandom } from '../kernel/random.js';
 import { SqliteQueue } from '../queue/sqlite-queue.js';
 import { Supervisor, type Child } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';

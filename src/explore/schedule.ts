@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { EXPLORE_PLANS } from './plans.js';
+import { WORLD_FAIL_STATUSES } from '../world/faults.js';
 
 /*
  * A fault schedule, as fast-check generates and shrinks it. The fields are in
@@ -19,7 +20,7 @@ export type PointFaultSpec =
 export type WorldFaultSpec =
   | { kind: 'world'; stepIndex: number; action: 'drop' | 'error_after_apply'; times: number }
   | { kind: 'world'; stepIndex: number; action: 'delay'; applied: boolean; times: number }
-  | { kind: 'world'; stepIndex: number; action: 'fail'; status: 503 | 429 | 401 | 403; times: number };
+  | { kind: 'world'; stepIndex: number; action: 'fail'; status: (typeof WORLD_FAIL_STATUSES)[number]; times: number };
 
 export interface Schedule {
   faults: Array<PointFaultSpec | WorldFaultSpec>;
@@ -52,7 +53,7 @@ const pointFault: fc.Arbitrary<PointFaultSpec> = fc.oneof(
 const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constantFrom('drop' as const, 'error_after_apply' as const), times: fc.integer({ min: 1, max: 2 }) }),
   fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constant('delay' as const), applied: fc.boolean(), times: fc.integer({ min: 1, max: 2 }) }),
-  fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constant('fail' as const), status: fc.constantFrom(503 as const, 429 as const, 401 as const, 403 as const), times: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constant('fail' as const), status: fc.constantFrom(...WORLD_FAIL_STATUSES), times: fc.integer({ min: 1, max: 3 }) }),
 );
 
 /** Fault schedules: up to 3 faults, 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers. */

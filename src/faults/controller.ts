@@ -1,9 +1,10 @@
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ControlFactory, ControlHandler } from '../harness/supervisor.js';
-import { systemClock, type Clock } from '../queue/clock.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
 import type { FaultAction, FaultPlan } from './fault-plan.js';
 import { isFailpointName, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
+import { InternalError } from '../kernel/errors.js';
 
 /*
  * The harness's side of one child's control channel. It reads the child's
@@ -46,7 +47,7 @@ export interface ControlEvent {
  * threw. The controller stops and closes the channel, so the child fails at its
  * next failpoint with a channel error instead of waiting forever.
  */
-export class ControlChannelError extends Error {
+export class ControlChannelError extends InternalError {
   constructor(
     readonly code: 'QD_CONTROL_PROTOCOL' | 'QD_CONTROL_FAILED',
     message: string,

@@ -7,7 +7,7 @@ import {
   TransientError,
   UnknownOutcomeError,
   type JobError,
-} from '../queue/errors.js';
+} from '../kernel/job-errors.js';
 import {
   CONTROL_FD_ENV,
   INJECTED_ERROR_KINDS,
@@ -17,6 +17,7 @@ import {
   type FailpointRequest,
   type InjectedErrorKind,
 } from './points.js';
+import { InternalError } from '../kernel/errors.js';
 
 /*
  * The child's side of a failpoint. At a named point the child asks the harness
@@ -38,7 +39,7 @@ import {
  */
 
 /** The control channel is gone or spoke out of turn; the harness that armed this child is broken or dead. */
-export class FailpointChannelError extends Error {
+export class FailpointChannelError extends InternalError {
   constructor(
     readonly code: 'QD_FAILPOINT_CHANNEL_CLOSED' | 'QD_FAILPOINT_PROTOCOL' | 'QD_FAILPOINT_BAD_FD',
     message: string,

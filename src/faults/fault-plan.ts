@@ -1,5 +1,6 @@
-import { seededRandom, type Random } from '../queue/random.js';
+import { seededRandom, type Random } from '../kernel/random.js';
 import { INJECTED_ERROR_KINDS, isFailpointName, type FailpointContext, type FailpointName, type InjectedErrorKind } from './points.js';
+import { InputError } from '../kernel/errors.js';
 
 /*
  * The harness's decision at a failpoint, pure: rules in, decisions out, no I/O
@@ -19,11 +20,8 @@ import { INJECTED_ERROR_KINDS, isFailpointName, type FailpointContext, type Fail
  * hits change. Same rules, same seed, same sequence of hits: same decisions.
  */
 
-/** Every action a fault rule can take. */
-export const FAULT_ACTIONS = ['crash', 'exit', 'pause', 'hang', 'error', 'delay'] as const;
-
-/** The name of a fault action. */
-export type FaultActionName = (typeof FAULT_ACTIONS)[number];
+export { FAULT_ACTIONS, type FaultActionName } from './points.js';
+import { FAULT_ACTIONS, type FaultActionName } from './points.js';
 
 /** An action with its arguments resolved: what the controller carries out. */
 export type FaultAction =
@@ -80,7 +78,7 @@ export interface RuleStats {
 }
 
 /** A fault rule is malformed or conflicts with another; the message names the rule and what is allowed. */
-export class FaultPlanError extends Error {
+export class FaultPlanError extends InputError {
   readonly code = 'QD_BAD_FAULT_RULE';
   override readonly name = 'FaultPlanError';
 }

@@ -34,6 +34,12 @@ export interface FailpointContext {
   key?: string;
 }
 
+/** Every action a fault rule can take at a point. */
+export const FAULT_ACTIONS = ['crash', 'exit', 'pause', 'hang', 'error', 'delay'] as const;
+
+/** The name of a fault action. */
+export type FaultActionName = (typeof FAULT_ACTIONS)[number];
+
 /** The typed failures a failpoint can throw; each maps to one class of src/queue/errors.ts. */
 export const INJECTED_ERROR_KINDS = ['transient', 'permanent', 'unknown_outcome', 'policy', 'business'] as const;
 

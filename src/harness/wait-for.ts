@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HarnessError } from '../cli/errors.js';
+import { HarnessError } from '../kernel/errors.js';
 
 /**
  * Waits until `condition` returns a value other than undefined/false, checking

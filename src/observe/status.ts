@@ -1,4 +1,4 @@
-import { parseUtc } from '../queue/clock.js';
+import { parseUtc } from '../kernel/clock.js';
 import type { JobStatus } from '../queue/states.js';
 import type { SqliteQueue } from '../queue/sqlite-queue.js';
 import { readIncidents } from '../saga/incidents.js';

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failpoint } from '../faults/failpoint.js';
 import type { QueueImpl } from '../adapters/registry.js';
-import type { Clock } from '../queue/clock.js';
-import type { Random } from '../queue/random.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Random } from '../kernel/random.js';
 
 /** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
 export interface PlannedJob {

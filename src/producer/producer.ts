@@ -1,6 +1,6 @@
-import type { Clock } from '../queue/clock.js';
-import { makeIdempotencyKeyFromJsonText } from '../queue/idempotency-key.js';
-import type { Random } from '../queue/random.js';
+import type { Clock } from '../kernel/clock.js';
+import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
+import type { Random } from '../kernel/random.js';
 import { SqliteQueue } from '../queue/sqlite-queue.js';
 
 export interface ProduceOptions {

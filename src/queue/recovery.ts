@@ -1,4 +1,4 @@
-import type { ErrorKind } from './errors.js';
+import type { ErrorKind } from '../kernel/job-errors.js';
 
 /** What the failed step did to the world, as its plan declares. */
 export type EffectKind = 'none' | 'idempotent' | 'non_idempotent';

@@ -1,4 +1,4 @@
-import { randomInt, type Random } from './random.js';
+import { randomInt, type Random } from '../kernel/random.js';
 
 /** How long a job waits before its next attempt. */
 export interface RetryDelayPolicy {

@@ -1,10 +1,10 @@
-import type { Clock } from './clock.js';
-import { utc } from './clock.js';
-import { classifyError } from './errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { utc } from '../kernel/clock.js';
+import { classifyError } from '../kernel/job-errors.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from './job.js';
-import type { Random } from './random.js';
+import type { Random } from '../kernel/random.js';
 import { decideRecovery, type EffectKind, type RecoveryDecision } from './recovery.js';
-import { storableError } from './redact.js';
+import { storableError } from '../kernel/redact.js';
 import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.js';
 import { beginCompensation } from './sql/begin-compensation.js';
 import { claim } from './sql/claim.js';

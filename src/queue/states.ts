@@ -1,3 +1,4 @@
+import { InternalError } from '../kernel/errors.js';
 /*
  * The job state machine, described once, here.
  *
@@ -18,11 +19,8 @@
  * compensated or as a failed compensation needing manual recovery.
  */
 
-export const JOB_STATUSES = ['pending', 'running', 'retry', 'done', 'review', 'compensating'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-/** Who caused a change: a queue operation can only act as its own kind. */
-export type Actor = 'producer' | 'worker' | 'coordinator' | 'human';
+export { ACTORS, JOB_STATUSES, type Actor, type JobStatus } from '../kernel/vocabulary.js';
+import type { Actor, JobStatus } from '../kernel/vocabulary.js';
 
 interface Edge {
   from: JobStatus | null;
@@ -51,7 +49,7 @@ export function isAllowedTransition(from: JobStatus | null, to: JobStatus, actor
 }
 
 /** Thrown when code tries a change the state machine does not allow: a bug, never a retry. */
-export class TransitionError extends Error {
+export class TransitionError extends InternalError {
   readonly code = 'QD_TRANSITION_NOT_ALLOWED';
   constructor(
     readonly from: JobStatus | null,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { INVARIANT_IDS, type Expectation, type TimelineEvent, type Verdict } from '../scenarios/evidence.js';
+import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
+import { EXPECTED_STATUSES, INVARIANT_IDS, TIMELINE_KINDS } from '../kernel/vocabulary.js';
+import type { Expectation, TimelineEvent, Verdict } from '../scenarios/evidence.js';
 import { scenarioVerdict, summarize } from './verdict.js';
 
 /*
@@ -25,10 +27,6 @@ export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
 /** A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired), error (the harness failed). */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 
-// Copies of unions that evidence.ts declares as types only; the checks at the
-// end of this file fail the typecheck if the two drift apart.
-const TIMELINE_KINDS = ['spawn', 'exit', 'fault-hit', 'fault-fired', 'kill', 'pause', 'resume', 'restart', 'world-fault-armed', 'at-rest', 'watchdog', 'approve', 'note'] as const;
-const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed', 'any'] as const;
 
 const utcTimestamp = () => z.iso.datetime({ error: 'expected a UTC ISO 8601 timestamp ending in Z' });
 const count = () => z.int().min(0);
@@ -228,8 +226,10 @@ export interface ReportIssue {
  * written. `QD_BAD_REPORT_FILE`: a report.json given to read is missing, not
  * JSON, or not a report this version understands.
  */
-export class ReportError extends Error {
+export class ReportError extends QueueDrillError {
   override readonly name = 'ReportError';
+  /** A report file given to read is the user's input; the others are queue-drill's failures. */
+  readonly exitCode: ExitCode;
   constructor(
     readonly code: 'QD_REPORT_INVALID' | 'QD_REPORT_WRITE_FAILED' | 'QD_BAD_REPORT_FILE',
     message: string,
@@ -237,6 +237,7 @@ export class ReportError extends Error {
     options?: { cause?: unknown },
   ) {
     super(issues.length === 0 ? message : `${message}\n${issues.map((i) => `  ${i.path || '(report)'}: ${i.message}`).join('\n')}`, options);
+    this.exitCode = code === 'QD_BAD_REPORT_FILE' ? EXIT.badInput : EXIT.harnessFailed;
   }
 }
 

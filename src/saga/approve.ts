@@ -1,9 +1,10 @@
 import type { SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan, stepKey } from './plan.js';
 import { appendTx, stepStates } from './tx-log.js';
+import { InputError } from '../kernel/errors.js';
 
 /** The job is not waiting for an approval: bad input from the person, not a failure of the queue. */
-export class ApprovalError extends Error {
+export class ApprovalError extends InputError {
   readonly code = 'QD_NOT_AWAITING_APPROVAL';
 }
 

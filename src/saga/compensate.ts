@@ -1,6 +1,6 @@
 import { failpoint } from '../faults/failpoint.js';
-import { classifyError } from '../queue/errors.js';
-import { storableError } from '../queue/redact.js';
+import { classifyError } from '../kernel/job-errors.js';
+import { storableError } from '../kernel/redact.js';
 import { recordIncident } from './incidents.js';
 import { compensationKey, stepKey } from './plan.js';
 import { REFERENCE_SAGA_RULES } from './rules.js';

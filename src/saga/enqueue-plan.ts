@@ -1,7 +1,7 @@
-import type { Clock } from '../queue/clock.js';
-import { makeIdempotencyKey } from '../queue/idempotency-key.js';
-import { fromJsValue } from '../queue/python-json.js';
-import type { Random } from '../queue/random.js';
+import type { Clock } from '../kernel/clock.js';
+import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
+import { fromJsValue } from '../kernel/python-json.js';
+import type { Random } from '../kernel/random.js';
 import { SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan } from './plan.js';
 

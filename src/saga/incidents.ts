@@ -1,4 +1,4 @@
-import { utc } from '../queue/clock.js';
+import { utc } from '../kernel/clock.js';
 import { statement, type Db } from '../queue/store.js';
 
 export interface Incident {

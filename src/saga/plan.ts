@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InputError } from '../kernel/errors.js';
 
 /*
  * Seed 003's transactional plan: a job is a list of steps, and each step says
@@ -43,7 +44,7 @@ export type PlanStep = z.infer<typeof PlanStepSchema>;
 export type Plan = z.infer<typeof PlanSchema>;
 
 /** Thrown for a plan that does not validate: every issue, with its path. */
-export class PlanError extends Error {
+export class PlanError extends InputError {
   readonly code = 'QD_BAD_PLAN';
   constructor(readonly issues: ReadonlyArray<{ path: string; message: string }>) {
     super(`invalid plan:\n${issues.map((i) => `  ${i.path || '(plan)'}: ${i.message}`).join('\n')}`);

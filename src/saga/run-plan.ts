@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { failpoint } from '../faults/failpoint.js';
 import type { FailpointName } from '../faults/points.js';
-import { classifyError } from '../queue/errors.js';
+import { classifyError } from '../kernel/job-errors.js';
 import type { JobRow, Lease } from '../queue/job.js';
-import { storableError } from '../queue/redact.js';
+import { storableError } from '../kernel/redact.js';
 import { readHistory } from '../queue/sql/reads.js';
 import type { Db } from '../queue/store.js';
 import { toolMetadata } from '../world/catalogue.js';

@@ -1,4 +1,4 @@
-import { utc } from '../queue/clock.js';
+import { utc } from '../kernel/clock.js';
 import type { Lease } from '../queue/job.js';
 import { statement, type Db } from '../queue/store.js';
 

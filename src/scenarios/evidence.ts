@@ -15,7 +15,7 @@ import type { EffectRow } from '../world/ledger.js';
 export interface TimelineEvent {
   /** UTC, the harness's clock. */
   at: string;
-  kind: 'spawn' | 'exit' | 'fault-hit' | 'fault-fired' | 'kill' | 'pause' | 'resume' | 'restart' | 'world-fault-armed' | 'at-rest' | 'watchdog' | 'approve' | 'note';
+  kind: TimelineKind;
   /** The process concerned, e.g. "w1#2" (name and incarnation). */
   process?: string;
   pid?: number;
@@ -25,7 +25,7 @@ export interface TimelineEvent {
 /** What a scenario says one job must end as. */
 export interface Expectation {
   /** `any`: done or review, as the invariants allow (explored schedules cannot know more). */
-  status: 'done' | 'review' | 'compensated' | 'compensation_failed' | 'any';
+  status: ExpectedStatus;
   /** A regular expression the review reason must match. */
   reason?: string;
 }
@@ -87,22 +87,8 @@ export interface Verdict {
   note?: string;
 }
 
-export const INVARIANT_IDS = [
-  'no-lost-job',
-  'no-duplicate-effect',
-  'dedupe-on-enqueue',
-  'attempts-bounded',
-  'lease-released',
-  'single-holder',
-  'review-routing',
-  'review-sticky',
-  'done-is-verified',
-  'transitions-allowed',
-  'history-complete',
-  'secrets-redacted',
-  'saga-compensation',
-] as const;
-export type InvariantId = (typeof INVARIANT_IDS)[number];
+export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
+import type { ExpectedStatus, InvariantId, TimelineKind } from '../kernel/vocabulary.js';
 
 /** One invariant: its id, its one-line statement, and its check. */
 export interface Invariant {

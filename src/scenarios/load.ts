@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import { z } from 'zod';
 import { ScenarioFileSchema, type ScenarioFile } from './schema.js';
+import { InputError } from '../kernel/errors.js';
 
 /*
  * scenarios.yaml is read once, here, at the boundary. A file is refused with
@@ -27,7 +28,7 @@ export interface ScenarioIssue {
 }
 
 /** A scenarios file that cannot be read or does not validate: every issue, each with its path and line. */
-export class ScenarioFileError extends Error {
+export class ScenarioFileError extends InputError {
   readonly code = 'QD_BAD_SCENARIOS';
   override readonly name = 'ScenarioFileError';
   readonly source: string;

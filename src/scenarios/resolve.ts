@@ -1,10 +1,11 @@
 import type { FaultRule } from '../faults/fault-plan.js';
-import { makeIdempotencyKey } from '../queue/idempotency-key.js';
-import { fromJsValue } from '../queue/python-json.js';
+import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
+import { fromJsValue } from '../kernel/python-json.js';
 import { parsePlan, stepKey, type Plan } from '../saga/plan.js';
 import type { FaultSpecInput } from '../world/faults.js';
 import { INVARIANT_IDS, type Expectation, type InvariantId } from './evidence.js';
 import { BUILT_IN_DEFAULTS, type PointFault, type ScenarioFile, type ScenarioInput, type Settings, type WorldFault } from './schema.js';
+import { InputError } from '../kernel/errors.js';
 
 /** One job of a scenario, with everything decided: its key, its plan, its budget, how it must end. */
 export interface ResolvedJob {
@@ -32,7 +33,7 @@ export interface ResolvedScenario {
 }
 
 /** Thrown when what the command line asks for does not fit the file (an unknown --only name). */
-export class ScenarioSelectionError extends Error {
+export class ScenarioSelectionError extends InputError {
   readonly code = 'QD_BAD_SCENARIOS';
 }
 

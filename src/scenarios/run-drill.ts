@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { EXIT } from '../cli/errors.js';
+import { EXIT } from '../kernel/errors.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import { summarize } from '../report/verdict.js';
 import { writeReport, type WrittenReport } from '../report/write-report.js';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { FAILPOINTS, FAULT_ACTIONS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { EXPECTED_STATUSES, INVARIANT_IDS } from '../kernel/vocabulary.js';
 import { PlanSchema } from '../saga/plan.js';
 import { TOOL_NAMES } from '../world/catalogue.js';
-import { INVARIANT_IDS } from './evidence.js';
+import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS } from '../world/faults.js';
 
 /*
  * scenarios.yaml, as data. One schema is the source of the types, of the
@@ -15,9 +16,9 @@ const positiveInt = z.int().min(1);
 const ms = z.int().min(0).max(600_000);
 
 const ExpectSchema = z.union([
-  z.enum(['done', 'review', 'compensated', 'compensation_failed', 'any']),
+  z.enum(EXPECTED_STATUSES),
   z.strictObject({
-    status: z.enum(['done', 'review', 'compensated', 'compensation_failed', 'any']),
+    status: z.enum(EXPECTED_STATUSES),
     /** A regular expression the review reason must match. */
     reason: z.string().min(1).optional(),
   }),
@@ -43,7 +44,7 @@ const WhereSchema = z.strictObject({
 /** A fault at a named point in a worker, coordinator or producer, decided by the harness. */
 const PointFaultSchema = z.strictObject({
   at: z.enum(FAILPOINTS),
-  action: z.enum(['crash', 'exit', 'pause', 'hang', 'error', 'delay']),
+  action: z.enum(FAULT_ACTIONS),
   /** pause/delay: how long. */
   ms: ms.optional(),
   /** exit: the exit code. */
@@ -67,13 +68,13 @@ const WorldFaultSchema = z.strictObject({
     tool: z.enum(TOOL_NAMES).optional(),
     nth: positiveInt.optional(),
   }),
-  action: z.enum(['drop', 'delay', 'fail', 'error_after_apply']),
+  action: z.enum(WORLD_FAULT_ACTIONS),
   /** delay: how long the answer is held; past the caller's timeout to make it a timeout. */
   ms: ms.optional(),
   /** delay: whether the effect is applied. */
   applied: z.boolean().optional(),
   /** fail: 503/429 transient, 401/403 permanent. */
-  status: z.union([z.literal(503), z.literal(429), z.literal(401), z.literal(403)]).optional(),
+  status: z.literal(WORLD_FAIL_STATUSES).optional(),
   times: positiveInt.optional(),
 });
 
@@ -161,7 +162,7 @@ export const ScenarioFileSchema = z
           if (fault.action === 'error' && fault.kind === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'kind'], message: `error needs kind: one of ${INJECTED_ERROR_KINDS.join(', ')}` });
         } else {
           if (fault.action === 'delay' && (fault.ms === undefined || fault.applied === undefined)) ctx.addIssue({ code: 'custom', path, message: 'a world delay needs ms and applied' });
-          if (fault.action === 'fail' && fault.status === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'status'], message: 'a world fail needs status: 503, 429, 401 or 403' });
+          if (fault.action === 'fail' && fault.status === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'status'], message: `a world fail needs status: ${WORLD_FAIL_STATUSES.slice(0, -1).join(', ')} or ${WORLD_FAIL_STATUSES.at(-1)}` });
           if (fault.world.step === undefined && fault.world.tool === undefined && fault.world.nth === undefined) {
             ctx.addIssue({ code: 'custom', path: [...path, 'world'], message: 'say which calls: step, tool or nth' });
           }

@@ -1,4 +1,4 @@
-import { utc, type Clock } from '../queue/clock.js';
+import { utc, type Clock } from '../kernel/clock.js';
 import type { TimelineEvent } from './evidence.js';
 
 /** The harness's own record of what it saw and did during one drill, in order. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BusinessRuleError, JobError, PermanentError, PolicyViolationError, TransientError, UnknownOutcomeError, type ErrorKind } from '../queue/errors.js';
+import { BusinessRuleError, JobError, PermanentError, PolicyViolationError, TransientError, UnknownOutcomeError, type ErrorKind } from '../kernel/job-errors.js';
 import type { JobRow } from '../queue/job.js';
 import type { EffectKind } from '../queue/recovery.js';
 import { appendEffect, effectsFor } from './effect-log.js';

@@ -1,12 +1,12 @@
 import { failpoint } from '../faults/failpoint.js';
-import type { Clock } from '../queue/clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { LeaseWriteResult } from '../queue/job.js';
 import type { Claimed, SqliteQueue } from '../queue/sqlite-queue.js';
 import { parsePlan, PlanError } from '../saga/plan.js';
 import { runPlan, type PlanOutcome } from '../saga/run-plan.js';
 import type { SagaRules } from '../saga/rules.js';
 import type { WorldPort } from '../saga/world-port.js';
-import type { jsonLogger } from './log.js';
+import type { jsonLogger } from '../kernel/log.js';
 
 /** Runs a plan job and turns its outcome into exactly one queue write. */
 export async function runPlanJob(

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { utc, type Clock } from '../queue/clock.js';
+import { utc, type Clock } from '../kernel/clock.js';
 import type { LeaseWriteResult } from '../queue/job.js';
-import type { Random } from '../queue/random.js';
+import type { Random } from '../kernel/random.js';
 import type { EffectKind } from '../queue/recovery.js';
-import { secretsInPayload, storableError } from '../queue/redact.js';
+import { secretsInPayload, storableError } from '../kernel/redact.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
 import type { QueueImpl } from '../adapters/registry.js';
 import { SqliteQueue, type Claimed } from '../queue/sqlite-queue.js';
 import { failpoint } from '../faults/failpoint.js';
 import { ACTIONS, type ActionContext } from './actions.js';
-import { jsonLogger } from './log.js';
+import { jsonLogger } from '../kernel/log.js';
 import type { WorldPort } from '../saga/world-port.js';
 
 export interface WorkerOptions {

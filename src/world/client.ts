@@ -1,5 +1,5 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
-import { JobError, PermanentError, TransientError, UnknownOutcomeError } from '../queue/errors.js';
+import { JobError, PermanentError, TransientError, UnknownOutcomeError } from '../kernel/job-errors.js';
 import type { WorldErrorCode } from './errors.js';
 import type { ArmedFault, FaultSpecInput } from './faults.js';
 import type { CallRow, EffectRow } from './ledger.js';

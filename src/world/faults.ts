@@ -12,6 +12,11 @@ import { withLedgerFile } from './ledger.js';
  * claims to.
  */
 
+/** Every action a world fault can take. */
+export const WORLD_FAULT_ACTIONS = ['drop', 'delay', 'fail', 'error_after_apply'] as const;
+/** The HTTP statuses a `fail` fault answers: 503/429 transient, 401/403 permanent. */
+export const WORLD_FAIL_STATUSES = [503, 429, 401, 403] as const;
+
 /** What the world does to a matched call. */
 export const FaultActionSchema = z.discriminatedUnion('type', [
   /** Apply (or not), then answer only after ms: past the caller's timeout. */
@@ -19,7 +24,7 @@ export const FaultActionSchema = z.discriminatedUnion('type', [
   /** Apply, commit to the ledger, then destroy the socket without answering: the response is lost. */
   z.strictObject({ type: z.literal('drop') }),
   /** Fail before applying: 503/429 transient, 401/403 permanent. */
-  z.strictObject({ type: z.literal('fail'), status: z.literal([503, 429, 401, 403]) }),
+  z.strictObject({ type: z.literal('fail'), status: z.literal(WORLD_FAIL_STATUSES) }),
   /** Apply, then answer 500: the caller cannot tell it from a failure. */
   z.strictObject({ type: z.literal('error_after_apply') }),
 ]);

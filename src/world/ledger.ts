@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { canonicalJsonUtf8 } from '../queue/canonical-json.js';
-import { fromJsValue } from '../queue/python-json.js';
+import { canonicalJsonUtf8 } from '../kernel/canonical-json.js';
+import { fromJsValue } from '../kernel/python-json.js';
 import { WorldError } from './errors.js';
 
 /*

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { utc, type Clock } from '../queue/clock.js';
-import { jsonLogger } from '../worker/log.js';
+import { utc, type Clock } from '../kernel/clock.js';
+import { jsonLogger } from '../kernel/log.js';
 import { WorldLedger } from './ledger.js';
 import { startWorldServer } from './server.js';
 

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { CanonicalJsonError } from '../queue/canonical-json.js';
-import { utc, type Clock } from '../queue/clock.js';
-import { PythonJsonError } from '../queue/python-json.js';
+import { CanonicalJsonError } from '../kernel/canonical-json.js';
+import { utc, type Clock } from '../kernel/clock.js';
+import { PythonJsonError } from '../kernel/python-json.js';
 import { toolMetadata } from './catalogue.js';
 import { applyCall, type Applied, type WorldCall } from './effects.js';
 import { badRequest, issuesOf, WorldError } from './errors.js';

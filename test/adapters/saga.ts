@@ -1,5 +1,5 @@
 import { queueImpl } from '../../src/adapters/registry.js';
-import { secretsInPayload } from '../../src/queue/redact.js';
+import { secretsInPayload } from '../../src/kernel/redact.js';
 import type { Claimed } from '../../src/queue/sqlite-queue.js';
 import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
 import { parsePlan } from '../../src/saga/plan.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFast } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/kernel/errors.js';
 
 const OPTIONS = {
   store: { type: 'string', demandOption: true },

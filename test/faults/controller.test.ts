@@ -5,7 +5,7 @@ import { FailpointController, type ControlEvent } from '../../src/faults/control
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { Supervisor, type Child, type ControlFactory } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
-import { seededRandom } from '../../src/queue/random.js';
+import { seededRandom } from '../../src/kernel/random.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 // Real children (test/fixtures/failpoint-child.mjs, running dist/faults/failpoint.js:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeUnfired, FaultPlan, FaultPlanError, type FaultRule } from '../../src/faults/fault-plan.js';
 import type { FailpointContext } from '../../src/faults/points.js';
-import { seededRandom } from '../../src/queue/random.js';
+import { seededRandom } from '../../src/kernel/random.js';
 
 const at = (point: FailpointContext['point'], rest: Partial<Omit<FailpointContext, 'point'>> = {}): FailpointContext => ({
   point,

@@ -8,10 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, utc } from '../../src/queue/clock.js';
-import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/queue/errors.js';
+import { ManualClock, utc } from '../../src/kernel/clock.js';
+import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import type { JobEvent, Lease, LeaseWriteResult } from '../../src/queue/job.js';
-import { seededRandom } from '../../src/queue/random.js';
+import { seededRandom } from '../../src/kernel/random.js';
 import { SqliteQueue, type Claimed } from '../../src/queue/sqlite-queue.js';
 import { isAllowedTransition, type Actor, type JobStatus } from '../../src/queue/states.js';
 import { QueueModel, type ModelConfig, type ModelLease, type WriteOutcome } from './model/queue-model.js';

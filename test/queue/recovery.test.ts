@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyError, ERROR_KINDS, type ErrorKind } from '../../src/queue/errors.js';
+import { classifyError, ERROR_KINDS, type ErrorKind } from '../../src/kernel/job-errors.js';
 import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../src/queue/recovery.js';
 
 const EFFECTS: readonly EffectKind[] = ['none', 'idempotent', 'non_idempotent'];

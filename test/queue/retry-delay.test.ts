@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom, type Random } from '../../src/queue/random.js';
+import { seededRandom, type Random } from '../../src/kernel/random.js';
 import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../src/queue/retry-delay.js';
 
 const NO_JITTER: RetryDelayPolicy = { ...SEED_RETRY_DELAY, jitterMs: 0 };

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { ManualClock, systemClock } from '../../src/queue/clock.js';
+import { ManualClock, systemClock } from '../../src/kernel/clock.js';
 import type { JobRow, LeaseWriteResult } from '../../src/queue/job.js';
-import { seededRandom } from '../../src/queue/random.js';
-import { secretsInPayload } from '../../src/queue/redact.js';
+import { seededRandom } from '../../src/kernel/random.js';
+import { secretsInPayload } from '../../src/kernel/redact.js';
 import { SqliteQueue, type Claimed } from '../../src/queue/sqlite-queue.js';
 import { approveStep } from '../../src/saga/approve.js';
 import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { utc } from '../../src/queue/clock.js';
+import { utc } from '../../src/kernel/clock.js';
 import { applyCall, type WorldCall } from '../../src/world/effects.js';
 import { WorldLedger } from '../../src/world/ledger.js';
 import { reconcile } from '../../src/world/reconcile.js';

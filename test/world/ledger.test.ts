@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, utc } from '../../src/queue/clock.js';
+import { ManualClock, utc } from '../../src/kernel/clock.js';
 import { applyCall, type WorldCall } from '../../src/world/effects.js';
 import { WorldError } from '../../src/world/errors.js';
 import { argsDigest, effectsByKey, externalRefFor, readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/harness/wait-for.js';
-import { ManualClock } from '../../src/queue/clock.js';
-import { TransientError } from '../../src/queue/errors.js';
+import { ManualClock } from '../../src/kernel/clock.js';
+import { TransientError } from '../../src/kernel/job-errors.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readLedger } from '../../src/world/ledger.js';
 import { runWorld } from '../../src/world/run-world.js';

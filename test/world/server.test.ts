@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/queue/errors.js';
+import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { meta, startTestWorld, type TestWorld } from './world-fixture.js';

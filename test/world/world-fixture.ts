@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ManualClock, systemClock, type Clock } from '../../src/queue/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/kernel/clock.js';
 import { WorldClient, type WorldCallMeta } from '../../src/world/client.js';
 import { WorldLedger } from '../../src/world/ledger.js';
 import { startWorldServer, type CallLogEntry, type WorldServer } from '../../src/world/server.js';

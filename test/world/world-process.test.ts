@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
-import { UnknownOutcomeError } from '../../src/queue/errors.js';
+import { UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { readFaults } from '../../src/world/faults.js';

@@ -1,4 +1,4 @@
-import { utc } from '../../queue/clock.js';
+import { utc } from '../../kernel/clock.js';
 import { SqliteQueue, type EnqueueRequest, type QueueOptions } from '../../queue/sqlite-queue.js';
 import { openStore } from '../../queue/store.js';
 import { WORK_WINDOW_MS } from '../work-window.js';

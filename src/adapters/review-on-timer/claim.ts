@@ -1,4 +1,4 @@
-import { utc } from '../../queue/clock.js';
+import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
 import { appendEvent } from '../../queue/sql/append-event.js';
 import { sweepExpiredLeases } from '../../queue/sql/sweep-expired-leases.js';

@@ -1,4 +1,4 @@
-import { utc } from '../../queue/clock.js';
+import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
 import { recordClaim } from '../../queue/sql/claim.js';
 import { statement, type Db } from '../../queue/store.js';

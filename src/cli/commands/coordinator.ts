@@ -1,5 +1,5 @@
-import { systemClock } from '../../queue/clock.js';
-import { seededRandom } from '../../queue/random.js';
+import { systemClock } from '../../kernel/clock.js';
+import { seededRandom } from '../../kernel/random.js';
 import { WorldClient } from '../../world/client.js';
 import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';

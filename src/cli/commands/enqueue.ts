@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { systemClock } from '../../queue/clock.js';
-import { seededRandom } from '../../queue/random.js';
+import { systemClock } from '../../kernel/clock.js';
+import { seededRandom } from '../../kernel/random.js';
 import { defineCommand } from '../command.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../kernel/errors.js';
 
 /** `queue-drill enqueue`: validates a plan and enqueues it as one job; prints whether it was created. */
 export const enqueueCommand = defineCommand({

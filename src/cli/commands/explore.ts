@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { defineCommand } from '../command.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../kernel/errors.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** "90s", "5m", "1500ms" or a plain number of seconds, in milliseconds. */

@@ -1,8 +1,8 @@
-import { systemClock } from '../../queue/clock.js';
-import { seededRandom } from '../../queue/random.js';
+import { systemClock } from '../../kernel/clock.js';
+import { seededRandom } from '../../kernel/random.js';
 import { SqliteQueue } from '../../queue/sqlite-queue.js';
 import { defineCommand } from '../command.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../kernel/errors.js';
 import { existingFile } from '../paths.js';
 
 /** `queue-drill history`: one job's life rebuilt from the store and the world's ledger. */

@@ -1,4 +1,4 @@
-import { makeIdempotencyKeyFromJsonText } from '../../queue/idempotency-key.js';
+import { makeIdempotencyKeyFromJsonText } from '../../kernel/idempotency-key.js';
 import { defineCommand } from '../command.js';
 
 /** `queue-drill key`: prints seed 000's idempotency key, byte for byte what the Python function gives. */

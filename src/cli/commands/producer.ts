@@ -1,9 +1,9 @@
-import { systemClock } from '../../queue/clock.js';
-import { seededRandom } from '../../queue/random.js';
+import { systemClock } from '../../kernel/clock.js';
+import { seededRandom } from '../../kernel/random.js';
 import { produce } from '../../producer/producer.js';
 import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../kernel/errors.js';
 
 /** `queue-drill producer`: enqueues a deterministic batch of jobs and prints what it created as JSON. */
 export const producerCommand = defineCommand({

@@ -20,7 +20,7 @@ export const runCommand = defineCommand({
     const { runDrill } = await import('../../scenarios/run-drill.js');
     const { progressPrinter } = await import('../progress.js');
     const { toolVersion } = await import('../version.js');
-    const { UsageError } = await import('../errors.js');
+    const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16) throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { defineCommand } from '../command.js';
-import { EXIT } from '../errors.js';
+import { EXIT } from '../../kernel/errors.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill selftest`: every queue implementation through the drills; broken ones must be caught, the reference never flagged. */

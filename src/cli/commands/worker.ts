@@ -1,5 +1,5 @@
-import { systemClock } from '../../queue/clock.js';
-import { seededRandom } from '../../queue/random.js';
+import { systemClock } from '../../kernel/clock.js';
+import { seededRandom } from '../../kernel/random.js';
 import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';

@@ -1,4 +1,4 @@
-import { utc } from '../clock.js';
+import { utc } from '../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';

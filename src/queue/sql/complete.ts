@@ -1,12 +1,13 @@
-import { utc } from '../clock.js';
+import { utc } from '../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../job.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { InternalError } from '../../kernel/errors.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
 /** Thrown when `done` is asked for without a verification digest: done is never the worker's word. */
-export class MissingDigestError extends Error {
+export class MissingDigestError extends InternalError {
   readonly code = 'QD_DONE_WITHOUT_DIGEST';
   constructor(digest: unknown) {
     super(`complete needs the verified result's SHA-256 digest (64 lowercase hex), got ${JSON.stringify(digest)}`);

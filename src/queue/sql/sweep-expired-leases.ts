@@ -1,4 +1,4 @@
-import { utc } from '../clock.js';
+import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../job.js';
 import type { Actor } from '../states.js';
 import { statement, type Db } from '../store.js';

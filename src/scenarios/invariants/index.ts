@@ -14,6 +14,7 @@ import { secretsRedacted } from './secrets-redacted.js';
 import { singleHolder } from './single-holder.js';
 import { acceptedByKey, clip, jobLabel, list, shortKey } from './support.js';
 import { transitionsAllowed } from './transitions-allowed.js';
+import { InputError } from '../../kernel/errors.js';
 
 export {
   attemptsBounded,
@@ -53,7 +54,7 @@ const BY_ID = {
 export const INVARIANTS: readonly Invariant[] = INVARIANT_IDS.map((id) => BY_ID[id]);
 
 /** Thrown for an invariant id that does not exist: a caller's bug, named with the ids that do. */
-export class UnknownInvariantError extends Error {
+export class UnknownInvariantError extends InputError {
   readonly code = 'QD_UNKNOWN_INVARIANT';
   constructor(readonly ids: readonly string[]) {
     super(`unknown invariant id(s) ${ids.map((id) => JSON.stringify(id)).join(', ')}; known: ${INVARIANT_IDS.join(', ')}`);

@@ -1,4 +1,4 @@
-import { redact } from '../../queue/redact.js';
+import { redact } from '../../kernel/redact.js';
 import type { Evidence, Invariant } from '../evidence.js';
 import { jobLabel, judge, list } from './support.js';
 

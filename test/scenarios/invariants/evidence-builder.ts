@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { utc } from '../../../src/queue/clock.js';
+import { utc } from '../../../src/kernel/clock.js';
 import type { JobEvent, JobRow } from '../../../src/queue/job.js';
 import type { Actor, JobStatus } from '../../../src/queue/states.js';
 import { compensationKey, stepKey, type Plan, type PlanStep } from '../../../src/saga/plan.js';

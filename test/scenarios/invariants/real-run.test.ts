@@ -4,7 +4,7 @@ import { stepKey, type Plan } from '../../../src/saga/plan.js';
 import type { TxRow } from '../../../src/saga/tx-log.js';
 import type { Accepted, Evidence, InvariantId } from '../../../src/scenarios/evidence.js';
 import { checkInvariants, expectationVerdicts } from '../../../src/scenarios/invariants/index.js';
-import { jsonLogger } from '../../../src/worker/log.js';
+import { jsonLogger } from '../../../src/kernel/log.js';
 import { LEASE_MS, PAST_LEASE_MS, RETRY_MS, SKEW_MS, startSaga, type SagaFixture } from '../../saga/fixture.js';
 import { digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
 

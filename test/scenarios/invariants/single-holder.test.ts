@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utc } from '../../../src/queue/clock.js';
+import { utc } from '../../../src/kernel/clock.js';
 import type { Evidence } from '../../../src/scenarios/evidence.js';
 import { singleHolder } from '../../../src/scenarios/invariants/single-holder.js';
 import { cleanEvidence, EvidenceBuilder, judged, planOf, richBuilder, STEPS } from './evidence-builder.js';

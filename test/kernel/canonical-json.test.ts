@@ -6,8 +6,8 @@ import {
   encodeUtf8Strict,
   pythonFloatRepr,
   pythonJsonDumps,
-} from '../../src/queue/canonical-json.js';
-import { parsePythonJson, type PyJson } from '../../src/queue/python-json.js';
+} from '../../src/kernel/canonical-json.js';
+import { parsePythonJson, type PyJson } from '../../src/kernel/python-json.js';
 import { PythonOracle } from '../fixtures/python-oracle.js';
 
 const oracle = new PythonOracle();

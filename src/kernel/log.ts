@@ -1,4 +1,4 @@
-import { redact } from '../queue/redact.js';
+import { redact } from './redact.js';
 
 /** One structured log line: machine-parseable, and redacted before it is written. */
 export type LogLine = { event: string } & Record<string, unknown>;

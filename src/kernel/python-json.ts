@@ -1,3 +1,4 @@
+import { InputError } from './errors.js';
 // A JSON reader that yields exactly what Python 3.11's json.loads yields, so JSON text can be
 // re-serialized byte for byte as Python would (see canonical-json.ts). JSON.parse cannot do this:
 // it turns 1.0 into 1, rounds big integers, and rejects NaN/Infinity that Python accepts.
@@ -42,7 +43,7 @@ export type PythonJsonErrorCode =
   | 'CIRCULAR_REFERENCE';
 
 /** Error thrown by parsePythonJson and fromJsValue: a stable code, plus where (text offset or value path). */
-export class PythonJsonError extends Error {
+export class PythonJsonError extends InputError {
   override readonly name = 'PythonJsonError';
   readonly code: PythonJsonErrorCode;
   /** Index into the JSON text, in UTF-16 code units (JS string index), for parse errors. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ERROR_LENGTH, REDACTED, redact, secretsInPayload, storableError } from '../../src/queue/redact.js';
+import { MAX_ERROR_LENGTH, REDACTED, redact, secretsInPayload, storableError } from '../../src/kernel/redact.js';
 
 const R = REDACTED;
 const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';

@@ -3,12 +3,13 @@
 // byte, so every formatting rule below follows CPython 3.11's C encoder (Modules/_json.c).
 
 import { PY_INT_MAX_STR_DIGITS, type PyJson } from './python-json.js';
+import { InputError } from './errors.js';
 
 /** Why a tree could not be written the way Python would. */
 export type CanonicalJsonErrorCode = 'LONE_SURROGATE' | 'INT_TOO_LONG' | 'NOT_PY_JSON' | 'CIRCULAR_REFERENCE';
 
 /** Error thrown where Python's json.dumps or str.encode("utf-8") would raise. */
-export class CanonicalJsonError extends Error {
+export class CanonicalJsonError extends InputError {
   override readonly name = 'CanonicalJsonError';
   readonly code: CanonicalJsonErrorCode;
   /** For LONE_SURROGATE: index of the surrogate in the JSON text, in UTF-16 code units. */

@@ -5,8 +5,8 @@ import {
   parsePythonJson,
   PythonJsonError,
   type PyJson,
-} from '../../src/queue/python-json.js';
-import { pythonJsonDumps } from '../../src/queue/canonical-json.js';
+} from '../../src/kernel/python-json.js';
+import { pythonJsonDumps } from '../../src/kernel/canonical-json.js';
 import { PythonOracle } from '../fixtures/python-oracle.js';
 
 const oracle = new PythonOracle();

@@ -9,7 +9,7 @@ import {
   TransientError,
   UnknownOutcomeError,
   type ErrorKind,
-} from '../../src/queue/errors.js';
+} from '../../src/kernel/job-errors.js';
 
 /** A Node-style system error: a message plus a `code`. */
 function systemError(code: string, message: string): Error {

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CanonicalJsonError, pythonJsonDumps } from '../../src/queue/canonical-json.js';
+import { CanonicalJsonError, pythonJsonDumps } from '../../src/kernel/canonical-json.js';
 import {
   makeIdempotencyKey,
   makeIdempotencyKeyFromJsonText,
   pythonLower,
   pythonStrip,
   type IdempotencyKeyTextInput,
-} from '../../src/queue/idempotency-key.js';
-import { fromJsValue, parsePythonJson, PythonJsonError, type PyJson } from '../../src/queue/python-json.js';
+} from '../../src/kernel/idempotency-key.js';
+import { fromJsValue, parsePythonJson, PythonJsonError, type PyJson } from '../../src/kernel/python-json.js';
 import { PythonOracle } from '../fixtures/python-oracle.js';
 
 const oracle = new PythonOracle();

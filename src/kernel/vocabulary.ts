@@ -1,0 +1,100 @@
+/*
+ * The words every layer shares, each list defined once: the scenario schema,
+ * the report schema, the evidence types, explore's generators and the views
+ * all derive from these, so adding a word here is the one edit (the compiler
+ * and the schemas follow). Failpoint names and fault actions live beside the
+ * failpoints (src/faults/points.ts), world fault kinds beside the world
+ * (src/world/faults.ts): each with the module a child loads first.
+ */
+
+/**
+ * The states a job can be in, as every adapter reports them: the reference
+ * queue's own (src/queue/states.ts draws its state machine over them), and the
+ * words another queue's states are mapped to (BullMQ's `active` is `running`).
+ */
+export const JOB_STATUSES = ['pending', 'running', 'retry', 'done', 'review', 'compensating'] as const;
+/** One job state. */
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Who caused a change: a producer, a worker, the coordinator, or a person. */
+export const ACTORS = ['producer', 'worker', 'coordinator', 'human'] as const;
+/** One kind of actor. */
+export type Actor = (typeof ACTORS)[number];
+
+/** Every invariant the judge knows, in the order reports list them. */
+export const INVARIANT_IDS = [
+  'no-lost-job',
+  'no-duplicate-effect',
+  'dedupe-on-enqueue',
+  'attempts-bounded',
+  'lease-released',
+  'single-holder',
+  'review-routing',
+  'review-sticky',
+  'done-is-verified',
+  'transitions-allowed',
+  'history-complete',
+  'secrets-redacted',
+  'saga-compensation',
+] as const;
+/** One invariant's id. */
+export type InvariantId = (typeof INVARIANT_IDS)[number];
+
+/** How an invariant came out: it held, it broke, or the queue could not give the evidence it needs. */
+export const INVARIANT_STATUSES = ['held', 'broken', 'not_judged'] as const;
+/** One invariant's status in a verdict. */
+export type InvariantStatus = (typeof INVARIANT_STATUSES)[number];
+
+/**
+ * How a job ended, explicitly, where the store used to say it in a reason's
+ * prefix: done; in review for a person (a failure, or a prepared step awaiting
+ * approval); or in review after its saga (compensated, or a compensation that
+ * failed and needs manual recovery).
+ */
+export const JOB_OUTCOMES = ['done', 'review', 'awaiting_approval', 'compensated', 'compensation_failed'] as const;
+/** One job outcome. */
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+
+/** What a scenario may expect a job to end as; `any` is done or review, as the invariants allow (explored schedules cannot know more). */
+export const EXPECTED_STATUSES = ['done', 'review', 'compensated', 'compensation_failed', 'any'] as const;
+/** One expected status. */
+export type ExpectedStatus = (typeof EXPECTED_STATUSES)[number];
+
+/** What the harness records on its own timeline. */
+export const TIMELINE_KINDS = [
+  'spawn',
+  'exit',
+  'fault-hit',
+  'fault-fired',
+  'kill',
+  'pause',
+  'resume',
+  'restart',
+  'world-fault-armed',
+  'at-rest',
+  'watchdog',
+  'approve',
+  'note',
+] as const;
+/** One kind of timeline event. */
+export type TimelineKind = (typeof TIMELINE_KINDS)[number];
+
+/**
+ * The evidence a queue may or may not be able to give, beyond what every drill
+ * has (the jobs' final states, the world's ledger, the harness's timeline and
+ * the processes' logs). An adapter states which it gives; an invariant states
+ * which it needs; one it needs and the queue lacks makes it "not judged".
+ */
+export const EVIDENCE_KINDS = ['history', 'refusals', 'epoch', 'holder', 'digest', 'review'] as const;
+/** One kind of evidence. */
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
+/** What each kind of evidence is, for reports and the README. */
+export const EVIDENCE_MEANING: Readonly<Record<EvidenceKind, string>> = {
+  history: 'every state change of every job, with its time, worker and attempt',
+  refusals: "a stale holder's refused write, recorded in the history",
+  epoch: 'a monotonic epoch per job, bumped by every claim and carried by every write',
+  holder: "who holds a job's lease and until when",
+  digest: "the verified result's digest stored with a done job",
+  review: 'a review state that only a person leaves',
+};
