@@ -1,6 +1,6 @@
-import type { QueueOptions, SqliteQueue } from '../queue/sqlite-queue.js';
-import { SqliteQueue as ReferenceQueue } from '../queue/sqlite-queue.js';
-import { openStore } from '../queue/store.js';
+import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
+import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
+import { openStore } from './sqlite/store.js';
 import type { SagaRules } from '../saga/rules.js';
 import { AttemptsNotCountedQueue } from './attempts-not-counted/attempts-not-counted-queue.js';
 import { ClaimNoTransactionQueue } from './claim-no-transaction/claim-no-transaction-queue.js';

@@ -3,7 +3,7 @@ import { utc, type Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueImpl } from '../adapters/registry.js';
-import { SqliteQueue } from '../queue/sqlite-queue.js';
+import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';

@@ -1,6 +1,6 @@
 import type { JobRow } from '../queue/job.js';
-import { defaultRelease, releaseExpiredLease } from '../queue/sql/sweep-expired-leases.js';
-import type { SqliteQueue } from '../queue/sqlite-queue.js';
+import { defaultRelease, releaseExpiredLease } from '../adapters/sqlite/sql/sweep-expired-leases.js';
+import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { parsePlan, stepKey, type Plan, type PlanStep } from '../saga/plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../saga/rules.js';
 import { appendTx, inDoubt, stepStates } from '../saga/tx-log.js';

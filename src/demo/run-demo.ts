@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { systemClock } from '../kernel/clock.js';
 import type { JobEvent, JobRow } from '../queue/job.js';
 import { seededRandom } from '../kernel/random.js';
-import { SqliteQueue } from '../queue/sqlite-queue.js';
+import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { Supervisor, type Child } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';
 import { readEffects } from '../worker/effect-log.js';

@@ -1,5 +1,5 @@
 import type { JobEvent, JobRow } from '../queue/job.js';
-import type { SqliteQueue } from '../queue/sqlite-queue.js';
+import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { readIncidents, type Incident } from '../saga/incidents.js';
 import { readTxLog, type TxRow } from '../saga/tx-log.js';
 import { readLedger, type EffectRow } from '../world/ledger.js';

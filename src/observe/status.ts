@@ -1,6 +1,6 @@
 import { parseUtc } from '../kernel/clock.js';
 import type { JobStatus } from '../queue/states.js';
-import type { SqliteQueue } from '../queue/sqlite-queue.js';
+import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { readIncidents } from '../saga/incidents.js';
 
 /** Seed 000's observability list, computed from the store alone. */

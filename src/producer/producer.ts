@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
 import type { Random } from '../kernel/random.js';
-import { SqliteQueue } from '../queue/sqlite-queue.js';
+import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 
 export interface ProduceOptions {
   store: string;

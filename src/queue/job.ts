@@ -1,4 +1,4 @@
-import type { JobStatus } from './states.js';
+import type { JobOutcome, JobStatus } from '../kernel/vocabulary.js';
 
 /** A row of agent_jobs as stored. */
 export interface JobRow {
@@ -18,6 +18,8 @@ export interface JobRow {
   updated_at: string;
   lease_fence: number;
   review_reason: string | null;
+  /** How it ended, set with done and review (null otherwise): explicit, never read from a reason's prefix. */
+  outcome: JobOutcome | null;
 }
 
 /** A row of agent_job_events: one state change, or one refused write. */

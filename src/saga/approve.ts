@@ -1,4 +1,4 @@
-import type { SqliteQueue } from '../queue/sqlite-queue.js';
+import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { parsePlan, stepKey } from './plan.js';
 import { appendTx, stepStates } from './tx-log.js';
 import { InputError } from '../kernel/errors.js';

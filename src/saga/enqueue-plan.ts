@@ -2,7 +2,7 @@ import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
 import type { Random } from '../kernel/random.js';
-import { SqliteQueue } from '../queue/sqlite-queue.js';
+import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { parsePlan } from './plan.js';
 
 /**

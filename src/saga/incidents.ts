@@ -1,5 +1,5 @@
 import { utc } from '../kernel/clock.js';
-import { statement, type Db } from '../queue/store.js';
+import { statement, type Db } from '../adapters/sqlite/store.js';
 
 export interface Incident {
   id: number;

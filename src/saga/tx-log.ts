@@ -1,6 +1,6 @@
 import { utc } from '../kernel/clock.js';
 import type { Lease } from '../queue/job.js';
-import { statement, type Db } from '../queue/store.js';
+import { statement, type Db } from '../adapters/sqlite/store.js';
 
 export type TxAction = 'execute' | 'reconcile' | 'prepare' | 'approve' | 'compensate';
 export type TxStatus = 'started' | 'success' | 'failed' | 'unknown' | 'not_executed' | 'skipped';

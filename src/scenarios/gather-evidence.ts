@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqliteQueue } from '../queue/sqlite-queue.js';
-import { statement } from '../queue/store.js';
+import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
+import { statement } from '../adapters/sqlite/store.js';
 import { readIncidents } from '../saga/incidents.js';
 import type { TxRow } from '../saga/tx-log.js';
 import { readLedger } from '../world/ledger.js';

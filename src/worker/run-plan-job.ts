@@ -1,7 +1,7 @@
 import { failpoint } from '../faults/failpoint.js';
 import type { Clock } from '../kernel/clock.js';
 import type { LeaseWriteResult } from '../queue/job.js';
-import type { Claimed, SqliteQueue } from '../queue/sqlite-queue.js';
+import type { Claimed, SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
 import { parsePlan, PlanError } from '../saga/plan.js';
 import { runPlan, type PlanOutcome } from '../saga/run-plan.js';
 import type { SagaRules } from '../saga/rules.js';

@@ -6,7 +6,7 @@ import type { EffectKind } from '../queue/recovery.js';
 import { secretsInPayload, storableError } from '../kernel/redact.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
 import type { QueueImpl } from '../adapters/registry.js';
-import { SqliteQueue, type Claimed } from '../queue/sqlite-queue.js';
+import { SqliteQueue, type Claimed } from '../adapters/sqlite/sqlite-queue.js';
 import { failpoint } from '../faults/failpoint.js';
 import { ACTIONS, type ActionContext } from './actions.js';
 import { jsonLogger } from '../kernel/log.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimNoTransactionQueue } from '../../src/adapters/claim-no-transaction/claim-no-transaction-queue.js';
-import { SqliteQueue, type Claimed } from '../../src/queue/sqlite-queue.js';
-import type { Db } from '../../src/queue/store.js';
+import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
+import type { Db } from '../../src/adapters/sqlite/store.js';
 import { DIGEST, storeFixture, type StoreFixture } from './fixture.js';
 
 let fx: StoreFixture;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnqueueCheckThenInsertQueue } from '../../src/adapters/enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
-import { SqliteQueue, type EnqueueRequest } from '../../src/queue/sqlite-queue.js';
-import { statement, type Db } from '../../src/queue/store.js';
+import { SqliteQueue, type EnqueueRequest } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { statement, type Db } from '../../src/adapters/sqlite/store.js';
 import { storeFixture, type StoreFixture } from './fixture.js';
 
 let fx: StoreFixture;

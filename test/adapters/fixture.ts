@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { queueImpl } from '../../src/adapters/registry.js';
 import { ManualClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import type { Claimed, QueueOptions, SqliteQueue } from '../../src/queue/sqlite-queue.js';
-import type { Db } from '../../src/queue/store.js';
+import type { Claimed, QueueOptions, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import type { Db } from '../../src/adapters/sqlite/store.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { REVIEW_TIMER_MS } from '../../src/adapters/review-on-timer/review-on-timer-queue.js';
-import { statement } from '../../src/queue/store.js';
+import { statement } from '../../src/adapters/sqlite/store.js';
 import { storeFixture, type StoreFixture } from './fixture.js';
 
 let fx: StoreFixture;

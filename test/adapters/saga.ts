@@ -1,6 +1,6 @@
 import { queueImpl } from '../../src/adapters/registry.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
-import type { Claimed } from '../../src/queue/sqlite-queue.js';
+import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
 import { parsePlan } from '../../src/saga/plan.js';
 import { runPlan, type PlanOutcome } from '../../src/saga/run-plan.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
-import type { Claimed } from '../../src/queue/sqlite-queue.js';
+import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
 import { approvedClaim, EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
 

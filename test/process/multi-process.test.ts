@@ -5,7 +5,7 @@ import { Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue } from '../../src/queue/sqlite-queue.js';
+import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { readEffects } from '../../src/worker/effect-log.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 

@@ -9,7 +9,7 @@ import { waitFor } from '../../src/harness/wait-for.js';
 import { startWorld } from '../../src/harness/world-process.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue } from '../../src/queue/sqlite-queue.js';
+import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { stepKey } from '../../src/saga/plan.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readLedger } from '../../src/world/ledger.js';

@@ -12,7 +12,7 @@ import { ManualClock, utc } from '../../src/kernel/clock.js';
 import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import type { JobEvent, Lease, LeaseWriteResult } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue, type Claimed } from '../../src/queue/sqlite-queue.js';
+import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { isAllowedTransition, type Actor, type JobStatus } from '../../src/queue/states.js';
 import { QueueModel, type ModelConfig, type ModelLease, type WriteOutcome } from './model/queue-model.js';
 

@@ -11,8 +11,8 @@ import { seededRandom } from '../../src/kernel/random.js';
 import type { EffectKind } from '../../src/queue/recovery.js';
 import { REDACTED, secretsInPayload } from '../../src/kernel/redact.js';
 import { retryDelayMs } from '../../src/queue/retry-delay.js';
-import { MissingDigestError } from '../../src/queue/sql/complete.js';
-import { SqliteQueue, type Claimed, type QueueOptions } from '../../src/queue/sqlite-queue.js';
+import { MissingDigestError } from '../../src/adapters/sqlite/sql/complete.js';
+import { SqliteQueue, type Claimed, type QueueOptions } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { JobStatus } from '../../src/queue/states.js';
 
 const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);

@@ -4,7 +4,7 @@ import { ManualClock, systemClock } from '../../src/kernel/clock.js';
 import type { JobRow, LeaseWriteResult } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
-import { SqliteQueue, type Claimed } from '../../src/queue/sqlite-queue.js';
+import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { approveStep } from '../../src/saga/approve.js';
 import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
 import { enqueuePlan } from '../../src/saga/enqueue-plan.js';

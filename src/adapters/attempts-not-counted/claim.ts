@@ -1,9 +1,9 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { recordClaim } from '../../queue/sql/claim.js';
-import type { ClaimInput } from '../../queue/sql/claim.js';
-import { sweepExpiredLeases } from '../../queue/sql/sweep-expired-leases.js';
-import { statement, type Db } from '../../queue/store.js';
+import { recordClaim } from '../sqlite/sql/claim.js';
+import type { ClaimInput } from '../sqlite/sql/claim.js';
+import { sweepExpiredLeases } from '../sqlite/sql/sweep-expired-leases.js';
+import { statement, type Db } from '../sqlite/store.js';
 
 const NEXT = `
 SELECT id, status FROM agent_jobs

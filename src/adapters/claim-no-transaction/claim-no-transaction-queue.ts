@@ -1,4 +1,4 @@
-import { SqliteQueue, type Claimed } from '../../queue/sqlite-queue.js';
+import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
 import { WORK_WINDOW_MS } from '../work-window.js';
 import { lookUpThenUpdate } from './claim.js';
 

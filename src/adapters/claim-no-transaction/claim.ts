@@ -1,7 +1,7 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { recordClaim } from '../../queue/sql/claim.js';
-import { statement, type Db } from '../../queue/store.js';
+import { recordClaim } from '../sqlite/sql/claim.js';
+import { statement, type Db } from '../sqlite/store.js';
 import { workBetweenCheckAndAct } from '../work-window.js';
 
 export interface LookUpThenUpdateInput {

@@ -1,6 +1,6 @@
 import { utc } from '../../kernel/clock.js';
-import { SqliteQueue, type EnqueueRequest, type QueueOptions } from '../../queue/sqlite-queue.js';
-import { openStore } from '../../queue/store.js';
+import { SqliteQueue, type EnqueueRequest, type QueueOptions } from '../sqlite/sqlite-queue.js';
+import { openStore } from '../sqlite/store.js';
 import { WORK_WINDOW_MS } from '../work-window.js';
 import { checkThenInsert } from './enqueue.js';
 import { createStoreWithoutUniqueKey } from './schema.js';

@@ -1,5 +1,5 @@
-import { recordCreation, type EnqueueInput } from '../../queue/sql/enqueue.js';
-import { statement, type Db } from '../../queue/store.js';
+import { recordCreation, type EnqueueInput } from '../sqlite/sql/enqueue.js';
+import { statement, type Db } from '../sqlite/store.js';
 import { workBetweenCheckAndAct } from '../work-window.js';
 
 const EXISTING = `SELECT id FROM agent_jobs WHERE idempotency_key = ? ORDER BY id LIMIT 1`;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { SCHEMA_SQL } from '../../queue/schema.js';
+import { SCHEMA_SQL } from '../sqlite/schema.js';
 
 const UNIQUE_KEY = 'idempotency_key TEXT NOT NULL UNIQUE,';
 

@@ -1,8 +1,8 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { appendEvent } from '../../queue/sql/append-event.js';
-import { sweepExpiredLeases } from '../../queue/sql/sweep-expired-leases.js';
-import { statement, type Db } from '../../queue/store.js';
+import { appendEvent } from '../sqlite/sql/append-event.js';
+import { sweepExpiredLeases } from '../sqlite/sql/sweep-expired-leases.js';
+import { statement, type Db } from '../sqlite/store.js';
 
 export interface TimerClaimInput {
   workerId: string;

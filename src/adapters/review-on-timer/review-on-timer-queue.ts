@@ -1,5 +1,5 @@
-import { openStore, type Db } from '../../queue/store.js';
-import { SqliteQueue, type Claimed, type QueueOptions } from '../../queue/sqlite-queue.js';
+import { openStore, type Db } from '../sqlite/store.js';
+import { SqliteQueue, type Claimed, type QueueOptions } from '../sqlite/sqlite-queue.js';
 import { timerClaim } from './claim.js';
 
 /** How long a job waits in review before a worker takes it again. */

@@ -1,7 +1,7 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
-import { recordClaim } from '../../queue/sql/claim.js';
-import { statement, type Db } from '../../queue/store.js';
+import { recordClaim } from '../sqlite/sql/claim.js';
+import { statement, type Db } from '../sqlite/store.js';
 
 // Seed 000's claim_one, as written: only pending and retry jobs are looked at,
 // so a job whose worker died stays `running` and is never claimed again.

@@ -1,4 +1,4 @@
-import { SqliteQueue, type Claimed } from '../../queue/sqlite-queue.js';
+import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
 import { seedLiteralClaim } from './claim.js';
 import { unfencedWrite } from './unfenced-write.js';
 

@@ -1,4 +1,4 @@
-import { guardedLeaseWriter, type LeaseWriter } from '../../queue/sql/write-under-lease.js';
+import { guardedLeaseWriter, type LeaseWriter } from '../sqlite/sql/write-under-lease.js';
 
 /**
  * Seed 000's final UPDATEs, as written: guarded by `leased_by` alone (no

@@ -1,4 +1,4 @@
-import { guardedLeaseWriter, type LeaseWriter } from '../../queue/sql/write-under-lease.js';
+import { guardedLeaseWriter, type LeaseWriter } from '../sqlite/sql/write-under-lease.js';
 
 /**
  * A lease holder's write guarded by the job's id only: no worker, no fence, no

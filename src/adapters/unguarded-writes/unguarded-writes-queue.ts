@@ -1,4 +1,4 @@
-import { SqliteQueue } from '../../queue/sqlite-queue.js';
+import { SqliteQueue } from '../sqlite/sqlite-queue.js';
 import { unguardedWrite } from './unguarded-write.js';
 
 /**

@@ -1,6 +1,6 @@
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
-import { SqliteQueue } from '../../queue/sqlite-queue.js';
+import { SqliteQueue } from '../../adapters/sqlite/sqlite-queue.js';
 import { defineCommand } from '../command.js';
 import { UsageError } from '../../kernel/errors.js';
 import { existingFile } from '../paths.js';

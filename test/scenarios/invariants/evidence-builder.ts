@@ -401,6 +401,7 @@ export class EvidenceBuilder {
       updated_at: at,
       lease_fence: 0,
       review_reason: null,
+      outcome: null,
     };
     this.evidence.jobs.push(row);
     this.event({ job_id: id, kind: 'transition', from_status: null, to_status: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued' });

@@ -1,6 +1,6 @@
-import { utc } from '../../kernel/clock.js';
-import type { JobRow } from '../job.js';
-import type { Actor } from '../states.js';
+import { utc } from '../../../kernel/clock.js';
+import type { JobRow } from '../../../queue/job.js';
+import type { Actor } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 

@@ -1,5 +1,5 @@
-import { utc } from '../../kernel/clock.js';
-import type { Lease, LeaseWriteResult } from '../job.js';
+import { utc } from '../../../kernel/clock.js';
+import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 

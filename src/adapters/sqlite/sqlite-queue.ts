@@ -1,11 +1,11 @@
-import type { Clock } from '../kernel/clock.js';
-import { utc } from '../kernel/clock.js';
-import { classifyError } from '../kernel/job-errors.js';
-import type { JobEvent, JobRow, Lease, LeaseWriteResult } from './job.js';
-import type { Random } from '../kernel/random.js';
-import { decideRecovery, type EffectKind, type RecoveryDecision } from './recovery.js';
-import { storableError } from '../kernel/redact.js';
-import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.js';
+import type { Clock } from '../../kernel/clock.js';
+import { utc } from '../../kernel/clock.js';
+import { classifyError } from '../../kernel/job-errors.js';
+import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../../queue/job.js';
+import type { Random } from '../../kernel/random.js';
+import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../queue/recovery.js';
+import { storableError } from '../../kernel/redact.js';
+import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../queue/retry-delay.js';
 import { beginCompensation } from './sql/begin-compensation.js';
 import { claim } from './sql/claim.js';
 import { claimCompensation } from './sql/claim-compensation.js';
@@ -19,7 +19,7 @@ import { retry } from './sql/retry.js';
 import { review } from './sql/review.js';
 import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js';
 import { writeUnderLease, type LeaseWriter } from './sql/write-under-lease.js';
-import type { JobStatus } from './states.js';
+import type { JobStatus } from '../../queue/states.js';
 import { openStore, type Db } from './store.js';
 
 export interface QueueOptions {

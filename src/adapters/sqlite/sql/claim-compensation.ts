@@ -1,5 +1,5 @@
-import { utc } from '../../kernel/clock.js';
-import type { JobRow } from '../job.js';
+import { utc } from '../../../kernel/clock.js';
+import type { JobRow } from '../../../queue/job.js';
 import { statement, type Db } from '../store.js';
 
 // A compensating job is free when nobody holds it, when this coordinator held

@@ -1,5 +1,5 @@
-import type { JobRow, Lease, LeaseWriteResult } from '../job.js';
-import type { Actor, JobStatus } from '../states.js';
+import type { JobRow, Lease, LeaseWriteResult } from '../../../queue/job.js';
+import type { Actor, JobStatus } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 

@@ -1,5 +1,5 @@
-import type { JobEvent, JobRow } from '../job.js';
-import type { JobStatus } from '../states.js';
+import type { JobEvent, JobRow } from '../../../queue/job.js';
+import type { JobStatus } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 
 /** One job by id. */

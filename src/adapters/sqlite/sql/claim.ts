@@ -1,5 +1,5 @@
-import { utc } from '../../kernel/clock.js';
-import type { JobRow } from '../job.js';
+import { utc } from '../../../kernel/clock.js';
+import type { JobRow } from '../../../queue/job.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 import { sweepExpiredLeases } from './sweep-expired-leases.js';

@@ -1,4 +1,4 @@
-import { assertTransition, type Actor, type JobStatus } from '../states.js';
+import { assertTransition, type Actor, type JobStatus } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 
 export interface EventInput {

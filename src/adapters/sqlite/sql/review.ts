@@ -1,6 +1,6 @@
-import { utc } from '../../kernel/clock.js';
-import type { Lease, LeaseWriteResult } from '../job.js';
-import type { Actor } from '../states.js';
+import { utc } from '../../../kernel/clock.js';
+import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
+import type { Actor } from '../../../queue/states.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 

@@ -1,4 +1,4 @@
-import { JOB_STATUSES, transitionTriggerSql } from './states.js';
+import { JOB_STATUSES, transitionTriggerSql } from '../../queue/states.js';
 
 const statusList = JOB_STATUSES.map((s) => `'${s}'`).join(', ');
 

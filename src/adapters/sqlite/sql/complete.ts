@@ -1,8 +1,8 @@
-import { utc } from '../../kernel/clock.js';
-import type { Lease, LeaseWriteResult } from '../job.js';
+import { utc } from '../../../kernel/clock.js';
+import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
-import { InternalError } from '../../kernel/errors.js';
+import { InternalError } from '../../../kernel/errors.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 

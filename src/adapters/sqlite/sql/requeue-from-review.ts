@@ -1,4 +1,4 @@
-import { utc } from '../../kernel/clock.js';
+import { utc } from '../../../kernel/clock.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 

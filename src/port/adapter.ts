@@ -1,0 +1,189 @@
+import type { Clock } from '../kernel/clock.js';
+import { InputError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.js';
+import type { EvidenceKind } from '../kernel/vocabulary.js';
+import type { RetryDelayPolicy } from '../queue/retry-delay.js';
+import type { SagaStore, TxEntry } from './checkpoint.js';
+import type { Claim, DeliveryHandler, WorkOptions, WriteResult } from './delivery.js';
+import type { QueueSnapshot } from './snapshot.js';
+
+/*
+ * The adapter contract: the only way the harness and its roles (producer,
+ * worker, coordinator, the observe commands) touch a queue. An adapter is a
+ * description (name, version, what evidence it can give) and two verbs:
+ * provision a fresh, isolated queue for one drill, and connect a process to
+ * it. A connection enqueues, hosts a worker (the queue's own consumption loop
+ * around the drill's handler, so the failpoints stay the harness's), and
+ * reads back what the queue knows. The rest is optional, and a queue that
+ * lacks a part says so: manual claim and settle (the contract suite drives
+ * them), takeover hooks (force a lease to expire, release a dead holder's job,
+ * for a coordinator), compensation hand-off, and a person's requeue.
+ */
+
+/** What a queue can show and do, stated up front so the judge never passes what it could not see. */
+export interface Capabilities {
+  /** Each kind of evidence: given (true), or why not ("pg-boss keeps no per-attempt history"). */
+  evidence: Readonly<Record<EvidenceKind, true | string>>;
+  /**
+   * Where the saga's checkpoints live: in the queue's own store, committed in
+   * one transaction with the lease writes they go with; or beside the run (a
+   * SQLite file), fenced by the epoch.
+   */
+  sagaStore: 'in-queue' | 'beside-the-run';
+  /** Who takes a dead holder's job back: the drill's coordinator (through `takeover`), or the queue's own machinery. */
+  takeover: 'coordinator' | 'queue';
+}
+
+/** Servers an adapter may need, from the command line, the environment, or the scenario. */
+export interface ServerSettings {
+  /** PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/postgres. */
+  pgUrl?: string | undefined;
+}
+
+/** What provisioning a queue for one drill needs to know. */
+export interface ProvisionRequest {
+  /** The drill's run directory (the scenario's own). */
+  runDir: string;
+  /** Unique among every drill running now or before (a schema or key prefix is made from it). */
+  runId: string;
+  servers: ServerSettings;
+}
+
+/** A queue made for one drill. */
+export interface Provisioned {
+  /** What the drill's processes are told to connect to (`--store`): a file, a schema name. Never a password. */
+  locator: string;
+  /** Environment the drill's processes need besides the locator (a server URL, which may carry a password). */
+  env: Readonly<Record<string, string>>;
+  /** Where it lives, for the report (passwords hidden). */
+  where: string;
+  /** Removes it (a schema dropped, a key prefix deleted), unless `keep`; a file in the run directory stays with it. */
+  teardown(options: { keep: boolean }): Promise<void>;
+}
+
+/** How a process's connection behaves: its clock, its randomness, its leases. */
+export interface ConnectOptions {
+  /** The process's clock; a queue that takes its times from its server says so and uses the server's. */
+  clock: Clock;
+  /** The retry jitter's source. */
+  random: Random;
+  /** How long a claim or a renewal holds a job. */
+  leaseMs: number;
+  /** A lease counts as expired only this long after its end, to absorb clock skew. */
+  skewMarginMs: number;
+  retryDelay: RetryDelayPolicy;
+}
+
+/** A job to enqueue under its idempotency key. */
+export interface EnqueueRequest {
+  key: string;
+  action: string;
+  /** JSON text. */
+  payload: string;
+  maxAttempts: number;
+}
+
+/** The queue's answer to an enqueue: it made the job, or one with the key was already there. */
+export interface EnqueueResult {
+  outcome: 'created' | 'deduplicated';
+  jobId: string;
+}
+
+/**
+ * An enqueue that failed. Definite: the job was certainly not made. Indefinite:
+ * it may have been (a timeout, a lost connection): "when in doubt, indefinite".
+ */
+export class EnqueueError extends InputError {
+  readonly code = 'QD_ENQUEUE_FAILED';
+  constructor(
+    readonly definite: boolean,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Where a dead holder's job goes: another attempt, or review (none left, or its outcome is unknown). */
+export interface Release {
+  to: 'retry' | 'review';
+  reason: string;
+}
+
+/** Claim and settle by hand (the contract suite's and the demo's way in). */
+export interface ManualOps {
+  /** The oldest ready job under a fresh lease and epoch, or null. */
+  claim(workerId: string): Promise<Claim | null>;
+  heartbeat(claim: Claim): Promise<WriteResult>;
+  complete(claim: Claim, digest: string): Promise<WriteResult>;
+  /** Another attempt later, or review when none is left. */
+  retry(claim: Claim, error: string): Promise<WriteResult>;
+  review(claim: Claim, reason: string, error?: string): Promise<WriteResult>;
+}
+
+/** Taking a dead holder's job back, for a coordinator and for tests. */
+export interface TakeoverOps {
+  /** Makes a job's lease expire now, as if its holder had stopped renewing it long ago. */
+  expireLease(jobId: string): Promise<void>;
+  /** Running jobs whose lease expired (by more than the skew margin), each as its last holder's claim. */
+  expiredLeases(): Promise<Claim[]>;
+  /**
+   * Takes an expired lease back if it is still the same one (same epoch, still
+   * expired); with a checkpoint, both commit together or neither does.
+   */
+  releaseExpired(expired: Claim, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
+}
+
+/** The saga hand-off: a job whose plan failed for good waits for the coordinator to undo its steps. */
+export interface CompensationOps {
+  /** The oldest job waiting for compensation, under a fresh lease and epoch for `coordinatorId`, or null. */
+  claim(coordinatorId: string): Promise<Claim | null>;
+  /** Ends the saga in review, as compensated or as a failed compensation for manual recovery. */
+  finish(claim: Claim, outcome: 'compensated' | 'compensation_failed', reason: string): Promise<WriteResult>;
+}
+
+/** What only a person does. */
+export interface HumanOps {
+  /**
+   * Sends a job in review back to run, one more attempt allowed, recorded as a
+   * person's action (in the history and as a `requeue` checkpoint); with a
+   * checkpoint (an approval), it commits with them. False when the job is not in review.
+   */
+  requeueFromReview(jobId: string, by: string, note: string, checkpoint?: TxEntry): Promise<boolean>;
+}
+
+/** One process's connection to a provisioned queue. */
+export interface QueueConnection {
+  enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
+  /** Hosts a worker: the queue's own loop, calling `handler` for each delivery, until stopped (or drained). */
+  work(handler: DeliveryHandler, options: WorkOptions): Promise<{ processed: number }>;
+  /** What the queue knows now: every job, and its history where it keeps one. */
+  snapshot(): Promise<QueueSnapshot>;
+  /** A cheap value that changes whenever the queue changes: the harness's no-progress watchdog. */
+  progress(): Promise<string>;
+  saga: SagaStore;
+  manual?: ManualOps;
+  takeover?: TakeoverOps;
+  compensation?: CompensationOps;
+  human?: HumanOps;
+  close(): Promise<void>;
+}
+
+/** A queue implementation the drills can run. */
+export interface QueueAdapter {
+  /** What `--queue` calls it. */
+  name: string;
+  /** One line: what it is (and, for a broken variant, its mistake). */
+  description: string;
+  /** The queue's version (a package's, or queue-drill's for the built-in queues). */
+  version: string;
+  capabilities: Capabilities;
+  /** The self-test's expectation: a sound queue is never flagged; a broken one must be caught. */
+  soundness: 'sound' | 'broken';
+  /** Fails fast, before any drill starts, when a server it needs cannot be reached (exit 2, one line). */
+  preflight?(servers: ServerSettings): Promise<void>;
+  /** Makes a fresh, isolated queue for one drill. */
+  provision(request: ProvisionRequest): Promise<Provisioned>;
+  /** Connects this process to a provisioned queue by its locator. */
+  connect(locator: string, options: ConnectOptions): Promise<QueueConnection>;
+}
