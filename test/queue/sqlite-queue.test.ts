@@ -11,7 +11,7 @@ import { seededRandom } from '../../src/kernel/random.js';
 import type { EffectKind } from '../../src/queue/recovery.js';
 import { REDACTED, secretsInPayload } from '../../src/kernel/redact.js';
 import { retryDelayMs } from '../../src/queue/retry-delay.js';
-import { MissingDigestError } from '../../src/adapters/sqlite/sql/complete.js';
+import { MissingDigestError } from '../../src/queue/digest.js';
 import { SqliteQueue, type Claimed, type QueueOptions } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { JobStatus } from '../../src/queue/states.js';
 

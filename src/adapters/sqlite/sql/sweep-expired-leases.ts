@@ -3,6 +3,8 @@ import type { JobRow } from '../../../queue/job.js';
 import type { Actor } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
+import { defaultRelease } from '../../../queue/release.js';
+export { defaultRelease };
 
 export interface SweepInput {
   now: number;
@@ -28,13 +30,6 @@ WHERE id = @id AND status = 'running' AND lease_fence = @fence AND lease_until <
 /** Running jobs whose lease expired (by more than the skew margin). */
 export function expiredLeases(db: Db, now: number, skewMarginMs: number): JobRow[] {
   return statement(db, EXPIRED).all({ cutoff: utc(now - skewMarginMs) }) as JobRow[];
-}
-
-/** Where an expired job goes when nothing else is known: retry, or review on its last attempt. */
-export function defaultRelease(job: JobRow): { to: 'retry' | 'review'; reason: string } {
-  return job.attempts >= job.max_attempts
-    ? { to: 'review', reason: `lease of ${job.leased_by} expired at ${job.lease_until} on its last attempt (${job.attempts} of ${job.max_attempts})` }
-    : { to: 'retry', reason: `lease of ${job.leased_by} expired at ${job.lease_until}` };
 }
 
 /**
