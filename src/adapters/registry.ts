@@ -1,6 +1,6 @@
-import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
-import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
-import { openStore } from './sqlite/store.js';
+import { InputError } from '../kernel/errors.js';
+import type { ConnectOptions, QueueAdapter, QueueConnection } from '../port/adapter.js';
+import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import type { SagaRules } from '../saga/rules.js';
 import { AttemptsNotCountedQueue } from './attempts-not-counted/attempts-not-counted-queue.js';
 import { ClaimNoTransactionQueue } from './claim-no-transaction/claim-no-transaction-queue.js';
@@ -10,81 +10,104 @@ import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js'
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SeedLiteralQueue } from './seed-literal/seed-literal-queue.js';
+import { sqliteAdapter, type SqliteQueueSpec } from './sqlite/sqlite-adapter.js';
+import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
+import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
+import { openStore } from './sqlite/store.js';
 import { UnguardedWritesQueue } from './unguarded-writes/unguarded-writes-queue.js';
 import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
-import { InputError } from '../kernel/errors.js';
 
-/** A queue implementation the drills can run: a name, what it is, and how to open it on a store file. */
-export interface QueueImpl {
-  name: string;
-  description: string;
-  open(file: string, options: QueueOptions): SqliteQueue;
-  /** The saga runtime's decisions where they differ from the reference (seed 003). */
+/** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from seed 003's. */
+export interface QueueImpl extends QueueAdapter {
+  aliases?: readonly string[];
+  /** The saga runtime's decisions where this implementation makes them differently (a broken variant's). */
   sagaRules?: SagaRules;
 }
 
-/** Every implementation `--queue` can name. */
-export const QUEUE_IMPLS: readonly QueueImpl[] = [
+type SqliteImpl = SqliteQueueSpec & { aliases?: readonly string[]; sagaRules?: SagaRules };
+
+const reference = (file: string, options: QueueOptions): SqliteQueue => new ReferenceQueue(openStore(file), options);
+
+/** The SQLite queues: the reference, seed 000 as written, and one plausible mistake each (the drills must catch every one). */
+const SQLITE_QUEUES: readonly SqliteImpl[] = [
   {
     name: 'reference',
-    description: "the reference queue: seed 000's design built right (leases that expire, fencing, review)",
-    open: (file, options) => new ReferenceQueue(openStore(file), options),
+    aliases: ['sqlite'],
+    soundness: 'sound',
+    description: "the reference queue on one SQLite file: seed 000's design built right (leases that expire, fencing, review)",
+    open: reference,
   },
   {
     name: 'seed-literal',
+    soundness: 'broken',
     description: "seed 000's queue as written: claim never takes running jobs back; refused writes pass silently",
     open: (file, options) => new SeedLiteralQueue(openStore(file), options),
   },
-  // One plausible mistake each, on the reference queue: the harness's self-test (the drills must fail every one).
   {
     name: 'claim-no-transaction',
+    soundness: 'broken',
     description: 'claim is a look-up then an update outside a transaction, the update unguarded by status: two workers can win one job',
     open: (file, options) => new ClaimNoTransactionQueue(openStore(file), options),
   },
   {
     name: 'unguarded-writes',
+    soundness: 'broken',
     description: "lease holders' writes (heartbeat, complete, retry, review) are guarded by the job id only: a zombie's late write is applied",
     open: (file, options) => new UnguardedWritesQueue(openStore(file), options),
   },
   {
     name: 'unknown-retried',
+    soundness: 'broken',
     description: 'an unknown outcome is retried blind, never reconciled with the world or sent to review',
-    open: (file, options) => new ReferenceQueue(openStore(file), options),
+    open: reference,
     sagaRules: UNKNOWN_RETRIED_RULES,
   },
   {
     name: 'review-on-timer',
+    soundness: 'broken',
     description: 'jobs leave review on a timer (claimed again after 300 ms), the transition trigger that forbade it dropped',
     open: (file, options) => ReviewOnTimerQueue.open(file, options),
   },
   {
     name: 'attempts-not-counted',
+    soundness: 'broken',
     description: 'claim does not count the attempt: max_attempts never ends a run of failures',
     open: (file, options) => new AttemptsNotCountedQueue(openStore(file), options),
   },
   {
     name: 'enqueue-check-then-insert',
+    soundness: 'broken',
     description: 'enqueue looks the key up then inserts, on a store without a UNIQUE idempotency key: racing producers make duplicates',
     open: (file, options) => EnqueueCheckThenInsertQueue.open(file, options),
   },
   {
     name: 'lease-never-expires',
+    soundness: 'broken',
     description: "claims and heartbeats take a day-long lease: a crashed worker's job is never taken back",
     open: (file, options) => new LeaseNeverExpiresQueue(openStore(file), options),
   },
   {
     name: 'compensation-forward',
+    soundness: 'broken',
     description: 'saga compensation undoes the completed steps in plan order instead of reverse order',
-    open: (file, options) => new ReferenceQueue(openStore(file), options),
+    open: reference,
     sagaRules: COMPENSATION_FORWARD_RULES,
   },
   {
     name: 'failed-compensation-ok',
+    soundness: 'broken',
     description: 'a compensation that failed for good is recorded as compensated, with no incident',
-    open: (file, options) => new ReferenceQueue(openStore(file), options),
+    open: reference,
     sagaRules: FAILED_COMPENSATION_OK_RULES,
   },
 ];
+
+function sqliteImpl(spec: SqliteImpl): QueueImpl {
+  return { ...sqliteAdapter(spec), ...(spec.aliases ? { aliases: spec.aliases } : {}), ...(spec.sagaRules ? { sagaRules: spec.sagaRules } : {}) };
+}
+
+/** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
+export const QUEUE_IMPLS: readonly QueueImpl[] = SQLITE_QUEUES.map(sqliteImpl);
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
 export class UnknownQueueError extends InputError {
@@ -94,9 +117,21 @@ export class UnknownQueueError extends InputError {
   }
 }
 
-/** The implementation called `name`. */
+/** The implementation called `name` (or one of its aliases). */
 export function queueImpl(name: string): QueueImpl {
-  const impl = QUEUE_IMPLS.find((q) => q.name === name);
+  const impl = QUEUE_IMPLS.find((q) => q.name === name || q.aliases?.includes(name));
   if (!impl) throw new UnknownQueueError(name);
   return impl;
+}
+
+/** Opens the SQLite queue called `name` on a store file, in this process: for tests and the demo, which drive its methods directly. */
+export function openSqliteQueue(name: string, file: string, options: QueueOptions): SqliteQueue {
+  const spec = SQLITE_QUEUES.find((q) => q.name === name || q.aliases?.includes(name));
+  if (!spec) throw new UnknownQueueError(name);
+  return spec.open(file, options);
+}
+
+/** Connects to a queue with the reference's lease settings where the caller has none of its own (a producer, an observer). */
+export function connectQueue(impl: QueueImpl, locator: string, options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>): Promise<QueueConnection> {
+  return impl.connect(locator, { leaseMs: 30_000, skewMarginMs: 1_000, retryDelay: SEED_RETRY_DELAY, ...options });
 }

@@ -14,14 +14,15 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
   const ends = new Map<string, number>();
   for (const job of report.jobs) ends.set(job.actual.status, (ends.get(job.actual.status) ?? 0) + 1);
   const jobs = [...ends].map(([status, n]) => `${n} ${status}`).join(', ');
-  const broken = report.invariants.filter((v) => !v.holds).map((v) => v.id);
+  const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
+  const notJudged = report.invariants.filter((v) => v.status === 'not_judged').length;
   const why = [
     ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
     ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
     ...report.unfired,
     ...(report.error ? [report.error] : []),
   ];
-  return `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ${jobs}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`;
+  return `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`;
 }
 
 /**
@@ -50,8 +51,9 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     summary(report: DrillReport, written: WrittenReport): void {
       clear();
       const s = report.summary;
+      const notJudged = s.invariants.notJudged > 0 ? `; ${s.invariants.notJudged} invariant verdicts not judged (the queue cannot give their evidence)` : '';
       stream.write(
-        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})\n` +
+        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
           `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n`,
       );
     },

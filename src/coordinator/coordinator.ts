@@ -1,19 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { utc, type Clock } from '../kernel/clock.js';
+import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueImpl } from '../adapters/registry.js';
-import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
+import type { QueueConnection } from '../port/adapter.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';
-import { jsonLogger } from '../kernel/log.js';
+import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import { reconcileExpiredLeases } from './reconcile-expired.js';
 
 export interface CoordinatorOptions {
-  store: string;
-  /** The queue implementation under test. */
+  /** The queue implementation under test, and where its queue is. */
   queue: QueueImpl;
+  locator: string;
   id: string;
   world: WorldPort;
   clock: Clock;
@@ -30,13 +31,17 @@ export interface CoordinatorOptions {
  * restarted like a worker: each tick it sweeps expired leases (reconciling
  * what a dead worker left in doubt), then compensates every saga that waits for
  * it, under a fenced lease so a restarted coordinator resumes half-done work.
+ * A queue that takes dead workers' jobs back itself offers no takeover hooks,
+ * and one with no compensation hand-off no sagas to wait: the coordinator then
+ * has less to do, never something else.
  */
 export async function runCoordinator(options: CoordinatorOptions): Promise<void> {
-  const queue = options.queue.open(options.store, {
+  const queue = await options.queue.connect(options.locator, {
     clock: options.clock,
     random: options.random,
     leaseMs: options.leaseMs,
     skewMarginMs: options.skewMarginMs,
+    retryDelay: SEED_RETRY_DELAY,
   });
   const log = jsonLogger(`coordinator:${options.id}`, () => utc(options.clock.now()));
   log({ event: 'started', pid: process.pid });
@@ -47,31 +52,30 @@ export async function runCoordinator(options: CoordinatorOptions): Promise<void>
       await sleep(options.tickMs, undefined, { signal: options.stop }).catch(() => undefined);
     }
   } finally {
-    queue.close();
+    await queue.close();
     log({ event: 'stopped' });
   }
 }
 
-async function compensateWaiting(queue: SqliteQueue, options: CoordinatorOptions, log: ReturnType<typeof jsonLogger>): Promise<void> {
+async function compensateWaiting(queue: QueueConnection, options: CoordinatorOptions, log: ReturnType<typeof jsonLogger>): Promise<void> {
+  if (!queue.compensation) return;
   for (;;) {
     if (options.stop.aborted) return;
-    const claimed = queue.claimCompensation(options.id);
-    if (!claimed) return;
-    const payload = JSON.parse(claimed.job.payload_json) as { plan?: unknown };
+    const claim = await queue.compensation.claim(options.id);
+    if (!claim) return;
+    const payload = JSON.parse(claim.payload) as { plan?: unknown };
     const secrets = secretsInPayload(payload);
     const outcome = await compensatePlan({
-      db: queue.db,
-      lease: claimed.lease,
-      job: claimed.job,
+      claim,
+      log: await queue.saga.logFor(claim),
       plan: parsePlan(payload.plan),
       world: options.world,
-      now: () => options.clock.now(),
       secrets,
       ...(options.queue.sagaRules ? { rules: options.queue.sagaRules } : {}),
     });
-    log({ event: `saga-${outcome.kind}`, jobId: claimed.job.id, outcome }, secrets);
+    log({ event: `saga-${outcome.kind}`, jobId: claim.jobId, outcome }, secrets);
     if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') {
-      queue.finishCompensation(claimed.lease, outcome.reason);
+      await queue.compensation.finish(claim, outcome.kind, outcome.reason);
     } else {
       // Try again next tick; the lease keeps other coordinators off until then.
       return;

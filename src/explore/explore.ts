@@ -48,13 +48,13 @@ const NAME = 'explored';
 async function runSchedule(schedule: Schedule, options: ExploreOptions, dir: string, seed: number): Promise<ScenarioReport> {
   const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
-  const run = await runScenario(scenario!, dir, options.signal);
+  const run = await runScenario(scenario!, dir, options.signal, { servers: {}, keep: false });
   return judgeScenario(run, { repeat: 1, replay: '' });
 }
 
 /** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */
 function broken(report: ScenarioReport): string[] {
-  return [...report.invariants.filter((v) => !v.holds).map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
+  return [...report.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
 }
 
 /*

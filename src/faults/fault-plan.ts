@@ -38,7 +38,7 @@ export interface FaultWhere {
   attempt?: number;
   step?: string;
   tool?: string;
-  jobId?: number;
+  jobId?: string;
 }
 
 interface FaultRuleCommon {
@@ -186,7 +186,7 @@ function resolveAction(rule: FaultRule): FaultAction {
   }
 }
 
-const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'integer' } as const;
+const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'string' } as const;
 
 // Rules usually come from scenarios.yaml, validated there; this guards callers
 // that build them by hand, because a silently ignored limit arms the wrong fault.

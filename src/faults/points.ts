@@ -27,7 +27,7 @@ export type FailpointName = (typeof FAILPOINTS)[number];
 export interface FailpointContext {
   point: FailpointName;
   worker: string;
-  jobId?: number;
+  jobId?: string;
   attempt?: number;
   step?: string;
   tool?: string;

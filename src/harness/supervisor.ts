@@ -75,7 +75,11 @@ export class Supervisor {
   private readonly children: Child[] = [];
   private readonly incarnations = new Map<string, number>();
 
-  constructor(private readonly logDir: string) {
+  /** `env` is added to every child's environment (a queue's server URL, say). */
+  constructor(
+    private readonly logDir: string,
+    private readonly env: Readonly<Record<string, string>> = {},
+  ) {
     installExitHook();
   }
 
@@ -92,9 +96,9 @@ export class Supervisor {
           stdio: ['ignore', { file: logFile }, { file: `${logFile}.err` }, 'pipe'],
           // The controller reads the channel; execa must not collect it as output too.
           buffer: { fd3: false },
-          env: { [CONTROL_FD_ENV]: String(CONTROL_FD) },
+          env: { ...this.env, [CONTROL_FD_ENV]: String(CONTROL_FD) },
         }
-      : { ...common, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
+      : { ...common, env: { ...this.env }, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
     const subprocess: ResultPromise<Options> = execa(process.execPath, [script, ...args], execaOptions);
     const pid = subprocess.pid;
     if (pid === undefined) throw new Error(`could not start ${name}: ${args.join(' ')}`);

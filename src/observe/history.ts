@@ -1,51 +1,49 @@
-import type { JobEvent, JobRow } from '../queue/job.js';
-import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
-import { readIncidents, type Incident } from '../saga/incidents.js';
-import { readTxLog, type TxRow } from '../saga/tx-log.js';
+import type { QueueConnection } from '../port/adapter.js';
+import type { Incident, TxRow } from '../port/checkpoint.js';
+import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import { readLedger, type EffectRow } from '../world/ledger.js';
 
 /** One job's life from every source of evidence. */
 export interface JobHistory {
-  job: JobRow;
-  states: JobEvent[];
+  job: JobSnapshot;
+  states: Transition[];
   steps: TxRow[];
   /** From the world's ledger: what really happened outside. Empty without a ledger. */
   effects: EffectRow[];
   incidents: Incident[];
 }
 
-/** Rebuilds a job's life from the store (and the world's ledger when given); undefined for an unknown id. */
-export function jobHistory(queue: SqliteQueue, jobId: number, ledgerFile?: string): JobHistory | undefined {
-  const job = queue.job(jobId);
+/** Rebuilds a job's life from the queue (and the world's ledger when given); undefined for an unknown id. */
+export async function jobHistory(queue: QueueConnection, jobId: string, ledgerFile?: string): Promise<JobHistory | undefined> {
+  const snapshot = await queue.snapshot();
+  const job = snapshot.jobs.find((j) => j.id === jobId);
   if (!job) return undefined;
   return {
     job,
-    states: queue.history(jobId),
-    steps: readTxLog(queue.db, jobId),
-    effects: ledgerFile ? readLedger(ledgerFile).filter((effect) => effect.job === String(jobId)) : [],
-    incidents: readIncidents(queue.db, jobId),
+    states: snapshot.history.filter((e) => e.jobId === jobId),
+    steps: await queue.saga.rows(jobId),
+    effects: ledgerFile ? readLedger(ledgerFile).filter((effect) => effect.job === jobId) : [],
+    incidents: await queue.saga.incidents(jobId),
   };
 }
 
 /** The history as a timeline a person reads, every source merged in time order. */
 export function renderHistory(history: JobHistory): string {
   const { job } = history;
-  const head = [
-    `job ${job.id} (${job.action}) key ${job.idempotency_key.slice(0, 16)}…: ${job.status}, attempt ${job.attempts} of ${job.max_attempts}`,
-  ];
-  if (job.review_reason && job.status === 'review') head.push(`  review: ${job.review_reason}`);
-  if (job.result_digest) head.push(`  verified result ${job.result_digest}`);
+  const head = [`job ${job.id} (${job.action}) key ${job.key.slice(0, 16)}…: ${job.status}${job.outcome && job.outcome !== job.status ? ` (${job.outcome})` : ''}, attempt ${job.attempts} of ${job.maxAttempts}`];
+  if (job.reviewReason && job.status === 'review') head.push(`  review: ${job.reviewReason}`);
+  if (job.resultDigest) head.push(`  verified result ${job.resultDigest}`);
   // Ties in time are broken by what causes what: an effect is applied, then checkpointed, then the state moves.
   const lines: Array<[string, number, string]> = [
     ...history.effects.map((f): [string, number, string] => [
       f.at,
       0,
-      `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ${f.pid}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
+      `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
     ]),
     ...history.states.map((e): [string, number, string] => [
       e.at,
       2,
-      `state   ${(e.from_status ?? '(new)').padEnd(12)} -> ${e.to_status.padEnd(12)} ${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
+      `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
     ]),
     ...history.steps.map((s): [string, number, string] => [
       s.at,

@@ -1,9 +1,8 @@
 import { parseUtc } from '../kernel/clock.js';
-import type { JobStatus } from '../queue/states.js';
-import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
-import { readIncidents } from '../saga/incidents.js';
+import { JOB_STATUSES, type JobStatus } from '../kernel/vocabulary.js';
+import type { QueueConnection } from '../port/adapter.js';
 
-/** Seed 000's observability list, computed from the store alone. */
+/** Seed 000's observability list, computed from the queue alone. */
 export interface QueueStatus {
   counts: Record<JobStatus, number>;
   jobs: number;
@@ -17,7 +16,7 @@ export interface QueueStatus {
   leaseTimeouts: number;
   /** Writes refused because the writer's lease was lost. */
   refusedWrites: number;
-  review: Array<{ jobId: number; reason: string | null; lastError: string | null }>;
+  review: Array<{ jobId: string; reason: string | null; lastError: string | null }>;
   incidents: number;
 }
 
@@ -26,26 +25,26 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** The queue's vital signs. */
-export function queueStatus(queue: SqliteQueue): QueueStatus {
-  const jobs = queue.jobs();
-  const events = queue.events();
-  const claims = events.filter((e) => e.kind === 'transition' && e.to_status === 'running').length;
-  const doneAt = new Map(events.filter((e) => e.kind === 'transition' && e.to_status === 'done').map((e) => [e.job_id, parseUtc(e.at)]));
+export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
+  const { jobs, history } = await queue.snapshot();
+  const claims = history.filter((e) => e.kind === 'transition' && e.to === 'running').length;
+  const doneAt = new Map(history.filter((e) => e.kind === 'transition' && e.to === 'done').map((e) => [e.jobId, parseUtc(e.at)]));
   const durations = jobs
     .filter((job) => doneAt.has(job.id))
-    .map((job) => doneAt.get(job.id)! - parseUtc(job.created_at))
+    .map((job) => doneAt.get(job.id)! - parseUtc(job.createdAt))
     .sort((a, b) => a - b);
-  const counts = queue.counts();
+  const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+  for (const job of jobs) counts[job.status]++;
   return {
     counts,
     jobs: jobs.length,
     retryRate: claims === 0 ? 0 : (claims - jobs.filter((j) => j.attempts > 0).length) / claims,
     reviewRate: jobs.length === 0 ? 0 : counts.review / jobs.length,
     completionMs: durations.length === 0 ? null : { p50: percentile(durations, 50), p95: percentile(durations, 95), max: durations.at(-1)! },
-    leaseTimeouts: events.filter((e) => e.kind === 'transition' && e.from_status === 'running' && /^lease of .* expired/.test(e.reason)).length,
-    refusedWrites: events.filter((e) => e.kind === 'refused').length,
-    review: jobs.filter((j) => j.status === 'review').map((j) => ({ jobId: j.id, reason: j.review_reason, lastError: j.last_error })),
-    incidents: readIncidents(queue.db).length,
+    leaseTimeouts: history.filter((e) => e.kind === 'transition' && e.from === 'running' && /^lease of .* expired/.test(e.reason)).length,
+    refusedWrites: history.filter((e) => e.kind === 'refused').length,
+    review: jobs.filter((j) => j.status === 'review').map((j) => ({ jobId: j.id, reason: j.reviewReason, lastError: j.lastError })),
+    incidents: (await queue.saga.incidents()).length,
   };
 }
 

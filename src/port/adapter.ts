@@ -72,6 +72,8 @@ export interface ConnectOptions {
   /** A lease counts as expired only this long after its end, to absorb clock skew. */
   skewMarginMs: number;
   retryDelay: RetryDelayPolicy;
+  /** Servers, where the process was told of them on its command line (else the adapter reads its environment). */
+  servers?: ServerSettings;
 }
 
 /** A job to enqueue under its idempotency key. */
@@ -180,6 +182,8 @@ export interface QueueAdapter {
   capabilities: Capabilities;
   /** The self-test's expectation: a sound queue is never flagged; a broken one must be caught. */
   soundness: 'sound' | 'broken';
+  /** What a locator (`--store`) names: a file (which must exist to be observed), or a name on a server (a schema). */
+  locatorKind: 'file' | 'name';
   /** Fails fast, before any drill starts, when a server it needs cannot be reached (exit 2, one line). */
   preflight?(servers: ServerSettings): Promise<void>;
   /** Makes a fresh, isolated queue for one drill. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failpoint } from '../faults/failpoint.js';
-import type { QueueImpl } from '../adapters/registry.js';
+import { connectQueue, type QueueImpl } from '../adapters/registry.js';
+import { EnqueueError } from '../port/adapter.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
 
@@ -18,7 +19,7 @@ export interface PlannedJob {
  * producers given the same file race on every key.
  */
 export async function producePlans(options: {
-  store: string;
+  locator: string;
   jobsFile: string;
   queue: QueueImpl;
   clock: Clock;
@@ -31,14 +32,20 @@ export async function producePlans(options: {
   const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as PlannedJob[];
   const wait = (options.startAt ?? 0) - options.clock.now();
   if (wait > 0) await sleep(wait);
-  const queue = options.queue.open(options.store, { clock: options.clock, random: options.random });
+  const queue = await connectQueue(options.queue, options.locator, { clock: options.clock, random: options.random });
   try {
     for (const job of jobs) {
       await failpoint('enqueue', { worker: options.name, key: job.key });
-      const result = queue.enqueue({ key: job.key, action: 'plan', payload: { plan: job.plan }, maxAttempts: job.maxAttempts });
-      options.write(`${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.created })}\n`);
+      try {
+        const result = await queue.enqueue({ key: job.key, action: 'plan', payload: JSON.stringify({ plan: job.plan }), maxAttempts: job.maxAttempts });
+        options.write(`${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.outcome === 'created' })}\n`);
+      } catch (error) {
+        if (!(error instanceof EnqueueError)) throw error;
+        // Said, and the producer goes on: an indefinite failure may still have made the job, which the store will show.
+        options.write(`${JSON.stringify({ event: 'enqueue-failed', key: job.key, definite: error.definite, error: error.message })}\n`);
+      }
     }
   } finally {
-    queue.close();
+    await queue.close();
   }
 }

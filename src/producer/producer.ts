@@ -1,10 +1,11 @@
 import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
 import type { Random } from '../kernel/random.js';
-import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
+import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 
 export interface ProduceOptions {
-  store: string;
+  queue: QueueImpl;
+  locator: string;
   clock: Clock;
   random: Random;
   /** Jobs n = start .. start + count - 1. */
@@ -22,8 +23,8 @@ export interface ProduceOptions {
  * options, so two producers given the same options race on every key, and the
  * store's UNIQUE constraint must let exactly one of them create each job.
  */
-export function produce(options: ProduceOptions): { created: number; existing: number; keys: string[] } {
-  const queue = SqliteQueue.open(options.store, { clock: options.clock, random: options.random });
+export async function produce(options: ProduceOptions): Promise<{ created: number; existing: number; keys: string[] }> {
+  const queue = await connectQueue(options.queue, options.locator, { clock: options.clock, random: options.random });
   let created = 0;
   const keys: string[] = [];
   try {
@@ -37,10 +38,10 @@ export function produce(options: ProduceOptions): { created: number; existing: n
         workflowVersion: options.workflowVersion,
       });
       keys.push(key);
-      if (queue.enqueue({ key, action: options.action, payload: payloadJson, maxAttempts: options.maxAttempts }).created) created++;
+      if ((await queue.enqueue({ key, action: options.action, payload: payloadJson, maxAttempts: options.maxAttempts })).outcome === 'created') created++;
     }
   } finally {
-    queue.close();
+    await queue.close();
   }
   return { created, existing: options.count - created, keys };
 }

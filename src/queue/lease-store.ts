@@ -23,6 +23,9 @@ import type { RetryDelayPolicy } from './retry-delay.js';
  *   - nothing leaves review but a person's requeue.
  */
 
+/** What releasing an expired lease needs to know of it: which job, under which epoch, at which attempt. */
+export type ExpiredLease = Pick<JobRow, 'id' | 'lease_fence' | 'attempts'>;
+
 /** How a store behaves for the process that opened it. */
 export interface LeaseStoreOptions {
   /** The caller's clock; a store that takes its times from its server ignores it (and says so). */
@@ -64,7 +67,7 @@ export interface LeaseStore {
    * under that epoch), both commit together or neither does. The event's actor
    * is the coordinator. True when it released the job.
    */
-  releaseExpired(job: JobRow, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
+  releaseExpired(job: ExpiredLease, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
   /** Moves a running or compensating job's lease end into the past (tests and drills: "its holder stopped long ago"). */
   expireLease(jobId: number): Promise<void>;
   /**

@@ -44,6 +44,7 @@ export function renderJunit(report: DrillReport): string {
     const properties: Record<string, string> = {
       verdict: scenario.verdict,
       queue: scenario.queue,
+      queueVersion: scenario.queueVersion,
       seed: String(scenario.seed),
       repeat: String(scenario.repeat),
       replay: scenario.replay,
@@ -60,7 +61,11 @@ export function renderJunit(report: DrillReport): string {
 
 function testCases(scenario: ScenarioReport): TestCase[] {
   const invariants = scenario.invariants.map((verdict): TestCase => {
-    if (!verdict.holds) {
+    if (verdict.status === 'not_judged') {
+      // Counted apart from passed: the queue could not give what this invariant needs.
+      return { name: verdict.id, seconds: 0, outcome: { kind: 'skipped', message: `not judged: ${verdict.note ?? 'the queue cannot give the evidence it needs'}` } };
+    }
+    if (verdict.status === 'broken') {
       const first = verdict.evidence[0];
       return {
         name: verdict.id,

@@ -50,6 +50,7 @@ function header(report: DrillReport, out: string[]): void {
     `- Queue: ${code(report.queue)} · seed ${code(String(report.seed))} · scenarios file ${code(report.file)}`,
     `- Started ${report.startedAt}, finished ${report.finishedAt} (${duration(report.durationMs)})`,
     `- queue-drill ${text(report.toolVersion)}, report version ${report.version}`,
+    `- Invariant verdicts: ${summary.invariants.held} held, ${summary.invariants.broken} broken, ${summary.invariants.notJudged} not judged`,
     '',
   );
 }
@@ -108,7 +109,7 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${scenario.verdict}`, '');
   if (scenario.description !== '') out.push(text(scenario.description), '');
   if (scenario.error !== null) out.push('**The harness failed:**', '', ...fence(scenario.error, 'text'), '');
-  const broken = scenario.invariants.filter((v) => !v.holds);
+  const broken = scenario.invariants.filter((v) => v.status === 'broken');
   if (broken.length > 0) {
     out.push('**Broken invariants:**', '');
     for (const verdict of broken) {
@@ -126,21 +127,39 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   out.push('**Replay:**', '', ...fence(scenario.replay, 'sh'), '');
 }
 
+const VERDICT_MARK: Record<ScenarioReport['invariants'][number]['status'], string> = { held: '✅', broken: '❌', not_judged: '➖ not judged' };
+
+function evidenceCell(v: ScenarioReport['invariants'][number]): string {
+  switch (v.status) {
+    case 'held':
+      return v.note !== undefined ? `nothing to judge: ${text(v.note)}` : '';
+    case 'not_judged':
+      return `not judged: ${text(v.note ?? 'the queue cannot give the evidence it needs')}`;
+    case 'broken':
+      return `${v.evidence.length} line${v.evidence.length === 1 ? '' : 's'}${v.evidence[0] !== undefined ? `, first: ${code(v.evidence[0])}` : ''}`;
+    default: {
+      const unreachable: never = v.status;
+      throw new Error(`unknown verdict status ${String(unreachable)}`);
+    }
+  }
+}
+
 function details(scenario: ScenarioReport, label: string, out: string[]): void {
-  const holding = scenario.invariants.filter((v) => v.holds).length;
+  const holding = scenario.invariants.filter((v) => v.status === 'held').length;
+  const notJudged = scenario.invariants.filter((v) => v.status === 'not_judged').length;
+  const judgedLine = scenario.invariants.length > 0 ? `${holding}/${scenario.invariants.length} invariants hold${notJudged > 0 ? `, ${notJudged} not judged` : ''}` : 'no invariant judged';
   out.push(
     '<details>',
-    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${scenario.invariants.length > 0 ? `${holding}/${scenario.invariants.length} invariants hold` : 'no invariant judged'}, ${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
+    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${judgedLine}, ${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
     // A blank line after <summary> lets GitHub render the Markdown inside.
     '',
-    `Queue ${code(scenario.queue)}, seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
+    `Queue ${code(scenario.queue)} (${text(scenario.queueVersion)}), seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
     '',
   );
   if (scenario.invariants.length > 0) {
     out.push('#### Invariants', '', row(['Invariant', 'Holds', 'Statement', 'Evidence']), row(['---', '---', '---', '---']));
     for (const v of scenario.invariants) {
-      const evidence = v.holds ? (v.note !== undefined ? `nothing to judge: ${text(v.note)}` : '') : `${v.evidence.length} line${v.evidence.length === 1 ? '' : 's'}${v.evidence[0] !== undefined ? `, first: ${code(v.evidence[0])}` : ''}`;
-      out.push(row([code(v.id), v.holds ? '✅' : '❌', text(v.statement), evidence]));
+      out.push(row([code(v.id), VERDICT_MARK[v.status], text(v.statement), evidenceCell(v)]));
     }
     out.push('');
   }

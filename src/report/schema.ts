@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
-import { EXPECTED_STATUSES, INVARIANT_IDS, TIMELINE_KINDS } from '../kernel/vocabulary.js';
+import { FAILPOINTS } from '../faults/points.js';
+import { EVIDENCE_KINDS, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS, type EvidenceKind } from '../kernel/vocabulary.js';
 import type { Expectation, TimelineEvent, Verdict } from '../scenarios/evidence.js';
 import { scenarioVerdict, summarize } from './verdict.js';
 
 /*
- * The recovery report, version 1: the one source of truth for what a drill
+ * The recovery report, version 2: the one source of truth for what a drill
  * found. report.json is this schema's output; the Markdown and JUnit views and
  * `replay`/comparisons read it; report.schema.json is generated from it for
  * tools in other languages. Objects are strict: a field the schema does not
@@ -18,8 +19,14 @@ import { scenarioVerdict, summarize } from './verdict.js';
  * "pass" over a broken invariant would turn a CI gate green on a bug.
  */
 
-/** The version of the report's shape; bumped on any change a reader must know about. */
-export const REPORT_VERSION = 1;
+/**
+ * The version of the report's shape; bumped on any change a reader must know
+ * about. 2: a verdict has a status (held, broken, not_judged) instead of
+ * `holds`; job ids are text; each scenario says which evidence its queue could
+ * give; the summary counts invariant verdicts; timeline events carry their
+ * point, worker, job, attempt and step as fields.
+ */
+export const REPORT_VERSION = 2;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
 export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
@@ -37,9 +44,9 @@ const text = () => z.string().min(1);
 export const VerdictSchema = z.strictObject({
   id: z.enum(INVARIANT_IDS),
   statement: text(),
-  holds: z.boolean(),
-  evidence: z.array(z.string()).describe('one line per piece of breaking evidence; empty when it holds'),
-  note: z.string().optional().describe('set when the invariant had nothing to judge in this drill'),
+  status: z.enum(INVARIANT_STATUSES).describe('held; broken (see evidence); or not_judged: the queue could not give the evidence it needs (see note)'),
+  evidence: z.array(z.string()).describe('one line per piece of breaking evidence; empty unless broken'),
+  note: z.string().optional().describe('for not_judged, why; for held, what it had nothing to judge'),
 });
 
 /** What the harness saw happen, as `TimelineEvent` in scenarios/evidence.ts. */
@@ -49,6 +56,11 @@ export const TimelineEventSchema = z.strictObject({
   process: z.string().optional(),
   pid: z.int().optional(),
   detail: z.string(),
+  point: z.enum(FAILPOINTS).optional(),
+  worker: z.string().optional(),
+  job: z.string().optional(),
+  attempt: z.int().optional(),
+  step: z.string().optional(),
 });
 
 /** What a scenario says a job must end as, as `Expectation` in scenarios/evidence.ts. */
@@ -66,7 +78,7 @@ export const DuplicatedEffectSchema = z.strictObject({
 
 /** One job: what it should have ended as, what it did, and its life rebuilt from the history. */
 export const JobReportSchema = z.strictObject({
-  id: z.int(),
+  id: z.string().nullable().describe("the queue's id for the job; null when no job has its key"),
   key: text(),
   expected: ExpectationSchema,
   actual: z.strictObject({
@@ -104,7 +116,7 @@ export const RecoveryReportSchema = z.strictObject({
   process: text(),
   killedAt: utcTimestamp(),
   point: z.string().nullable(),
-  jobId: z.int().nullable(),
+  jobId: z.string().nullable(),
   reclaimedAt: utcTimestamp().nullable(),
   settledAt: utcTimestamp().nullable(),
   killToReclaimMs: milliseconds().nullable(),
@@ -116,6 +128,10 @@ export const ScenarioReportSchema = z.strictObject({
   name: text(),
   description: z.string(),
   queue: text(),
+  queueVersion: text(),
+  available: z
+    .strictObject(Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, z.union([z.literal(true), text()])])) as Record<EvidenceKind, z.ZodUnion<[z.ZodLiteral<true>, z.ZodString]>>)
+    .describe('each kind of evidence: given by the queue (true), or why not'),
   seed: z.int(),
   repeat: z.int().min(1).describe('1-based run index when --repeat'),
   verdict: z.enum(SCENARIO_VERDICTS),
@@ -138,13 +154,14 @@ export const ScenarioReportSchema = z.strictObject({
   artefacts: z.strictObject({ store: text(), ledger: text(), logs: z.array(text()) }),
 });
 
-/** How many scenarios got each verdict. */
+/** How many scenarios got each verdict, and how the invariants came out across them (not judged apart from held). */
 export const ReportSummarySchema = z.strictObject({
   scenarios: count(),
   passed: count(),
   failed: count(),
   vacuous: count(),
   errors: count(),
+  invariants: z.strictObject({ held: count(), broken: count(), notJudged: count() }),
 });
 
 /** The whole report of one `queue-drill` invocation. */
@@ -176,9 +193,14 @@ export const DrillReportSchema = z
       seen.add(run);
     });
     const expected = summarize(report.scenarios);
-    for (const field of Object.keys(expected) as Array<keyof ReportSummary>) {
+    for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'errors'] as const) {
       if (report.summary[field] !== expected[field]) {
         ctx.addIssue({ code: 'custom', path: ['summary', field], message: `is ${report.summary[field]}, but the scenarios count ${expected[field]}` });
+      }
+    }
+    for (const field of ['held', 'broken', 'notJudged'] as const) {
+      if (report.summary.invariants[field] !== expected.invariants[field]) {
+        ctx.addIssue({ code: 'custom', path: ['summary', 'invariants', field], message: `is ${report.summary.invariants[field]}, but the scenarios count ${expected.invariants[field]}` });
       }
     }
     if (report.exitCode === 0 && expected.passed !== expected.scenarios) {

@@ -1,11 +1,10 @@
 import { failpoint } from '../faults/failpoint.js';
 import { classifyError } from '../kernel/job-errors.js';
 import { storableError } from '../kernel/redact.js';
-import { recordIncident } from './incidents.js';
 import { compensationKey, stepKey } from './plan.js';
 import { REFERENCE_SAGA_RULES } from './rules.js';
 import type { PlanRun } from './run-plan.js';
-import { appendTx, readTxLog, stepStates } from './tx-log.js';
+import { stepStates } from './tx-log.js';
 
 /** How many times one compensation may fail for a passing reason before it counts as failed. */
 export const COMPENSATION_TRIES = 3;
@@ -28,17 +27,12 @@ export type CompensationRun = PlanRun;
  * COMPENSATION_FAILED, never in "compensated".
  */
 export async function compensatePlan(run: CompensationRun): Promise<CompensationOutcome> {
-  const states = stepStates(run.db, run.job.id);
+  const states = stepStates(await run.log.rows());
   const failed = run.plan.steps.find((step) => states.get(step.step_id)?.effect?.status !== 'success');
   const undone: string[] = [];
   const irreversible: string[] = [];
   const log = (stepId: string, key: string, status: 'started' | 'success' | 'failed' | 'skipped', detail?: string) =>
-    appendTx(
-      run.db,
-      { kind: 'lease', lease: run.lease },
-      { stepId, action: 'compensate', key, status, attempt: run.job.attempts, compensationStatus: status, detail: detail ?? null },
-      run.now(),
-    );
+    run.log.append({ stepId, action: 'compensate', key, status, compensationStatus: status, detail: detail ?? null });
 
   const rules = run.rules ?? REFERENCE_SAGA_RULES;
   for (const step of rules.compensationOrder(run.plan.steps)) {
@@ -55,35 +49,35 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       irreversible.push(`${step.step_id} (${step.tool})`);
       continue;
     }
-    const key = compensationKey(run.job.idempotency_key, step.step_id);
+    const key = compensationKey(run.claim.key, step.step_id);
     if (step.compensation === null) {
-      if (!log(step.step_id, key, 'skipped', `${step.tool} is not reversible: a person must handle its effect`)) return { kind: 'lease_lost' };
+      if (!(await log(step.step_id, key, 'skipped', `${step.tool} is not reversible: a person must handle its effect`))) return { kind: 'lease_lost' };
       irreversible.push(`${step.step_id} (${step.tool})`);
       continue;
     }
-    if (!log(step.step_id, key, 'started')) return { kind: 'lease_lost' };
+    if (!(await log(step.step_id, key, 'started'))) return { kind: 'lease_lost' };
     await failpoint('during_compensation', {
-      worker: run.lease.workerId,
-      jobId: run.job.id,
-      attempt: run.job.attempts,
+      worker: run.claim.holder,
+      jobId: run.claim.jobId,
+      attempt: run.claim.attempt,
       step: step.step_id,
       tool: step.compensation,
       key,
     });
     try {
-      await run.world.call(step.compensation, key, { compensates: stepKey(run.job.idempotency_key, step.step_id) }, {
-        job: run.job.id,
+      await run.world.call(step.compensation, key, { compensates: stepKey(run.claim.key, step.step_id) }, {
+        job: run.claim.jobId,
         step: `${step.step_id}:compensate`,
-        attempt: run.job.attempts,
-        worker: run.lease.workerId,
+        attempt: run.claim.attempt,
+        worker: run.claim.holder,
         pid: process.pid,
-        fence: run.lease.fence,
+        fence: run.claim.epoch,
       });
     } catch (error) {
       const text = storableError(error, run.secrets);
-      if (!log(step.step_id, key, 'failed', text)) return { kind: 'lease_lost' };
+      if (!(await log(step.step_id, key, 'failed', text))) return { kind: 'lease_lost' };
       const kind = classifyError(error);
-      const failures = readTxLog(run.db, run.job.id).filter(
+      const failures = (await run.log.rows()).filter(
         (row) => row.step_id === step.step_id && row.action === 'compensate' && row.status === 'failed',
       ).length;
       // Compensations are idempotent by key, so a passing failure may be tried again.
@@ -91,13 +85,13 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       if (rules.failedCompensationIs === 'compensated') {
         return { kind: 'compensated', reason: `compensated: undoing step ${step.step_id} failed, recorded as compensated` };
       }
-      recordIncident(run.db, { jobId: run.job.id, stepId: step.step_id, error: text, now: run.now() });
+      await run.log.incident(step.step_id, text);
       return {
         kind: 'compensation_failed',
         reason: `COMPENSATION_FAILED: undoing step ${step.step_id} with ${step.compensation} failed (${kind}): manual recovery required; ${text}`,
       };
     }
-    if (!log(step.step_id, key, 'success')) return { kind: 'lease_lost' };
+    if (!(await log(step.step_id, key, 'success'))) return { kind: 'lease_lost' };
     undone.push(step.step_id);
   }
   const cause = failed ? `step ${failed.step_id} (${failed.tool}) failed for good` : 'the plan failed';

@@ -2,32 +2,26 @@ import { createHash } from 'node:crypto';
 import { failpoint } from '../faults/failpoint.js';
 import type { FailpointName } from '../faults/points.js';
 import { classifyError } from '../kernel/job-errors.js';
-import type { JobRow, Lease } from '../queue/job.js';
 import { storableError } from '../kernel/redact.js';
-import { readHistory } from '../adapters/sqlite/sql/reads.js';
-import type { Db } from '../adapters/sqlite/store.js';
+import type { SagaLog, TxEntry, TxRow } from '../port/checkpoint.js';
+import type { Claim, Settlement } from '../port/delivery.js';
 import { toolMetadata } from '../world/catalogue.js';
 import { stepKey, type Plan, type PlanStep } from './plan.js';
 import { policyViolations } from './policy.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from './rules.js';
-import { appendTx, inDoubt, stepStates, type TxEntry } from './tx-log.js';
+import { inDoubt, stepStates } from './tx-log.js';
 import type { WorldPort } from './world-port.js';
 
-/** How a worker's run of a plan ended; the worker turns it into one queue write. */
-export type PlanOutcome =
-  | { kind: 'done'; digest: string }
-  | { kind: 'retry'; error: string }
-  | { kind: 'review'; reason: string; error?: string }
-  | { kind: 'compensate'; reason: string; error: string }
-  | { kind: 'lease_lost'; step: string };
+/** How a worker's run of a plan ended; the queue turns it into one write. */
+export type PlanOutcome = Settlement;
 
 export interface PlanRun {
-  db: Db;
-  lease: Lease;
-  job: JobRow;
+  /** The job as its holder claimed it: id, key, attempt, epoch, holder. */
+  claim: Claim;
+  /** The job's checkpoints, fenced for this holder. */
+  log: SagaLog;
   plan: Plan;
   world: WorldPort;
-  now: () => number;
   /** The payload's secret values, redacted from anything stored. */
   secrets: readonly string[];
   /** @default REFERENCE_SAGA_RULES */
@@ -56,16 +50,26 @@ export async function runPlan(run: PlanRun): Promise<PlanOutcome> {
   return verify(run);
 }
 
-function log(run: PlanRun, entry: Omit<TxEntry, 'attempt'>): boolean {
-  return appendTx(run.db, { kind: 'lease', lease: run.lease }, { ...entry, attempt: run.job.attempts }, run.now());
+function log(run: PlanRun, entry: TxEntry): Promise<boolean> {
+  return run.log.append(entry);
+}
+
+/** Where each step stands, rebuilt from the log as it is now. */
+async function states(run: PlanRun) {
+  return stepStates(await run.log.rows());
+}
+
+/** What the world is shown with a call or a question: this holder's epoch, fencing every older holder of the job off. */
+function fenceOf(run: PlanRun): { epoch: number; job: string } {
+  return { epoch: run.claim.epoch, job: run.claim.jobId };
 }
 
 function hit(run: PlanRun, point: FailpointName, step?: PlanStep): Promise<void> {
   return failpoint(point, {
-    worker: run.lease.workerId,
-    jobId: run.job.id,
-    attempt: run.job.attempts,
-    ...(step ? { step: step.step_id, tool: step.tool, key: stepKey(run.job.idempotency_key, step.step_id) } : {}),
+    worker: run.claim.holder,
+    jobId: run.claim.jobId,
+    attempt: run.claim.attempt,
+    ...(step ? { step: step.step_id, tool: step.tool, key: stepKey(run.claim.key, step.step_id) } : {}),
   });
 }
 
@@ -75,9 +79,9 @@ function isTimeout(error: unknown): boolean {
   return code === 'WORLD_TIMEOUT' || /timeout|timed out/i.test(error instanceof Error ? error.message : String(error));
 }
 
-/** Whether a person sent the job back to run after `since` (a human requeue from review). */
-function requeuedByAPersonSince(run: PlanRun, since: string): boolean {
-  return readHistory(run.db, run.job.id).some((e) => e.kind === 'transition' && e.actor === 'human' && e.to_status === 'pending' && e.at >= since);
+/** Whether a person sent the job back to run after the checkpoint `since` (a requeue from review, recorded in the log). */
+function requeuedByAPersonSince(rows: readonly TxRow[], since: TxRow): boolean {
+  return rows.some((row) => row.action === 'requeue' && row.id > since.id);
 }
 
 /** Repeating the step cannot apply its effect twice (by the implementation's rules). */
@@ -86,19 +90,24 @@ function harmlessToRepeat(run: PlanRun, step: PlanStep): boolean {
 }
 
 async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
-  const key = stepKey(run.job.idempotency_key, step.step_id);
-  const state = stepStates(run.db, run.job.id).get(step.step_id);
+  const key = stepKey(run.claim.key, step.step_id);
+  const rows = await run.log.rows();
+  const state = stepStates(rows).get(step.step_id);
   if (state?.effect?.status === 'success') return 'next';
   if (step.requires_approval && !state?.approvedBy) {
-    if (!state?.prepared && !log(run, { stepId: step.step_id, action: 'prepare', key, status: 'success', detail: 'prepared; waiting for approval' })) {
+    if (!state?.prepared && !(await log(run, { stepId: step.step_id, action: 'prepare', key, status: 'success', detail: 'prepared; waiting for approval' }))) {
       return { kind: 'lease_lost', step: step.step_id };
     }
-    return { kind: 'review', reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.job.id} --by NAME` };
+    return {
+      kind: 'review',
+      awaitingApproval: true,
+      reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.claim.jobId} --by NAME`,
+    };
   }
   // The last holder failed this call for good and died before it said so: do what it would have done
   // (unless a person has sent the job back since: then it is meant to be tried again).
   const failed = state?.effect?.status === 'failed' ? state.effect : undefined;
-  if (failed?.error_kind && failed.error_kind !== 'transient' && !requeuedByAPersonSince(run, failed.at)) {
+  if (failed?.error_kind && failed.error_kind !== 'transient' && !requeuedByAPersonSince(rows, failed)) {
     return giveUp(run, step, `${failed.error_kind}, found on resuming`, failed.detail ?? '');
   }
   if (inDoubt(state) && !harmlessToRepeat(run, step)) {
@@ -106,25 +115,25 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
     if (settled === 'completed') return 'next';
     if (settled !== 'not_executed') return settled;
   }
-  if (!log(run, { stepId: step.step_id, action: 'execute', key, status: 'started' })) return { kind: 'lease_lost', step: step.step_id };
+  if (!(await log(run, { stepId: step.step_id, action: 'execute', key, status: 'started' }))) return { kind: 'lease_lost', step: step.step_id };
   let answer: { externalRef: string | null };
   try {
     // Inside the try: an error injected here is a failure of this call, like any other.
     await hit(run, 'before_call', step);
     answer = await run.world.call(step.tool, key, step.args, {
-      job: run.job.id,
+      job: run.claim.jobId,
       step: step.step_id,
-      attempt: run.job.attempts,
-      worker: run.lease.workerId,
+      attempt: run.claim.attempt,
+      worker: run.claim.holder,
       pid: process.pid,
-      fence: run.lease.fence,
+      fence: run.claim.epoch,
     });
   } catch (error) {
     return callFailed(run, step, key, error);
   }
   // If the lease was lost here the effect still happened: the next holder finds
   // the step in doubt and reconciles it.
-  if (!log(run, { stepId: step.step_id, action: 'execute', key, status: 'success', externalReference: answer.externalRef })) {
+  if (!(await log(run, { stepId: step.step_id, action: 'execute', key, status: 'success', externalReference: answer.externalRef }))) {
     return { kind: 'lease_lost', step: step.step_id };
   }
   await hit(run, 'after_write', step);
@@ -135,7 +144,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
 async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'completed' | 'not_executed' | PlanOutcome> {
   let answer;
   try {
-    answer = await run.world.reconcile(step.tool, key, run.lease.fence);
+    answer = await run.world.reconcile(step.tool, key, fenceOf(run));
   } catch (error) {
     // The world cannot be asked right now: the step stays in doubt for a later attempt.
     return { kind: 'retry', error: `reconciliation of step ${step.step_id} failed: ${storableError(error, run.secrets)}` };
@@ -143,15 +152,15 @@ async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'co
   const stepId = step.step_id;
   switch (answer.status) {
     case 'completed':
-      return log(run, { stepId, action: 'reconcile', key, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' })
+      return (await log(run, { stepId, action: 'reconcile', key, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' }))
         ? 'completed'
         : { kind: 'lease_lost', step: stepId };
     case 'not_executed':
-      return log(run, { stepId, action: 'reconcile', key, status: 'not_executed', detail: 'the world never applied it' })
+      return (await log(run, { stepId, action: 'reconcile', key, status: 'not_executed', detail: 'the world never applied it' }))
         ? 'not_executed'
         : { kind: 'lease_lost', step: stepId };
     case 'unknown':
-      log(run, { stepId, action: 'reconcile', key, status: 'unknown', detail: answer.reason });
+      await log(run, { stepId, action: 'reconcile', key, status: 'unknown', detail: answer.reason });
       return {
         kind: 'review',
         reason: `outcome of step ${stepId} (${step.tool}) is unknown and reconciliation cannot settle it (${answer.reason}); a person must check before it is repeated`,
@@ -170,7 +179,7 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
   const text = storableError(error, run.secrets);
   const stepId = step.step_id;
   if (kind === 'unknown_outcome') {
-    if (!log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text })) return { kind: 'lease_lost', step: stepId };
+    if (!(await log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text }))) return { kind: 'lease_lost', step: stepId };
     await hit(run, isTimeout(error) ? 'on_timeout' : 'response_lost', step);
     // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
     if (harmlessToRepeat(run, step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
@@ -182,36 +191,36 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
     if (settled === 'not_executed') return retryOrGiveUp(run, step, 'unknown outcome, reconciled as not executed', text);
     return settled;
   }
-  if (!log(run, { stepId, action: 'execute', key, status: 'failed', detail: text, errorKind: kind })) return { kind: 'lease_lost', step: stepId };
+  if (!(await log(run, { stepId, action: 'execute', key, status: 'failed', detail: text, errorKind: kind }))) return { kind: 'lease_lost', step: stepId };
   if (kind === 'transient' && step.retry_policy !== 'manual_only') return retryOrGiveUp(run, step, kind, text);
   return giveUp(run, step, kind, text);
 }
 
 /** Another attempt while the budget lasts; after the last one the step has failed for good. */
-function retryOrGiveUp(run: PlanRun, step: PlanStep, why: string, text: string): PlanOutcome {
-  if (run.job.attempts < run.job.max_attempts) return { kind: 'retry', error: text };
+async function retryOrGiveUp(run: PlanRun, step: PlanStep, why: string, text: string): Promise<PlanOutcome> {
+  if (run.claim.attempt < run.claim.maxAttempts) return { kind: 'retry', error: text };
   return giveUp(run, step, `${why}, retries exhausted`, text);
 }
 
 /** A step failed for good: undo what may have happened, or stop for a person when nothing did. */
-function giveUp(run: PlanRun, step: PlanStep, why: string, text: string): PlanOutcome {
+async function giveUp(run: PlanRun, step: PlanStep, why: string, text: string): Promise<PlanOutcome> {
   const reason = `step ${step.step_id} (${step.tool}) failed for good (${why})`;
-  const states = stepStates(run.db, run.job.id);
-  const happened = run.plan.steps.some((s) => s.has_side_effect && states.get(s.step_id)?.mayHaveHappened);
+  const now = await states(run);
+  const happened = run.plan.steps.some((s) => s.has_side_effect && now.get(s.step_id)?.mayHaveHappened);
   return happened ? { kind: 'compensate', reason, error: text } : { kind: 'review', reason, error: text };
 }
 
 /** Done only on evidence: each effect the world can be asked about is asked about again. */
 async function verify(run: PlanRun): Promise<PlanOutcome> {
-  const states = stepStates(run.db, run.job.id);
+  const logged = await states(run);
   const evidence: Array<{ step: string; ref: string | null }> = [];
   for (const step of run.plan.steps) {
     if (!step.has_side_effect) continue;
-    const key = stepKey(run.job.idempotency_key, step.step_id);
+    const key = stepKey(run.claim.key, step.step_id);
     if (toolMetadata(step.tool)?.lookup) {
       let answer;
       try {
-        answer = await run.world.reconcile(step.tool, key, run.lease.fence);
+        answer = await run.world.reconcile(step.tool, key, fenceOf(run));
       } catch (error) {
         return { kind: 'retry', error: `verification could not ask the world: ${storableError(error, run.secrets)}` };
       }
@@ -221,7 +230,7 @@ async function verify(run: PlanRun): Promise<PlanOutcome> {
       evidence.push({ step: step.step_id, ref: answer.externalRef });
     } else {
       // No lookup (send_email): the success checkpoint written after the world's answer is the evidence.
-      evidence.push({ step: step.step_id, ref: states.get(step.step_id)?.effect?.external_reference ?? null });
+      evidence.push({ step: step.step_id, ref: logged.get(step.step_id)?.effect?.external_reference ?? null });
     }
   }
   await hit(run, 'after_verify');

@@ -1,103 +1,11 @@
-import { utc } from '../kernel/clock.js';
-import type { Lease } from '../queue/job.js';
-import { statement, type Db } from '../adapters/sqlite/store.js';
+import type { TxRow } from '../port/checkpoint.js';
 
-export type TxAction = 'execute' | 'reconcile' | 'prepare' | 'approve' | 'compensate';
-export type TxStatus = 'started' | 'success' | 'failed' | 'unknown' | 'not_executed' | 'skipped';
+export type { Incident, TxAction, TxEntry, TxRow, TxStatus } from '../port/checkpoint.js';
 
-/** One row of the transaction log. */
-export interface TxRow {
-  id: number;
-  job_id: number;
-  step_id: string;
-  action: TxAction;
-  idempotency_key: string;
-  status: TxStatus;
-  external_reference: string | null;
-  compensation_status: string | null;
-  attempt: number;
-  worker: string;
-  detail: string | null;
-  error_kind: string | null;
-  at: string;
-}
-
-export interface TxEntry {
-  stepId: string;
-  action: TxAction;
-  key: string;
-  status: TxStatus;
-  attempt: number;
-  externalReference?: string | null;
-  compensationStatus?: string | null;
-  /** Already redacted. */
-  detail?: string | null;
-  /** For a failed call: the kind of its error (src/queue/errors.ts). */
-  errorKind?: string | null;
-}
-
-/**
- * Who may write: the holder of a live lease (worker or coordinator), the
- * coordinator settling a job whose lease expired under `fence`, or a person.
+/*
+ * Reading seed 003's transaction log: where each step of a plan stands, from
+ * its checkpoints. The log itself is kept by the saga store (src/port/checkpoint.ts).
  */
-export type TxGuard =
-  | { kind: 'lease'; lease: Lease }
-  | { kind: 'expired'; jobId: number; fence: number; by: string }
-  | { kind: 'human'; jobId: number; by: string };
-
-const COLUMNS = `job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, worker, detail, error_kind, at`;
-const VALUES = `@jobId, @stepId, @action, @key, @status, @externalReference, @compensationStatus, @attempt, @worker, @detail, @errorKind, @at`;
-
-// Fenced like every other write of a lease holder: a worker that lost its lease
-// cannot checkpoint, so it cannot go on to call the world either.
-const BY_LEASE = `
-INSERT INTO agent_tx_log (${COLUMNS}) SELECT ${VALUES}
-WHERE EXISTS (SELECT 1 FROM agent_jobs WHERE id = @jobId AND status IN ('running', 'compensating') AND leased_by = @holder AND lease_fence = @fence)`;
-const BY_EXPIRED = `
-INSERT INTO agent_tx_log (${COLUMNS}) SELECT ${VALUES}
-WHERE EXISTS (SELECT 1 FROM agent_jobs WHERE id = @jobId AND status = 'running' AND lease_fence = @fence)`;
-const BY_HUMAN = `INSERT INTO agent_tx_log (${COLUMNS}) VALUES (${VALUES})`;
-
-/** Appends a checkpoint; false when the guard no longer holds (the lease was lost). */
-export function appendTx(db: Db, guard: TxGuard, entry: TxEntry, now: number): boolean {
-  const base = {
-    stepId: entry.stepId,
-    action: entry.action,
-    key: entry.key,
-    status: entry.status,
-    attempt: entry.attempt,
-    externalReference: entry.externalReference ?? null,
-    compensationStatus: entry.compensationStatus ?? null,
-    detail: entry.detail ?? null,
-    errorKind: entry.errorKind ?? null,
-    at: utc(now),
-  };
-  switch (guard.kind) {
-    case 'lease':
-      return (
-        statement(db, BY_LEASE).run({
-          ...base,
-          jobId: guard.lease.jobId,
-          worker: guard.lease.workerId,
-          holder: guard.lease.workerId,
-          fence: guard.lease.fence,
-        }).changes === 1
-      );
-    case 'expired':
-      return statement(db, BY_EXPIRED).run({ ...base, jobId: guard.jobId, worker: guard.by, fence: guard.fence }).changes === 1;
-    case 'human':
-      return statement(db, BY_HUMAN).run({ ...base, jobId: guard.jobId, worker: guard.by }).changes === 1;
-    default: {
-      const unreachable: never = guard;
-      throw new Error(`unknown guard ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-/** A job's whole transaction log, in order. */
-export function readTxLog(db: Db, jobId: number): TxRow[] {
-  return statement(db, 'SELECT * FROM agent_tx_log WHERE job_id = ? ORDER BY id').all(jobId) as TxRow[];
-}
 
 /** Where one step stands, rebuilt from the log. */
 export interface StepState {
@@ -116,13 +24,13 @@ export interface StepState {
   compensation: TxRow | undefined;
 }
 
-/** Every step's state, by step id. */
-export function stepStates(db: Db, jobId: number): Map<string, StepState> {
+/** Every step's state, by step id, from a job's log (in order). */
+export function stepStates(rows: readonly TxRow[]): Map<string, StepState> {
   const states = new Map<string, StepState>();
   // Per step: did a finished call possibly apply, and is a call still in flight?
   const applied = new Map<string, boolean>();
   const inFlight = new Map<string, boolean>();
-  for (const row of readTxLog(db, jobId)) {
+  for (const row of rows) {
     const state = states.get(row.step_id) ?? { effect: undefined, mayHaveHappened: false, prepared: false, approvedBy: null, compensation: undefined };
     if (row.action === 'execute' || row.action === 'reconcile') {
       state.effect = row;

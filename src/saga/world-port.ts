@@ -1,6 +1,6 @@
 /** What a step's call tells the world about who is calling, for the ledger. */
 export interface CallMeta {
-  job: number;
+  job: string;
   step: string;
   attempt: number;
   worker: string;
@@ -18,6 +18,6 @@ export type Reconciliation =
 /** The part of the world a plan needs: call a tool, and ask what happened. */
 export interface WorldPort {
   call(tool: string, key: string, args: Record<string, unknown>, meta: CallMeta): Promise<{ result: unknown; externalRef: string | null; replayed: boolean }>;
-  /** With a fence, the answer also fences every older holder off the key. */
-  reconcile(tool: string, key: string, fence?: number): Promise<Reconciliation>;
+  /** With a fence (the caller's epoch and its job), the answer also fences every older holder off the key and the job. */
+  reconcile(tool: string, key: string, fence?: { epoch: number; job?: string }): Promise<Reconciliation>;
 }

@@ -1,14 +1,18 @@
-import type { JobEvent, JobRow } from '../queue/job.js';
-import type { Incident } from '../saga/incidents.js';
+import type { FailpointName } from '../faults/points.js';
+import type { EvidenceKind, ExpectedStatus, InvariantId, InvariantStatus, TimelineKind } from '../kernel/vocabulary.js';
+import type { Incident, TxRow } from '../port/checkpoint.js';
+import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import type { Plan } from '../saga/plan.js';
-import type { TxRow } from '../saga/tx-log.js';
 import type { EffectRow } from '../world/ledger.js';
 
+export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
+
 /*
- * Everything a drill judges from, gathered after the processes are stopped.
- * Invariants read only this: the store's final state and history, the world's
- * ledger (the ground truth of effects), and the harness's own timeline and the
- * processes' logs. Never what a process said about itself.
+ * Everything a drill judges from, gathered after the processes are stopped,
+ * in words every queue can be mapped to (src/port/snapshot.ts). Invariants read
+ * only this: the queue's final state and history, the saga's checkpoints, the
+ * world's ledger (the ground truth of effects), and the harness's own timeline
+ * and the processes' logs. Never what a process said about itself.
  */
 
 /** What the harness itself saw happen, in order. */
@@ -20,6 +24,12 @@ export interface TimelineEvent {
   process?: string;
   pid?: number;
   detail: string;
+  /** For an event at a failpoint: which point, and where the process was (its worker id, the job, attempt, step). */
+  point?: FailpointName;
+  worker?: string;
+  job?: string;
+  attempt?: number;
+  step?: string;
 }
 
 /** What a scenario says one job must end as. */
@@ -47,13 +57,18 @@ export interface LogFile {
   text: string;
 }
 
+/** Each kind of evidence: given by the queue under test (true), or why not. */
+export type EvidenceAvailability = Readonly<Record<EvidenceKind, true | string>>;
+
 export interface Evidence {
   scenario: string;
-  /** The store at rest. */
-  jobs: JobRow[];
+  /** What the queue under test could give (an invariant needing more is not judged). */
+  available: EvidenceAvailability;
+  /** The queue at rest. */
+  jobs: JobSnapshot[];
   /** Every state change and refused write, in order. */
-  events: JobEvent[];
-  /** The transaction log of every plan job, in order. */
+  events: Transition[];
+  /** The saga's checkpoints of every plan job, in order. */
   txLog: TxRow[];
   incidents: Incident[];
   /** The world's ledger: every applied effect. */
@@ -76,23 +91,21 @@ export interface Evidence {
   skewMarginMs: number;
 }
 
-/** An invariant's judgement: holds or not, and the evidence that breaks it. */
+/** An invariant's judgement: held, broken (with the evidence that breaks it), or not judged (with the reason). */
 export interface Verdict {
   id: InvariantId;
   statement: string;
-  holds: boolean;
-  /** One line per piece of breaking evidence (empty when it holds). */
+  status: InvariantStatus;
+  /** One line per piece of breaking evidence (empty unless broken). */
   evidence: string[];
-  /** Set when the invariant had nothing to judge in this drill (still holds). */
+  /** Why it was not judged; or, for one that held, what it had nothing to judge. */
   note?: string;
 }
 
-export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
-import type { ExpectedStatus, InvariantId, TimelineKind } from '../kernel/vocabulary.js';
-
-/** One invariant: its id, its one-line statement, and its check. */
+/** One invariant: its id, its one-line statement, the evidence it needs beyond what every drill has, and its check. */
 export interface Invariant {
   id: InvariantId;
   statement: string;
+  needs: readonly EvidenceKind[];
   check(evidence: Evidence): Verdict;
 }

@@ -1,11 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
-import { statement } from '../adapters/sqlite/store.js';
-import { readIncidents } from '../saga/incidents.js';
-import type { TxRow } from '../saga/tx-log.js';
+import type { QueueConnection } from '../port/adapter.js';
 import { readLedger } from '../world/ledger.js';
-import type { Accepted, Evidence, LogFile, TimelineEvent } from './evidence.js';
+import type { Accepted, Evidence, EvidenceAvailability, LogFile, TimelineEvent } from './evidence.js';
 import type { ResolvedScenario } from './resolve.js';
 
 /** Every process log of a run directory, whole. */
@@ -40,22 +37,24 @@ function acceptedJobs(scenario: ResolvedScenario, logs: LogFile[]): Accepted[] {
 }
 
 /** Reads everything a drill is judged by, after its processes have stopped. */
-export function gatherEvidence(input: {
+export async function gatherEvidence(input: {
   scenario: ResolvedScenario;
   runDir: string;
-  store: SqliteQueue;
+  queue: QueueConnection;
+  available: EvidenceAvailability;
   ledger: string;
   timeline: TimelineEvent[];
   atRest: boolean;
-}): Evidence {
+}): Promise<Evidence> {
   const logs = readLogs(input.runDir);
-  const jobs = input.store.jobs();
+  const snapshot = await input.queue.snapshot();
   return {
     scenario: input.scenario.name,
-    jobs,
-    events: input.store.events(),
-    txLog: statement(input.store.db, 'SELECT * FROM agent_tx_log ORDER BY id').all() as TxRow[],
-    incidents: readIncidents(input.store.db),
+    available: input.available,
+    jobs: snapshot.jobs,
+    events: snapshot.history,
+    txLog: await input.queue.saga.rows(),
+    incidents: await input.queue.saga.incidents(),
     effects: existsSync(input.ledger) ? readLedger(input.ledger) : [],
     accepted: acceptedJobs(input.scenario, logs),
     timeline: input.timeline,

@@ -1,5 +1,5 @@
 import { describeUnfired } from '../faults/fault-plan.js';
-import type { JobRow } from '../queue/job.js';
+import type { JobSnapshot } from '../port/snapshot.js';
 import type { JobReport, RecoveryReport, ScenarioReport } from '../report/schema.js';
 
 type DuplicatedEffect = JobReport['duplicatedEffects'][number];
@@ -10,11 +10,9 @@ import { checkInvariants, expectationMismatch, expectationVerdicts, secretsRedac
 import type { ScenarioRun } from './run-scenario.js';
 
 /** What a job ended as, in the terms a scenario expects (a compensated saga is its own outcome). */
-function outcomeOf(job: JobRow): string {
+function outcomeOf(job: JobSnapshot): string {
   if (job.status !== 'review') return job.status;
-  if (job.review_reason?.startsWith('compensated')) return 'compensated';
-  if (job.review_reason?.startsWith('COMPENSATION_FAILED')) return 'compensation_failed';
-  return 'review';
+  return job.outcome ?? 'review';
 }
 
 function duplicatedEffects(evidence: Evidence): Array<DuplicatedEffect & { appliedBy: string[] }> {
@@ -34,18 +32,17 @@ function duplicatedEffects(evidence: Evidence): Array<DuplicatedEffect & { appli
 function recoveryTimes(evidence: Evidence): RecoveryReport[] {
   const kills = evidence.timeline.filter((e) => e.kind === 'kill');
   return kills.map((kill) => {
-    const jobId = Number(/job (\d+)/.exec(kill.detail)?.[1] ?? Number.NaN);
-    const point = /at (\w+)/.exec(kill.detail)?.[1] ?? null;
+    const jobId = kill.job ?? null;
     const after = (e: { at: string }) => e.at >= kill.at;
-    const events = Number.isNaN(jobId) ? [] : evidence.events.filter((e) => e.job_id === jobId && e.kind === 'transition' && after(e));
-    const reclaimed = events.find((e) => e.to_status === 'running');
-    const settled = events.find((e) => e.to_status === 'done' || e.to_status === 'review');
+    const events = jobId === null ? [] : evidence.events.filter((e) => e.jobId === jobId && e.kind === 'transition' && after(e));
+    const reclaimed = events.find((e) => e.to === 'running');
+    const settled = events.find((e) => e.to === 'done' || e.to === 'review');
     const ms = (at: string | undefined) => (at === undefined ? null : Date.parse(at) - Date.parse(kill.at));
     return {
       process: kill.process ?? '?',
       killedAt: kill.at,
-      point,
-      jobId: Number.isNaN(jobId) ? null : jobId,
+      point: kill.point ?? null,
+      jobId,
       reclaimedAt: reclaimed?.at ?? null,
       settledAt: settled?.at ?? null,
       killToReclaimMs: ms(reclaimed?.at),
@@ -57,27 +54,27 @@ function recoveryTimes(evidence: Evidence): RecoveryReport[] {
 function jobReports(run: ScenarioRun, duplicates: ReturnType<typeof duplicatedEffects>): JobReport[] {
   const { evidence } = run;
   return run.scenario.jobs.map((planned) => {
-    const job = evidence.jobs.find((j) => j.idempotency_key === planned.key);
-    const states = job ? evidence.events.filter((e) => e.job_id === job.id) : [];
-    const located = job !== undefined && states[0]?.from_status === null && states.filter((e) => e.kind === 'transition').at(-1)?.to_status === job.status;
+    const job = evidence.jobs.find((j) => j.key === planned.key);
+    const states = job ? evidence.events.filter((e) => e.jobId === job.id) : [];
+    const located = job !== undefined && states[0]?.from === null && states.filter((e) => e.kind === 'transition').at(-1)?.to === job.status;
     const actual = job ? outcomeOf(job) : 'missing';
     return {
-      id: job?.id ?? 0,
+      id: job?.id ?? null,
       key: planned.key,
       expected: planned.expect,
-      actual: { status: actual, reason: job?.review_reason ?? null },
+      actual: { status: actual, reason: job?.reviewReason ?? null },
       // The same judgement as the expectation lines, so the two never disagree.
       matches: expectationMismatch(job, planned.key, planned.expect) === null,
       attempts: job?.attempts ?? 0,
-      maxAttempts: job?.max_attempts ?? planned.maxAttempts,
-      duplicatedEffects: duplicates.filter((d) => job && d.key.startsWith(job.idempotency_key.slice(0, 16))).map(({ key, tool, times }) => ({ key, tool, times })),
+      maxAttempts: job?.maxAttempts ?? planned.maxAttempts,
+      duplicatedEffects: duplicates.filter((d) => job && d.key.startsWith(job.key.slice(0, 16))).map(({ key, tool, times }) => ({ key, tool, times })),
       located,
       history: job
         ? renderHistory({
             job,
             states,
             steps: evidence.txLog.filter((t) => t.job_id === job.id),
-            effects: evidence.effects.filter((f) => f.job === String(job.id)),
+            effects: evidence.effects.filter((f) => f.job === job.id),
             incidents: evidence.incidents.filter((i) => i.job_id === job.id),
           }).split('\n')
         : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
@@ -99,6 +96,8 @@ export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: 
     name: scenario.name,
     description: scenario.description,
     queue: scenario.settings.queue,
+    queueVersion: run.queueVersion,
+    available: evidence.available,
     seed: scenario.seed,
     repeat: meta.repeat,
     durationMs: run.durationMs,

@@ -4,7 +4,7 @@ import { fromJsValue } from '../kernel/python-json.js';
 import { parsePlan, stepKey, type Plan } from '../saga/plan.js';
 import type { FaultSpecInput } from '../world/faults.js';
 import { INVARIANT_IDS, type Expectation, type InvariantId } from './evidence.js';
-import { BUILT_IN_DEFAULTS, type PointFault, type ScenarioFile, type ScenarioInput, type Settings, type WorldFault } from './schema.js';
+import { BUILT_IN_DEFAULTS, SettingsSchema, type PointFault, type ScenarioFile, type ScenarioInput, type Settings, type WorldFault } from './schema.js';
 import { InputError } from '../kernel/errors.js';
 
 /** One job of a scenario, with everything decided: its key, its plan, its budget, how it must end. */
@@ -148,7 +148,7 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, seed: numb
 // The scenario object carries settings mixed with its own fields; only settings keys matter here.
 function stripUndefined(scenario: ScenarioInput): Partial<Settings> {
   const settings: Partial<Settings> = {};
-  for (const key of Object.keys(BUILT_IN_DEFAULTS) as Array<keyof Settings>) {
+  for (const key of Object.keys(SettingsSchema.shape) as Array<keyof Settings>) {
     if (scenario[key] !== undefined) (settings as Record<string, unknown>)[key] = scenario[key];
   }
   return settings;

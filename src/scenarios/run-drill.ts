@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { EXIT } from '../kernel/errors.js';
-import type { DrillReport, ScenarioReport } from '../report/schema.js';
+import { queueImpl } from '../adapters/registry.js';
+import type { ServerSettings } from '../port/adapter.js';
+import { REPORT_VERSION, type DrillReport, type ScenarioReport } from '../report/schema.js';
 import { summarize } from '../report/verdict.js';
 import { writeReport, type WrittenReport } from '../report/write-report.js';
 import { judgeScenario } from './judge.js';
@@ -19,6 +21,10 @@ export interface DrillOptions {
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
   queue?: string;
+  /** Servers a queue may need (--pg-url); the environment and the scenario fill in the rest. */
+  servers?: ServerSettings;
+  /** Keep each drill's queue (a PostgreSQL schema) after it instead of dropping it. */
+  keep?: boolean;
   signal: AbortSignal;
   /** The command line as the user typed it, for the report. */
   command: string;
@@ -48,6 +54,12 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const rounds = Array.from({ length: options.repeat }, (_, r) =>
     resolveScenarios(file, { seed: options.seed + r, only: options.only, ...(options.queue ? { queue: options.queue } : {}) }),
   );
+  // A queue whose server cannot be reached fails here, in one line, before any process starts.
+  for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
+    const impl = queueImpl(name);
+    const scenario = rounds[0]!.find((s) => s.settings.queue === name)!;
+    await impl.preflight?.({ pgUrl: options.servers?.pgUrl ?? process.env.QD_PG_URL ?? scenario.settings.pg_url });
+  }
   const started = Date.now();
   const runDir = join(options.out, stamp(started));
   const total = rounds.reduce((n, round) => n + round.length, 0);
@@ -63,7 +75,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const run = await runScenario(scenario, dir, options.signal);
+      const run = await runScenario(scenario, dir, options.signal, { servers: options.servers ?? {}, keep: options.keep ?? false });
       const report = judgeScenario(run, { repeat, replay: replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue) });
       results[index] = report;
       completed++;
@@ -77,7 +89,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : summary.passed === summary.scenarios ? EXIT.ok : EXIT.violated;
   const finished = Date.now();
   const report: DrillReport = {
-    version: 1,
+    version: REPORT_VERSION,
     tool: 'queue-drill',
     toolVersion: options.toolVersion,
     command: options.command,

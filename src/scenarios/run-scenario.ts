@@ -1,16 +1,15 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { queueImpl } from '../adapters/registry.js';
+import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { controlWith, type ControlEvent } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
 import { Supervisor, type Child } from '../harness/supervisor.js';
 import { startWorld } from '../harness/world-process.js';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
-import type { JobRow } from '../queue/job.js';
-import type { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
-import { statement } from '../adapters/sqlite/store.js';
+import type { QueueConnection, ServerSettings } from '../port/adapter.js';
+import type { JobSnapshot } from '../port/snapshot.js';
 import { approveStep } from '../saga/approve.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
@@ -22,7 +21,10 @@ import { Timeline } from './timeline.js';
 /** What one run of one scenario left behind: the evidence, the faults' record, and how it ended. */
 export interface ScenarioRun {
   scenario: ResolvedScenario;
+  /** The queue implementation's version, as its adapter says. */
+  queueVersion: string;
   runDir: string;
+  /** Where the drill's queue was (passwords hidden). */
   store: string;
   ledger: string;
   evidence: Evidence;
@@ -46,7 +48,14 @@ interface Role {
   restartAt: number | null;
 }
 
-const APPROVAL_WAIT = /^approval required/;
+/** How a scenario runs besides what the scenario says: the servers a queue may need, and whether its queue is kept. */
+export interface ScenarioRunOptions {
+  servers: ServerSettings;
+  /** Keep the drill's queue (a schema, say) after the run instead of dropping it. */
+  keep: boolean;
+}
+
+let runCount = 0;
 
 /*
  * Runs one scenario on real processes: a world, a coordinator, producers and
@@ -57,40 +66,50 @@ const APPROVAL_WAIT = /^approval required/;
  * (the watchdog), or at timeout_ms. Everything is then stopped, and the
  * evidence gathered, whatever happened.
  */
-export async function runScenario(scenario: ResolvedScenario, runDir: string, signal: AbortSignal): Promise<ScenarioRun> {
+export async function runScenario(scenario: ResolvedScenario, runDir: string, signal: AbortSignal, options: ScenarioRunOptions): Promise<ScenarioRun> {
   const started = Date.now();
   const clock = systemClock();
   // The run directory is this run's alone: nothing left from an earlier run may pass for its evidence.
   rmSync(runDir, { recursive: true, force: true });
   mkdirSync(runDir, { recursive: true });
-  const store = join(runDir, 'queue.db');
   const ledger = join(runDir, 'ledger.db');
   const s = scenario.settings;
   const timeline = new Timeline(clock);
   const impl = queueImpl(s.queue);
-  // Opened (and the schema made) before any child starts, so the children never race on it.
-  const observer: SqliteQueue = impl.open(store, { clock, random: seededRandom(scenario.seed) });
-  const supervisor = new Supervisor(runDir);
+  // Made (schema and all) before any child starts, so the children never race on it.
+  const servers: ServerSettings = { pgUrl: options.servers.pgUrl ?? process.env.QD_PG_URL ?? s.pg_url };
+  const provisioned = await impl.provision({ runDir, runId: `${runDir}#${process.pid}#${++runCount}`, servers });
+  let observer: QueueConnection;
+  try {
+    observer = await connectQueue(impl, provisioned.locator, { clock, random: seededRandom(scenario.seed), leaseMs: s.lease_ms, skewMarginMs: s.skew_margin_ms, servers });
+  } catch (error) {
+    await provisioned.teardown({ keep: options.keep });
+    throw error;
+  }
+  const store = provisioned.locator;
+  const supervisor = new Supervisor(runDir, provisioned.env);
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
   let activePauses = 0;
   const onControl = (event: ControlEvent) => {
     const process = { name: `${event.child}#${event.incarnation}`, pid: event.pid };
-    const where = `${event.point}${event.context.step ? ` step ${event.context.step}` : ''}${event.context.jobId === undefined ? '' : ` job ${event.context.jobId}`}${event.context.attempt === undefined ? '' : ` attempt ${event.context.attempt}`}`;
+    const { context } = event;
+    const where = `${event.point}${context.step ? ` step ${context.step}` : ''}${context.jobId === undefined ? '' : ` job ${context.jobId}`}${context.attempt === undefined ? '' : ` attempt ${context.attempt}`}`;
+    const place = { point: event.point, worker: context.worker, job: context.jobId, attempt: context.attempt, step: context.step };
     if (event.kind === 'hit') {
       // Where each process got to, as the harness saw it (heartbeats are too many to keep).
-      if (event.point !== 'heartbeat') timeline.record('fault-hit', `${event.context.worker} at ${where}`, process);
+      if (event.point !== 'heartbeat') timeline.record('fault-hit', `${context.worker} at ${where}`, process, place);
       return;
     }
     if (event.action.type === 'continue') return;
     if (event.kind === 'resumed') {
       activePauses--;
-      timeline.record('resume', `SIGCONT after the pause at ${where}`, process);
+      timeline.record('resume', `SIGCONT after the pause at ${where}`, process, place);
       return;
     }
     if (event.action.type === 'pause') activePauses++;
-    timeline.record('fault-fired', `${event.action.type} at ${where} (rule ${event.rule})`, process);
-    if (event.action.type === 'crash') timeline.record('kill', `SIGKILL while held at ${where}`, process);
-    if (event.action.type === 'pause') timeline.record('pause', `SIGSTOP for ${event.action.ms} ms at ${where}`, process);
+    timeline.record('fault-fired', `${event.action.type} at ${where} (rule ${event.rule})`, process, place);
+    if (event.action.type === 'crash') timeline.record('kill', `SIGKILL while held at ${where}`, process, place);
+    if (event.action.type === 'pause') timeline.record('pause', `SIGSTOP for ${event.action.ms} ms at ${where}`, process, place);
   };
   const control = controlWith({ plan, onEvent: onControl, clock });
   const roles: Role[] = [];
@@ -162,9 +181,14 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     await supervisor.stopAll();
   }
   timeline.record(ending === 'at-rest' ? 'at-rest' : 'watchdog', `drill ended: ${ending}${error ? `: ${error}` : ''}`);
-  const evidence = gatherEvidence({ scenario, runDir, store: observer, ledger, timeline: timeline.events, atRest: ending === 'at-rest' });
-  observer.close();
-  return { scenario, runDir, store, ledger, evidence, pointFaults: plan.stats(), worldFaults, ending, error, durationMs: Date.now() - started };
+  let evidence;
+  try {
+    evidence = await gatherEvidence({ scenario, runDir, queue: observer, available: impl.capabilities.evidence, ledger, timeline: timeline.events, atRest: ending === 'at-rest' });
+  } finally {
+    await observer.close();
+    await provisioned.teardown({ keep: options.keep });
+  }
+  return { scenario, queueVersion: impl.version, runDir, store: provisioned.where, ledger, evidence, pointFaults: plan.stats(), worldFaults, ending, error, durationMs: Date.now() - started };
 
   async function supervise(): Promise<ScenarioRun['ending']> {
     const deadline = started + s.timeout_ms;
@@ -198,9 +222,9 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
         }
       }
       // One read of the jobs a tick, for the approvals and the rest check alike.
-      const jobs = observer.jobs();
-      approveWaiting(jobs);
-      const seen = progressFingerprint();
+      const { jobs } = await observer.snapshot();
+      await approveWaiting(jobs);
+      const seen = `${await observer.progress()}:${timeline.events.length}`;
       if (seen !== fingerprint) {
         fingerprint = seen;
         lastChange = now;
@@ -218,25 +242,20 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     }
   }
 
-  function approveWaiting(jobs: readonly JobRow[]): void {
+  async function approveWaiting(jobs: readonly JobSnapshot[]): Promise<void> {
     if (!s.approve) return;
     for (const job of jobs) {
-      if (job.status !== 'review' || !APPROVAL_WAIT.test(job.review_reason ?? '')) continue;
-      const step = approveStep(observer, job.id, 'drill');
-      timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`);
+      if (job.status !== 'review' || job.outcome !== 'awaiting_approval') continue;
+      const step = await approveStep(observer, job.id, 'drill', job);
+      timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`, undefined, { job: job.id, step });
     }
   }
 
-  function progressFingerprint(): string {
-    const row = statement(observer.db, 'SELECT (SELECT COUNT(*) FROM agent_job_events) AS e, (SELECT COUNT(*) FROM agent_tx_log) AS t').get() as { e: number; t: number };
-    return `${row.e}:${row.t}:${timeline.events.length}`;
-  }
-
-  function atRest(jobs: readonly JobRow[]): boolean {
+  function atRest(jobs: readonly JobSnapshot[]): boolean {
     if (activePauses > 0) return false;
     if (roles.some((r) => r.kind === 'producer' && !r.finished)) return false;
     if (roles.some((r) => r.restartAt !== null)) return false;
     if (jobs.length < scenario.jobs.length) return false;
-    return jobs.every((job) => job.status === 'done' || (job.status === 'review' && !(s.approve && APPROVAL_WAIT.test(job.review_reason ?? ''))));
+    return jobs.every((job) => job.status === 'done' || (job.status === 'review' && !(s.approve && job.outcome === 'awaiting_approval')));
   }
 }

@@ -87,8 +87,10 @@ const WorkerSchema = z.strictObject({
 });
 
 /** Settings every scenario has; `defaults` sets them for all, a scenario for itself. */
-const SettingsSchema = z.strictObject({
+export const SettingsSchema = z.strictObject({
   queue: z.string().min(1),
+  /** PostgreSQL for queues that need it (a --pg-url flag or QD_PG_URL wins over this). */
+  pg_url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
   lease_ms: z.int().min(50).max(600_000),
   skew_margin_ms: ms,
   call_timeout_ms: z.int().min(50).max(600_000),

@@ -1,19 +1,23 @@
 import { utc, type Clock } from '../kernel/clock.js';
 import type { TimelineEvent } from './evidence.js';
 
+/** Where a process was, for an event at a failpoint. */
+export type TimelinePlace = Pick<TimelineEvent, 'point' | 'worker' | 'job' | 'attempt' | 'step'>;
+
 /** The harness's own record of what it saw and did during one drill, in order. */
 export class Timeline {
   readonly events: TimelineEvent[] = [];
 
   constructor(private readonly clock: Clock) {}
 
-  record(kind: TimelineEvent['kind'], detail: string, process?: { name: string; pid?: number }): TimelineEvent {
+  record(kind: TimelineEvent['kind'], detail: string, process?: { name: string; pid?: number }, place: TimelinePlace = {}): TimelineEvent {
     const event: TimelineEvent = {
       at: utc(this.clock.now()),
       kind,
       detail,
       ...(process ? { process: process.name } : {}),
       ...(process?.pid === undefined ? {} : { pid: process.pid }),
+      ...Object.fromEntries(Object.entries(place).filter(([, value]) => value !== undefined)),
     };
     this.events.push(event);
     return event;

@@ -41,7 +41,7 @@ function flaggedScenarios(scenarios: ScenarioReport[]): SelftestRow['flagged'] {
     .map((s) => ({
       scenario: s.name,
       verdict: s.verdict,
-      broken: [...s.invariants.filter((v) => !v.holds).map((v) => v.id), ...s.expectations.map(() => 'expected outcome'), ...s.unfired.map(() => 'fault never fired')],
+      broken: [...s.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...s.expectations.map(() => 'expected outcome'), ...s.unfired.map(() => 'fault never fired')],
     }));
 }
 
@@ -72,10 +72,10 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
       toolVersion: options.toolVersion,
     });
     const flagged = flaggedScenarios(report.scenarios);
-    const catching = report.scenarios.find((s) => s.verdict === 'fail' && s.invariants.some((v) => !v.holds));
+    const catching = report.scenarios.find((s) => s.verdict === 'fail' && s.invariants.some((v) => v.status === 'broken'));
     let caughtBy: SelftestRow['caughtBy'] = catching
       ? {
-          invariant: catching.invariants.find((v) => !v.holds)!.id,
+          invariant: catching.invariants.find((v) => v.status === 'broken')!.id,
           scenario: catching.name,
           faults: catching.faults.length + catching.worldFaults.length,
           replay: catching.replay,

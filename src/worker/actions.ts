@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusinessRuleError, JobError, PermanentError, PolicyViolationError, TransientError, UnknownOutcomeError, type ErrorKind } from '../kernel/job-errors.js';
-import type { JobRow } from '../queue/job.js';
+import type { Delivery } from '../port/delivery.js';
 import type { EffectKind } from '../queue/recovery.js';
 import { appendEffect, effectsFor } from './effect-log.js';
 
 /** What an action sees of the job it runs. */
 export interface ActionContext {
-  job: JobRow;
+  job: Delivery;
   payload: Record<string, unknown>;
   workerId: string;
   effectLog: string;
@@ -46,23 +46,23 @@ const record: Action = {
   effect: 'non_idempotent',
   async run(ctx) {
     await waitMs(ctx);
-    if (ctx.job.attempts > 1 && effectsFor(ctx.effectLog, ctx.job.idempotency_key).length > 0) {
+    if (ctx.job.attempt > 1 && effectsFor(ctx.effectLog, ctx.job.key).length > 0) {
       return { reconciled: true };
     }
     appendEffect(ctx.effectLog, {
-      key: ctx.job.idempotency_key,
-      jobId: ctx.job.id,
+      key: ctx.job.key,
+      jobId: ctx.job.jobId,
       worker: ctx.workerId,
-      attempt: ctx.job.attempts,
+      attempt: ctx.job.attempt,
       pid: process.pid,
       at: ctx.now(),
     });
     return { reconciled: false };
   },
   verify(ctx) {
-    const applied = effectsFor(ctx.effectLog, ctx.job.idempotency_key);
+    const applied = effectsFor(ctx.effectLog, ctx.job.key);
     const first = applied[0];
-    if (!first) throw new UnknownOutcomeError(`effect for ${ctx.job.idempotency_key.slice(0, 12)} not found in the effect log`);
+    if (!first) throw new UnknownOutcomeError(`effect for ${ctx.job.key.slice(0, 12)} not found in the effect log`);
     return digestOf({ key: first.key, jobId: first.jobId });
   },
 };
@@ -93,12 +93,12 @@ const fail: Action = {
   async run(ctx) {
     await waitMs(ctx);
     const failAttempts = Number(ctx.payload.failAttempts ?? Number.POSITIVE_INFINITY);
-    if (ctx.job.attempts <= failAttempts) {
+    if (ctx.job.attempt <= failAttempts) {
       const kind = String(ctx.payload.kind ?? 'transient') as keyof typeof ERROR_BY_KIND;
       const ErrorClass = ERROR_BY_KIND[kind] ?? Error;
-      throw new ErrorClass(String(ctx.payload.message ?? `${kind} failure on attempt ${ctx.job.attempts}`));
+      throw new ErrorClass(String(ctx.payload.message ?? `${kind} failure on attempt ${ctx.job.attempt}`));
     }
-    return { succeededOnAttempt: ctx.job.attempts };
+    return { succeededOnAttempt: ctx.job.attempt };
   },
   verify(_ctx, output) {
     return digestOf(output);

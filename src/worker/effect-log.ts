@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 export interface AppliedEffect {
   key: string;
-  jobId: number;
+  jobId: string;
   worker: string;
   attempt: number;
   pid: number;

@@ -109,10 +109,19 @@ export class WorldClient {
     return (await this.send('POST', '/call', { tool, key, args, meta }, 'effect', `world call ${tool} (key ${key})`)) as CallResponse;
   }
 
-  /** Asks whether the call under `key` happened: completed, not_executed, or unknown (a tool without lookup); `fence` fences older holders off. */
-  async reconcile(tool: string, key: string, fence?: number): Promise<ReconcileAnswer> {
-    // With a fence, the world also refuses every later call of this key under an older one.
-    const query = new URLSearchParams({ tool, key, ...(fence === undefined ? {} : { fence: String(fence) }) });
+  /**
+   * Asks whether the call under `key` happened: completed, not_executed, or
+   * unknown (a tool without lookup). With a fence (an epoch, and the job it is
+   * the epoch of), the world also refuses every later call of this key, and of
+   * any key of that job, under an older one.
+   */
+  async reconcile(tool: string, key: string, fence?: { epoch: number; job?: string }): Promise<ReconcileAnswer> {
+    const query = new URLSearchParams({
+      tool,
+      key,
+      ...(fence === undefined ? {} : { fence: String(fence.epoch) }),
+      ...(fence?.job === undefined ? {} : { job: fence.job }),
+    });
     return (await this.send('GET', `/reconcile?${query}`, undefined, 'read', `world reconcile ${tool} (key ${key})`)) as ReconcileAnswer;
   }
 

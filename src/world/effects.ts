@@ -183,8 +183,8 @@ export function applyCall(ledger: WorldLedger, call: WorldCall, at: string): App
   const digest = argsDigest(call.args);
   const attempt = (): Applied =>
     ledger.transaction(() => {
-      if (call.meta.fence !== undefined && !ledger.admitFence(call.key, call.meta.fence)) {
-        throw new WorldError('WORLD_STALE_FENCE', `a caller under a later lease has used key ${call.key}: fence ${call.meta.fence} is stale; nothing was applied`, 409);
+      if (call.meta.fence !== undefined && !ledger.admitFence(call.key, call.meta.fence, call.meta.job)) {
+        throw new WorldError('WORLD_STALE_FENCE', `a caller under a later lease has used key ${call.key} or job ${call.meta.job}: fence ${call.meta.fence} is stale; nothing was applied`, 409);
       }
       if (meta.idempotent) {
         const stored = ledger.effectsFor(call.key).find((effect) => effect.idempotent);

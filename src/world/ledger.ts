@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS effects (
   at              TEXT    NOT NULL,
   external_ref    TEXT    NOT NULL UNIQUE,
   result_json     TEXT    NOT NULL,
-  compensates     TEXT
+  compensates     TEXT,
+  -- The epoch (lease fence) the caller showed: an effect applied under an epoch older than one already seen for its job is a stale holder's.
+  epoch           INTEGER
 );
 -- Keyed idempotency rests on this, not only on the look-before-insert: two
 -- world processes racing on one key cannot both insert.
@@ -58,13 +60,18 @@ CREATE TABLE IF NOT EXISTS calls (
   at              TEXT NOT NULL
 );
 
--- Resource-side fencing: per key, the highest lease fence a caller has shown.
--- A call under a lower fence comes from a holder whose lease has moved on, and
--- is refused before anything is applied; a reconciliation raises the floor, so
--- "not executed" stays true for every older holder.
+-- Resource-side fencing: per key, and per job, the highest lease fence (epoch)
+-- a caller has shown. A call under a lower one comes from a holder whose lease
+-- has moved on, and is refused before anything is applied: on its own key, and
+-- on any other step of its job. A reconciliation raises the floors, so "not
+-- executed" stays true for every older holder.
 CREATE TABLE IF NOT EXISTS world_fences (
   idempotency_key TEXT PRIMARY KEY,
   fence           INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS world_job_fences (
+  job    TEXT PRIMARY KEY,
+  fence  INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS faults (
@@ -135,6 +142,8 @@ export interface EffectRow {
   result: unknown;
   /** For a compensation: the key of the effect it undoes. */
   compensates: string | null;
+  /** The epoch (lease fence) its caller showed; null when it showed none. */
+  epoch: number | null;
 }
 
 /** Every way a call can end. */
@@ -202,6 +211,7 @@ type RawEffect = {
   external_ref: string;
   result_json: string;
   compensates: string | null;
+  epoch: number | null;
 };
 
 type RawCall = {
@@ -236,6 +246,7 @@ function toEffect(raw: RawEffect): EffectRow {
     externalRef: raw.external_ref,
     result: JSON.parse(raw.result_json) as unknown,
     compensates: raw.compensates,
+    epoch: raw.epoch,
   };
 }
 
@@ -305,24 +316,27 @@ export class WorldLedger {
     const externalRef = externalRefFor(effect.refPrefix, seq);
     const result = effect.result(externalRef);
     const { job, step, attempt, worker, pid } = effect.meta;
+    const epoch = effect.meta.fence ?? null;
     this.db
       .prepare(
-        `INSERT INTO effects (seq, idempotency_key, tool, idempotent, args_digest, job, step, attempt, worker, pid, at, external_ref, result_json, compensates)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO effects (seq, idempotency_key, tool, idempotent, args_digest, job, step, attempt, worker, pid, at, external_ref, result_json, compensates, epoch)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(seq, effect.key, effect.tool, effect.idempotent ? 1 : 0, effect.argsDigest, job, step, attempt, worker, pid, effect.at, externalRef, JSON.stringify(result), effect.compensates);
-    return { seq, key: effect.key, tool: effect.tool, idempotent: effect.idempotent, argsDigest: effect.argsDigest, job, step, attempt, worker, pid, at: effect.at, externalRef, result, compensates: effect.compensates };
+      .run(seq, effect.key, effect.tool, effect.idempotent ? 1 : 0, effect.argsDigest, job, step, attempt, worker, pid, effect.at, externalRef, JSON.stringify(result), effect.compensates, epoch);
+    return { seq, key: effect.key, tool: effect.tool, idempotent: effect.idempotent, argsDigest: effect.argsDigest, job, step, attempt, worker, pid, at: effect.at, externalRef, result, compensates: effect.compensates, epoch };
   }
 
   /**
-   * Shows a fence for a key: false when a higher one was already shown (the
-   * caller's lease has moved on), else records it as the key's floor. Call
-   * inside transaction().
+   * Shows a fence (epoch) for a key and, when given, for its job: false when a
+   * higher one was already shown for either (the caller's lease has moved on),
+   * else records it as their floor. Call inside transaction().
    */
-  admitFence(key: string, fence: number): boolean {
-    const row = this.db.prepare('SELECT fence FROM world_fences WHERE idempotency_key = ?').get(key) as { fence: number } | undefined;
-    if (row && row.fence > fence) return false;
+  admitFence(key: string, fence: number, job?: string | null): boolean {
+    const keyFloor = this.db.prepare('SELECT fence FROM world_fences WHERE idempotency_key = ?').get(key) as { fence: number } | undefined;
+    const jobFloor = job ? (this.db.prepare('SELECT fence FROM world_job_fences WHERE job = ?').get(job) as { fence: number } | undefined) : undefined;
+    if ((keyFloor && keyFloor.fence > fence) || (jobFloor && jobFloor.fence > fence)) return false;
     this.db.prepare('INSERT INTO world_fences (idempotency_key, fence) VALUES (?, ?) ON CONFLICT (idempotency_key) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(key, fence);
+    if (job) this.db.prepare('INSERT INTO world_job_fences (job, fence) VALUES (?, ?) ON CONFLICT (job) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(job, fence);
     return true;
   }
 

@@ -280,9 +280,10 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
     const fenceText = url.searchParams.get('fence');
     const fence = fenceText === null ? null : Number(fenceText);
     if (fence !== null && (!Number.isInteger(fence) || fence < 0)) throw badRequest('WORLD_BAD_REQUEST', 'reconcile query', [{ path: 'fence', message: 'a whole number' }]);
-    // With a fence, the answer holds from here on for every older holder: the floor is raised first.
+    const job = url.searchParams.get('job');
+    // With a fence, the answer holds from here on for every older holder: the floors are raised first.
     send(res, 200, ledger.transaction(() => {
-      if (fence !== null) ledger.admitFence(key as string, fence);
+      if (fence !== null) ledger.admitFence(key as string, fence, job);
       return reconcile(ledger, meta.name, key as string);
     }));
   }

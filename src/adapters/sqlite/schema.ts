@@ -1,12 +1,16 @@
+import { JOB_OUTCOMES } from '../../kernel/vocabulary.js';
+import { TX_ACTIONS, TX_STATUSES } from '../../port/checkpoint.js';
 import { JOB_STATUSES, transitionTriggerSql } from '../../queue/states.js';
 
-const statusList = JOB_STATUSES.map((s) => `'${s}'`).join(', ');
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+const statusList = sqlList(JOB_STATUSES);
 
 /**
  * The store's schema. `agent_jobs` keeps seed 000's column names so a table made
  * from the seed's design reads the same; the additions are `lease_fence` (bumped
- * by every claim: the fencing token every lease holder's write is guarded by) and
- * `review_reason`. All times are fixed-width UTC strings written by the caller's
+ * by every claim: the job's epoch, the fencing token every lease holder's write
+ * is guarded by), `review_reason`, and `outcome` (how a done or review job
+ * ended, said explicitly rather than in a reason's prefix). All times are fixed-width UTC strings written by the caller's
  * clock (never CURRENT_TIMESTAMP), so string order is time order.
  */
 export const SCHEMA_SQL = `
@@ -26,7 +30,8 @@ CREATE TABLE IF NOT EXISTS agent_jobs (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   lease_fence INTEGER NOT NULL DEFAULT 0,
-  review_reason TEXT
+  review_reason TEXT,
+  outcome TEXT CHECK (outcome IS NULL OR outcome IN (${sqlList(JOB_OUTCOMES)}))
 );
 CREATE INDEX IF NOT EXISTS idx_agent_jobs_ready ON agent_jobs(status, next_run_at, lease_until);
 
@@ -53,12 +58,14 @@ CREATE TABLE IF NOT EXISTS agent_tx_log (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
   step_id TEXT NOT NULL,
-  action TEXT NOT NULL CHECK (action IN ('execute', 'reconcile', 'prepare', 'approve', 'compensate')),
+  action TEXT NOT NULL CHECK (action IN (${sqlList(TX_ACTIONS)})),
   idempotency_key TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('started', 'success', 'failed', 'unknown', 'not_executed', 'skipped')),
+  status TEXT NOT NULL CHECK (status IN (${sqlList(TX_STATUSES)})),
   external_reference TEXT,
   compensation_status TEXT,
   attempt INTEGER NOT NULL,
+  -- The epoch (lease_fence) of the lease it was written under: a stale holder's checkpoint is visible as such.
+  epoch INTEGER NOT NULL,
   worker TEXT NOT NULL,
   detail TEXT,
   -- For a failed call: the kind of its error, so whoever resumes knows whether it may be tried again.

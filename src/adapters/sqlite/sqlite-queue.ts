@@ -20,7 +20,14 @@ import { review } from './sql/review.js';
 import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js';
 import { writeUnderLease, type LeaseWriter } from './sql/write-under-lease.js';
 import type { JobStatus } from '../../queue/states.js';
-import { openStore, type Db } from './store.js';
+import { openStore, statement, type Db } from './store.js';
+import type { Release } from '../../port/adapter.js';
+import type { ExpiredLease } from '../../queue/lease-store.js';
+import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
+import { appendTx } from './sql/append-tx.js';
+import { expireLease } from './sql/expire-lease.js';
+import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
+import { releaseExpired } from './sql/release-expired.js';
 
 export interface QueueOptions {
   clock: Clock;
@@ -114,15 +121,15 @@ export class SqliteQueue {
     return complete(this.db, lease, this.now(), resultDigest, this.write);
   }
 
-  /** Releases a held job for a later attempt (or to review when none is left). */
-  retry(lease: Lease, error: string, attempt: number): LeaseWriteResult {
+  /** Releases a held job for a later attempt (or to review when none is left); the delay follows the attempt (the job's, when not given). */
+  retry(lease: Lease, error: string, attempt: number = readJob(this.db, lease.jobId)?.attempts ?? 1): LeaseWriteResult {
     const delayMs = retryDelayMs(attempt, this.retryDelay, this.options.random);
     return retry(this.db, lease, { now: this.now(), delayMs, error }, this.write);
   }
 
-  /** Sends a held job to review with a reason. */
-  review(lease: Lease, reason: string, error?: string): LeaseWriteResult {
-    return review(this.db, lease, { now: this.now(), reason, ...(error === undefined ? {} : { error }) }, this.write);
+  /** Sends a held job to review with a reason: a failure for a person, or a prepared step awaiting approval. */
+  review(lease: Lease, reason: string, error?: string, outcome: 'review' | 'awaiting_approval' = 'review'): LeaseWriteResult {
+    return review(this.db, lease, { now: this.now(), reason, outcome, ...(error === undefined ? {} : { error }) }, this.write);
   }
 
   /**
@@ -159,8 +166,8 @@ export class SqliteQueue {
   }
 
   /** Ends a saga in review: compensated, or a failed compensation for manual recovery. */
-  finishCompensation(lease: Lease, reason: string): LeaseWriteResult {
-    return finishCompensation(this.db, lease, { now: this.now(), reason }, this.write);
+  finishCompensation(lease: Lease, outcome: 'compensated' | 'compensation_failed', reason: string): LeaseWriteResult {
+    return finishCompensation(this.db, lease, { now: this.now(), outcome, reason }, this.write);
   }
 
   /** Takes back expired leases now (claims do this too); returns the jobs released. */
@@ -175,9 +182,43 @@ export class SqliteQueue {
     return expiredLeases(this.db, this.now(), this.skewMarginMs);
   }
 
-  /** A person's decision to run a job in review again. */
-  requeueFromReview(jobId: number, by: string, note: string): boolean {
-    return requeueFromReview(this.db, { jobId, by, note, now: this.now() });
+  /** Takes one expired lease back if it is still the same one, committing `checkpoint` with it (the coordinator's sweep). */
+  releaseExpired(job: ExpiredLease, release: Release, by: string, checkpoint?: TxEntry): boolean {
+    return releaseExpired(this.db, job, release, { by, now: this.now(), skewMarginMs: this.skewMarginMs, checkpoint });
+  }
+
+  /** Makes a held lease expire now. */
+  expireLease(jobId: number): void {
+    expireLease(this.db, jobId);
+  }
+
+  /** A person's decision to run a job in review again (with `checkpoint`, an approval, committed with it). */
+  requeueFromReview(jobId: number, by: string, note: string, checkpoint?: TxEntry): boolean {
+    return requeueFromReview(this.db, { jobId, by, note, now: this.now(), checkpoint });
+  }
+
+  /** Appends a saga checkpoint if `lease` still holds the job. */
+  appendTx(lease: Lease, entry: TxEntry): boolean {
+    return appendTx(this.db, lease, entry, this.now());
+  }
+
+  /** The saga's checkpoints (of one job, or all). */
+  txLog(jobId?: number): TxRow[] {
+    return readTx(this.db, jobId);
+  }
+
+  recordIncident(jobId: number, stepId: string, error: string): void {
+    recordIncident(this.db, { jobId, stepId, error, at: utc(this.now()) });
+  }
+
+  incidents(jobId?: number): Incident[] {
+    return readIncidents(this.db, jobId);
+  }
+
+  /** Changes whenever a history row or a checkpoint is written. */
+  progress(): string {
+    const row = statement(this.db, 'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t').get() as { e: number; t: number };
+    return `${row.e}:${row.t}`;
   }
 
   job(jobId: number): JobRow | undefined {

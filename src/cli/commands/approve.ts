@@ -1,8 +1,6 @@
-import { systemClock } from '../../kernel/clock.js';
-import { seededRandom } from '../../kernel/random.js';
-import { SqliteQueue } from '../../adapters/sqlite/sqlite-queue.js';
 import { defineCommand } from '../command.js';
-import { existingFile } from '../paths.js';
+import { observedQueue } from '../observed-queue.js';
+import { QUEUE_OPTIONS } from '../queue-options.js';
 
 /** `queue-drill approve`: a person's recorded approval of the step a job waits on; the job runs again. */
 export const approveCommand = defineCommand({
@@ -10,18 +8,18 @@ export const approveCommand = defineCommand({
   describe: 'approve the prepared high-risk step a job waits on in review (a recorded human action)',
   positional: ['job'],
   options: {
-    job: { type: 'number', demandOption: true },
-    store: { type: 'string', demandOption: true },
+    job: { type: 'string', demandOption: true },
+    ...QUEUE_OPTIONS,
     by: { type: 'string', default: process.env.USER ?? 'operator', describe: 'who approves' },
   },
   async run(args) {
     const { approveStep } = await import('../../saga/approve.js');
-    const queue = SqliteQueue.open(existingFile(args.store, '--store'), { clock: systemClock(), random: seededRandom(1) });
+    const queue = await observedQueue(args);
     try {
-      const step = approveStep(queue, args.job, args.by);
+      const step = await approveStep(queue, args.job, args.by);
       process.stdout.write(`${JSON.stringify({ event: 'approved', job: args.job, step, by: args.by })}\n`);
     } finally {
-      queue.close();
+      await queue.close();
     }
   },
 });

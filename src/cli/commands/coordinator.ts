@@ -28,7 +28,7 @@ export const coordinatorCommand = defineCommand({
     const world = new WorldClient(localUrl(args.world, '--world'), { timeoutMs: args['call-timeout-ms'] });
     try {
       await runCoordinator({
-        store: args.store,
+        locator: args.store,
         queue: queueImpl(args.queue),
         id: args.id,
         world,

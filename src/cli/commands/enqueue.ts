@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { systemClock } from '../../kernel/clock.js';
-import { seededRandom } from '../../kernel/random.js';
-import { defineCommand } from '../command.js';
 import { UsageError } from '../../kernel/errors.js';
+import { defineCommand } from '../command.js';
+import { observedQueue } from '../observed-queue.js';
+import { QUEUE_OPTIONS } from '../queue-options.js';
 
 /** `queue-drill enqueue`: validates a plan and enqueues it as one job; prints whether it was created. */
 export const enqueueCommand = defineCommand({
@@ -10,7 +10,7 @@ export const enqueueCommand = defineCommand({
   describe: 'enqueue a plan job (a JSON plan of steps, validated first)',
   fast: true,
   options: {
-    store: { type: 'string', demandOption: true },
+    ...QUEUE_OPTIONS,
     plan: { type: 'string', demandOption: true, describe: 'the plan as JSON text, or a file holding it' },
     key: { type: 'string', describe: 'idempotency key [default: derived from the plan with seed 000\'s key]' },
     'max-attempts': { type: 'number', default: 3 },
@@ -25,10 +25,13 @@ export const enqueueCommand = defineCommand({
     } catch (error) {
       throw new UsageError(`--plan is neither a file nor JSON: ${(error as Error).message}`);
     }
-    const result = enqueuePlan(
-      { store: args.store, clock: systemClock(), random: seededRandom(1) },
-      { plan, key: args.key, maxAttempts: args['max-attempts'], workflowVersion: args['workflow-version'] },
-    );
-    process.stdout.write(`${JSON.stringify({ event: 'enqueued', ...result })}\n`);
+    // Enqueueing is how a store file comes to be: it need not exist yet.
+    const queue = await observedQueue(args, { mustExist: false });
+    try {
+      const result = await enqueuePlan(queue, { plan, key: args.key, maxAttempts: args['max-attempts'], workflowVersion: args['workflow-version'] });
+      process.stdout.write(`${JSON.stringify({ event: 'enqueued', ...result, created: result.outcome === 'created' })}\n`);
+    } finally {
+      await queue.close();
+    }
   },
 });

@@ -45,7 +45,7 @@ export const exploreCommand = defineCommand({
         out,
         signal: stop.signal,
         onRun: ({ lane, run, report, shrinking }) => {
-          const broken = report.invariants.filter((v) => !v.holds).map((v) => v.id);
+          const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
           const faults = report.faults.length + report.worldFaults.length;
           process.stderr.write(
             `lane ${lane} ${shrinking ? 'shrink' : 'run'} ${run}: ${broken.length > 0 ? `VIOLATION ${broken.join(', ')}` : 'ok'} (${faults} fault(s), ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
@@ -72,7 +72,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
   const { exhaustiveFile } = await import('../../explore/exhaustive.js');
   const { runDrill } = await import('../../scenarios/run-drill.js');
   const { progressPrinter } = await import('../progress.js');
-  const { toolVersion } = await import('../version.js');
+  const { toolVersion } = await import('../../kernel/version.js');
   const out = args.out ?? join('drill-runs', `exhaustive-${new Date().toISOString().replace(/:/g, '-')}`);
   mkdirSync(out, { recursive: true });
   const file = join(out, 'exhaustive.yaml');

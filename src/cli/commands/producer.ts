@@ -28,7 +28,7 @@ export const producerCommand = defineCommand({
     if (args.jobs !== undefined) {
       const { producePlans } = await import('../../producer/produce-plans.js');
       await producePlans({
-        store: args.store,
+        locator: args.store,
         jobsFile: args.jobs,
         queue: queueImpl(args.queue),
         clock: systemClock(),
@@ -46,8 +46,9 @@ export const producerCommand = defineCommand({
       throw new UsageError(`--payload must be a JSON object: ${(error as Error).message}`);
     }
     if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--payload must be a JSON object');
-    const result = produce({
-      store: args.store,
+    const result = await produce({
+      queue: queueImpl(args.queue),
+      locator: args.store,
       clock: systemClock(),
       random: seededRandom(1),
       start: args.start,

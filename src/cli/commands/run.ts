@@ -19,7 +19,7 @@ export const runCommand = defineCommand({
   async run(args) {
     const { runDrill } = await import('../../scenarios/run-drill.js');
     const { progressPrinter } = await import('../progress.js');
-    const { toolVersion } = await import('../version.js');
+    const { toolVersion } = await import('../../kernel/version.js');
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);

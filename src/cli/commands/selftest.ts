@@ -19,7 +19,7 @@ export const selftestCommand = defineCommand({
   },
   async run(args) {
     const { selftest, renderSelftest } = await import('../../selftest/selftest.js');
-    const { toolVersion } = await import('../version.js');
+    const { toolVersion } = await import('../../kernel/version.js');
     const { queueImpl } = await import('../../adapters/registry.js');
     const list = (text: string | undefined) => (text ? text.split(',').map((s) => s.trim()).filter(Boolean) : []);
     const queues = list(args.queues);

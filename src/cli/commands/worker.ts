@@ -15,7 +15,7 @@ export const workerCommand = defineCommand({
   fast: true,
   options: {
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
-    store: { type: 'string', demandOption: true, describe: 'the SQLite store file' },
+    store: { type: 'string', demandOption: true, describe: "where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)" },
     id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
     'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },
     'lease-ms': { type: 'number', default: 30_000 },
@@ -37,7 +37,7 @@ export const workerCommand = defineCommand({
     const world = args.world === undefined ? null : new WorldClient(localUrl(args.world, '--world'), { timeoutMs: args['call-timeout-ms'] });
     try {
       await runWorker({
-        store: args.store,
+        locator: args.store,
         queue: queueImpl(args.queue),
         id: args.id,
         effectLog: args['effect-log'] ?? effectLogFor(args.store),

@@ -10,23 +10,24 @@ import { historyByJob, isClaim, jobLabel, judge, list } from './support.js';
 export const attemptsBounded: Invariant = {
   id: 'attempts-bounded',
   statement: 'attempts never exceed max_attempts; attempts equals the number of claims in the history',
+  needs: ['history'],
   check: (evidence) =>
     judge(attemptsBounded.id, attemptsBounded.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       for (const job of list(evidence.jobs)) {
         const label = jobLabel(job);
-        if (job.attempts > job.max_attempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.max_attempts}`);
+        if (job.attempts > job.maxAttempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.maxAttempts}`);
         const claims = (histories.get(job.id) ?? []).filter(isClaim);
         if (claims.length !== job.attempts) {
-          const when = claims.length > 0 ? `: ${claims.map((c) => `#${c.id} by ${c.worker ?? '?'} at ${c.at}`).join(', ')}` : '';
+          const when = claims.length > 0 ? `: ${claims.map((c) => `#${c.seq} by ${c.worker ?? '?'} at ${c.at}`).join(', ')}` : '';
           found.breach(`${label}: attempts is ${job.attempts}, but the history holds ${claims.length} claim(s)${when}`);
         }
         claims.forEach((claim, index) => {
           if (claim.attempt !== index + 1) {
-            found.breach(`${label}: claim #${claim.id} by ${claim.worker ?? '?'} at ${claim.at} records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`);
+            found.breach(`${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`);
           }
-          if (claim.attempt > job.max_attempts) {
-            found.breach(`${label}: claim #${claim.id} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.max_attempts}`);
+          if (claim.attempt > job.maxAttempts) {
+            found.breach(`${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.maxAttempts}`);
           }
         });
       }

@@ -11,10 +11,11 @@ import { judge, list, shortKey } from './support.js';
 export const dedupeOnEnqueue: Invariant = {
   id: 'dedupe-on-enqueue',
   statement: 'one job per idempotency key, however many producers race',
+  needs: [],
   check: (evidence) =>
     judge(dedupeOnEnqueue.id, dedupeOnEnqueue.statement, evidence, (found) => {
-      const jobsByKey = new Map<string, number[]>();
-      for (const job of list(evidence.jobs)) jobsByKey.set(job.idempotency_key, [...(jobsByKey.get(job.idempotency_key) ?? []), job.id]);
+      const jobsByKey = new Map<string, string[]>();
+      for (const job of list(evidence.jobs)) jobsByKey.set(job.key, [...(jobsByKey.get(job.key) ?? []), job.id]);
       for (const [key, ids] of jobsByKey) {
         if (ids.length > 1) found.breach(`key ${shortKey(key)}: ${ids.length} jobs in the store (jobs ${ids.join(', ')})`);
       }

@@ -23,6 +23,7 @@ import {
 export const doneIsVerified: Invariant = {
   id: 'done-is-verified',
   statement: "done only with a verification digest, never on the worker's word",
+  needs: ['digest', 'history'],
   check: (evidence) =>
     judge(doneIsVerified.id, doneIsVerified.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
@@ -33,15 +34,15 @@ export const doneIsVerified: Invariant = {
         if (job.status !== 'done') continue;
         done++;
         const label = jobLabel(job);
-        if (!isDigest(job.result_digest)) found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.result_digest)})`);
+        if (!isDigest(job.resultDigest)) found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.resultDigest)})`);
         const history = histories.get(job.id) ?? [];
-        const toDone = history.filter((e) => e.kind === 'transition' && e.to_status === 'done');
+        const toDone = history.filter((e) => e.kind === 'transition' && e.to === 'done');
         const last = toDone[toDone.length - 1];
         if (!last) found.breach(`${label}: done in the store, but its history has no transition to done`);
         else {
-          const lease = leasesOf(history).find((l) => l.end?.id === last.id);
+          const lease = leasesOf(history).find((l) => l.end?.seq === last.seq);
           if (!lease) found.breach(`${label}: ${eventLabel(last)} ends no lease: done was not written from a claimed run`);
-          else if (last.worker !== lease.claim.worker || last.fence !== lease.claim.fence) {
+          else if (last.worker !== lease.claim.worker || last.epoch !== lease.claim.epoch) {
             found.breach(`${label}: ${eventLabel(last)} was not written by the holder of the current lease (${eventLabel(lease.claim)})`);
           }
         }

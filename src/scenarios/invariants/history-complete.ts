@@ -11,6 +11,7 @@ import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
 export const historyComplete: Invariant = {
   id: 'history-complete',
   statement: "each job's life can be rebuilt from the history by its id",
+  needs: ['history'],
   check: (evidence) =>
     judge(historyComplete.id, historyComplete.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
@@ -23,7 +24,7 @@ export const historyComplete: Invariant = {
           continue;
         }
         const first = history[0];
-        if (first && (first.kind !== 'transition' || first.from_status !== null || first.to_status !== 'pending')) {
+        if (first && (first.kind !== 'transition' || first.from !== null || first.to !== 'pending')) {
           found.breach(`${label}: its history does not start with its creation: ${eventLabel(first)}`);
         }
         let state: JobStatus | null = null;
@@ -39,11 +40,11 @@ export const historyComplete: Invariant = {
             attemptEvent = event;
           }
           if (event.kind !== 'transition') continue;
-          if (previous && event.from_status === null) found.breach(`${label}: created a second time: ${eventLabel(event)}`);
-          else if (previous && event.from_status !== state) {
-            found.breach(`${label}: ${eventLabel(event)} starts from ${event.from_status}, but the job was ${state} after ${eventLabel(previous)}: a change is missing`);
+          if (previous && event.from === null) found.breach(`${label}: created a second time: ${eventLabel(event)}`);
+          else if (previous && event.from !== state) {
+            found.breach(`${label}: ${eventLabel(event)} starts from ${event.from}, but the job was ${state} after ${eventLabel(previous)}: a change is missing`);
           }
-          state = event.to_status;
+          state = event.to;
           previous = event;
         }
         if (state !== job.status) {

@@ -1,4 +1,5 @@
-import type { JobRow } from '../../queue/job.js';
+import type { JobSnapshot } from '../../port/snapshot.js';
+import { EVIDENCE_MEANING } from '../../kernel/vocabulary.js';
 import { INVARIANT_IDS, type Evidence, type Expectation, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
 import { attemptsBounded } from './attempts-bounded.js';
 import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
@@ -62,10 +63,21 @@ export class UnknownInvariantError extends InputError {
 }
 
 /**
+ * Why an invariant cannot be judged on this evidence: the kinds it needs that
+ * the queue could not give, each with the queue's reason. Null when it can.
+ */
+export function notJudgedReason(invariant: Invariant, evidence: Evidence): string | null {
+  const missing = invariant.needs.filter((kind) => evidence.available?.[kind] !== true);
+  if (missing.length === 0) return null;
+  return missing.map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${String(evidence.available?.[kind] ?? 'the queue does not say it gives it')}`).join('; ');
+}
+
+/**
  * Judges the evidence by every invariant (or only those named), in
- * INVARIANT_IDS order. Never throws on odd evidence: a checker that cannot
- * judge returns a failing verdict saying so. Throws UnknownInvariantError for
- * an id that is not an invariant's.
+ * INVARIANT_IDS order. An invariant whose evidence the queue cannot give is
+ * not judged, and says why: a judge never passes what it could not see. Never
+ * throws on odd evidence: a checker that cannot judge returns a failing verdict
+ * saying so. Throws UnknownInvariantError for an id that is not an invariant's.
  */
 export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[]): Verdict[] {
   if (only !== undefined) {
@@ -73,21 +85,24 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
     if (unknown.length > 0) throw new UnknownInvariantError(unknown);
   }
   const wanted = only === undefined ? undefined : new Set<string>(only);
-  return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => invariant.check(evidence));
+  return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => {
+    const reason = notJudgedReason(invariant, evidence);
+    return reason === null ? invariant.check(evidence) : { id: invariant.id, statement: invariant.statement, status: 'not_judged', evidence: [], note: reason };
+  });
 }
 
 /**
  * Why one job's final state is not what its scenario expects, or null when it
- * is: status done or review; `compensated` is review with a reason starting
- * "compensated", `compensation_failed` review with one starting
- * "COMPENSATION_FAILED"; `any` is done or review; `reason`, a regular
+ * is: status done or review; `compensated` and `compensation_failed` are
+ * review with that outcome; `any` is done or review; `reason`, a regular
  * expression the review reason (for a done job, the last error) must match.
  */
-export function expectationMismatch(job: JobRow | undefined, key: string, expect: Expectation | undefined): string | null {
+export function expectationMismatch(job: JobSnapshot | undefined, key: string, expect: Expectation | undefined): string | null {
   const wanted = expect?.status ?? '(no expectation)';
   if (!job) return `key ${shortKey(key)}: expected ${wanted}, but no job with this key is in the store`;
-  const reason = job.review_reason ?? '';
-  const got = `${job.status}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
+  const reason = job.reviewReason ?? '';
+  const as = job.outcome && job.outcome !== job.status ? ` as ${job.outcome}` : '';
+  const got = `${job.status}${as}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
   let matches: boolean;
   switch (expect?.status) {
     case 'done':
@@ -97,10 +112,10 @@ export function expectationMismatch(job: JobRow | undefined, key: string, expect
       matches = job.status === 'review';
       break;
     case 'compensated':
-      matches = job.status === 'review' && reason.startsWith('compensated');
+      matches = job.status === 'review' && job.outcome === 'compensated';
       break;
     case 'compensation_failed':
-      matches = job.status === 'review' && reason.startsWith('COMPENSATION_FAILED');
+      matches = job.status === 'review' && job.outcome === 'compensation_failed';
       break;
     case 'any':
       // Explored schedules cannot know how a job should end; only the invariants judge them.
@@ -121,7 +136,7 @@ export function expectationMismatch(job: JobRow | undefined, key: string, expect
   } catch {
     return `${jobLabel(job)}: expected reason /${expect.reason}/ is not a valid regular expression`;
   }
-  const text = job.status === 'review' ? reason : (job.last_error ?? '');
+  const text = job.status === 'review' ? reason : (job.lastError ?? '');
   return pattern.test(text)
     ? null
     : `${jobLabel(job)}: ended ${wanted} as expected, but its ${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`;
@@ -131,6 +146,6 @@ export function expectationMismatch(job: JobRow | undefined, key: string, expect
 export function expectationVerdicts(evidence: Evidence): string[] {
   const jobs = list(evidence.jobs);
   return [...acceptedByKey(evidence).values()]
-    .map((accepted) => expectationMismatch(jobs.find((j) => j.idempotency_key === accepted.key), accepted.key, accepted.expect))
+    .map((accepted) => expectationMismatch(jobs.find((j) => j.key === accepted.key), accepted.key, accepted.expect))
     .filter((line): line is string => line !== null);
 }

@@ -9,15 +9,16 @@ import { jobLabel, judge, list } from './support.js';
 export const leaseReleased: Invariant = {
   id: 'lease-released',
   statement: 'at rest no job is running; done and review jobs hold no lease',
+  needs: ['holder'],
   check: (evidence) =>
     judge(leaseReleased.id, leaseReleased.statement, evidence, (found) => {
       if (evidence.atRest !== true) found.note('the drill never reached rest: this is the state it was stopped in');
       for (const job of list(evidence.jobs)) {
         const label = jobLabel(job);
         if (job.status === 'running') {
-          found.breach(`${label}: running at rest, leased by ${job.leased_by ?? '(nobody)'} until ${job.lease_until ?? '(no end)'} (fence ${job.lease_fence}, attempt ${job.attempts})`);
-        } else if (job.status !== 'compensating' && (job.leased_by !== null || job.lease_until !== null)) {
-          found.breach(`${label}: ${job.status} but still leased by ${job.leased_by ?? '(nobody)'} until ${job.lease_until ?? '(no end)'} (fence ${job.lease_fence})`);
+          found.breach(`${label}: running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (fence ${job.epoch}, attempt ${job.attempts})`);
+        } else if (job.status !== 'compensating' && (job.holder !== null || job.leaseUntil !== null)) {
+          found.breach(`${label}: ${job.status} but still leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (fence ${job.epoch})`);
         }
       }
       if (list(evidence.jobs).length === 0) found.note('the store holds no job');

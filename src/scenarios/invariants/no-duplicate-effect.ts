@@ -11,6 +11,7 @@ import { acceptedByKey, effectLabel, effectsByKey, jobLabel, judge, list, planOf
 export const noDuplicateEffect: Invariant = {
   id: 'no-duplicate-effect',
   statement: 'no non-idempotent effect is applied twice for one key; every done job has its effects exactly once',
+  needs: [],
   check: (evidence) =>
     judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {
       const byKey = effectsByKey(evidence);

@@ -1,19 +1,19 @@
-import type { JobRow } from '../../queue/job.js';
+import type { JobSnapshot } from '../../port/snapshot.js';
 import type { Invariant } from '../evidence.js';
 import { acceptedByKey, clip, jobLabel, judge, list, shortKey } from './support.js';
 
 const FINAL = new Set(['done', 'review']);
 
 /** Why a job at rest is not finished, in the words a person needs to find it. */
-function unfinished(job: JobRow): string {
-  const attempts = `attempts ${job.attempts}/${job.max_attempts}`;
+function unfinished(job: JobSnapshot): string {
+  const attempts = `attempts ${job.attempts}/${job.maxAttempts}`;
   switch (job.status) {
     case 'running':
-      return `running at rest, leased by ${job.leased_by ?? '(nobody)'} until ${job.lease_until ?? '(no end)'} (fence ${job.lease_fence}, ${attempts})`;
+      return `running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (fence ${job.epoch}, ${attempts})`;
     case 'compensating':
-      return `compensating at rest: its saga never finished (${job.leased_by ? `held by ${job.leased_by} until ${job.lease_until}` : 'no coordinator holds it'}, ${attempts})`;
+      return `compensating at rest: its saga never finished (${job.holder ? `held by ${job.holder} until ${job.leaseUntil}` : 'no coordinator holds it'}, ${attempts})`;
     default:
-      return `${job.status} at rest (${attempts}, next run at ${job.next_run_at}, last error ${clip(job.last_error, 80)})`;
+      return `${job.status} at rest (${attempts}, next run at ${job.nextRunAt}, last error ${clip(job.lastError, 80)})`;
   }
 }
 
@@ -21,6 +21,7 @@ function unfinished(job: JobRow): string {
 export const noLostJob: Invariant = {
   id: 'no-lost-job',
   statement: 'every accepted job ends done or in review',
+  needs: [],
   check: (evidence) =>
     judge(noLostJob.id, noLostJob.statement, evidence, (found) => {
       const jobs = list(evidence.jobs);
@@ -33,7 +34,7 @@ export const noLostJob: Invariant = {
       }
       if (accepted.size === 0) found.note('no job was accepted in this drill');
       for (const key of accepted.keys()) {
-        const matches = jobs.filter((job) => job.idempotency_key === key);
+        const matches = jobs.filter((job) => job.key === key);
         if (matches.length === 0) {
           found.breach(`accepted key ${shortKey(key)}: no job with this key in the store (lost)`);
           continue;
@@ -43,7 +44,7 @@ export const noLostJob: Invariant = {
       }
       // A job the store holds but no producer reported (it died after enqueue) was accepted by the queue all the same.
       for (const job of jobs) {
-        if (!accepted.has(job.idempotency_key) && !FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
+        if (!accepted.has(job.key) && !FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
       }
     }),
 };

@@ -1,4 +1,4 @@
-import type { JobEvent, JobRow } from '../../queue/job.js';
+import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { compensationKey, stepKey, type PlanStep } from '../../saga/plan.js';
 import { policyViolations } from '../../saga/policy.js';
 import type { TxRow } from '../../saga/tx-log.js';
@@ -55,9 +55,9 @@ function repeatIsHarmful(step: PlanStep): boolean {
 
 interface JobContext {
   found: Findings;
-  job: JobRow;
+  job: JobSnapshot;
   label: string;
-  history: readonly JobEvent[];
+  history: readonly Transition[];
   leases: readonly LeaseInterval[];
 }
 
@@ -65,9 +65,9 @@ interface JobContext {
 function routedToReview(ctx: JobContext, attempt: number, cause: string): void {
   const lease = leaseOfAttempt(ctx.leases, attempt);
   if (!lease) return; // a checkpoint under an attempt never claimed is single-holder's finding
-  const next = ctx.history.find((event) => isClaim(event) && event.id > lease.claim.id);
+  const next = ctx.history.find((event) => isClaim(event) && event.seq > lease.claim.seq);
   if (next) {
-    if (!humanRequeueBetween(ctx.history, lease.claim.id, next.id)) {
+    if (!humanRequeueBetween(ctx.history, lease.claim.seq, next.seq)) {
       const via = lease.end && !isClaim(lease.end) ? ` (the lease ended ${eventLabel(lease.end)})` : '';
       ctx.found.breach(`${ctx.label}: ${cause}, yet it was claimed again without a person's requeue: ${eventLabel(next)}${via}`);
     }
@@ -120,7 +120,7 @@ function checkPermanent(ctx: JobContext, rows: readonly TxRow[]): void {
     const cause = `step ${row.step_id} failed for good (${txLabel(row)}: ${clip(row.detail, 80)})`;
     const lease = leaseOfAttempt(ctx.leases, row.attempt);
     const end = lease?.end;
-    if (lease && end && !isClaim(end) && end.to_status === 'retry' && end.worker === lease.claim.worker && end.actor === 'worker') {
+    if (lease && end && !isClaim(end) && end.to === 'retry' && end.worker === lease.claim.worker && end.actor === 'worker') {
       ctx.found.breach(`${ctx.label}: ${cause}, yet its holder sent it to retry: ${eventLabel(end)}`);
     }
     routedToReview(ctx, row.attempt, cause);
@@ -129,12 +129,12 @@ function checkPermanent(ctx: JobContext, rows: readonly TxRow[]): void {
 
 function checkExhausted(ctx: JobContext): void {
   for (const event of ctx.history) {
-    if (event.kind === 'transition' && event.to_status === 'retry' && event.attempt >= ctx.job.max_attempts) {
-      ctx.found.breach(`${ctx.label}: sent to retry on its last attempt (${event.attempt} of ${ctx.job.max_attempts}): ${eventLabel(event)}`);
+    if (event.kind === 'transition' && event.to === 'retry' && event.attempt >= ctx.job.maxAttempts) {
+      ctx.found.breach(`${ctx.label}: sent to retry on its last attempt (${event.attempt} of ${ctx.job.maxAttempts}): ${eventLabel(event)}`);
     }
   }
-  if ((ctx.job.status === 'retry' || ctx.job.status === 'pending') && ctx.job.attempts >= ctx.job.max_attempts) {
-    ctx.found.breach(`${ctx.label}: used ${ctx.job.attempts} of ${ctx.job.max_attempts} attempts and ended ${ctx.job.status}, not in review`);
+  if ((ctx.job.status === 'retry' || ctx.job.status === 'pending') && ctx.job.attempts >= ctx.job.maxAttempts) {
+    ctx.found.breach(`${ctx.label}: used ${ctx.job.attempts} of ${ctx.job.maxAttempts} attempts and ended ${ctx.job.status}, not in review`);
   }
 }
 
@@ -142,6 +142,7 @@ function checkExhausted(ctx: JobContext): void {
 export const reviewRouting: Invariant = {
   id: 'review-routing',
   statement: 'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind retry',
+  needs: ['history', 'review'],
   check: (evidence) =>
     judge(reviewRouting.id, reviewRouting.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
@@ -167,7 +168,7 @@ export const reviewRouting: Invariant = {
         const why = `its plan breaks policy (${violations.slice(0, 3).join('; ')}${violations.length > 3 ? '; ...' : ''})`;
         if (job.status !== 'review') found.breach(`${ctx.label}: ${why}, yet it ended ${job.status}, not in review`);
         for (const step of lookup.plan.steps) {
-          for (const key of [stepKey(job.idempotency_key, step.step_id), compensationKey(job.idempotency_key, step.step_id)]) {
+          for (const key of [stepKey(job.key, step.step_id), compensationKey(job.key, step.step_id)]) {
             for (const effect of byKey.get(key) ?? []) found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
           }
         }

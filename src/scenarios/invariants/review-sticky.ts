@@ -10,6 +10,7 @@ import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
 export const reviewSticky: Invariant = {
   id: 'review-sticky',
   statement: 'nothing leaves review without a human action',
+  needs: ['history', 'review'],
   check: (evidence) =>
     judge(reviewSticky.id, reviewSticky.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
@@ -19,12 +20,12 @@ export const reviewSticky: Invariant = {
         let state: JobStatus | null = null;
         for (const event of histories.get(job.id) ?? []) {
           if (event.kind !== 'transition') continue;
-          if (event.from_status === 'review') {
-            if (event.actor !== 'human' || event.to_status !== 'pending') found.breach(`${label}: left review without a person's requeue: ${eventLabel(event)}`);
+          if (event.from === 'review') {
+            if (event.actor !== 'human' || event.to !== 'pending') found.breach(`${label}: left review without a person's requeue: ${eventLabel(event)}`);
           } else if (state === 'review') {
             found.breach(`${label}: was in review, and its next change does not start from review (no recorded way out): ${eventLabel(event)}`);
           }
-          state = event.to_status;
+          state = event.to;
           if (state === 'review') reviewed++;
         }
         if (state === 'review' && job.status !== 'review') found.breach(`${label}: its history ends in review, but the store says ${job.status}: it left review with no event at all`);

@@ -1,4 +1,4 @@
-import type { JobEvent, JobRow } from '../../queue/job.js';
+import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { stepKey, type Plan } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
@@ -28,7 +28,7 @@ import {
  *     effect (a success, an unknown outcome or an unfinished call in the log, or
  *     an effect in the ledger);
  *   - a compensation that failed with no later success is an incident, and the
- *     saga ends in review as COMPENSATION_FAILED, never as "compensated";
+ *     saga ends in review with outcome compensation_failed, never compensated;
  *   - "compensated" means every step that took effect (by its checkpoint, or by
  *     the ledger: a checkpoint can be lost, an effect cannot) is covered, each
  *     reversible one by a compensate success and exactly one compensation
@@ -38,12 +38,10 @@ import {
  * is the job's last change: a person may have requeued it since.
  */
 
-const COMPENSATED = 'compensated';
-const FAILED = 'COMPENSATION_FAILED';
 
 interface Saga {
   found: Findings;
-  job: JobRow;
+  job: JobSnapshot;
   label: string;
   plan: Plan;
   rows: readonly TxRow[];
@@ -58,7 +56,7 @@ function checkSaga(saga: Saga): void {
   const { found, job, label, plan, rows } = saga;
   const comp = rows.filter((row) => row.action === 'compensate');
   const effectRows = (stepId: string) => rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
-  const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(job.idempotency_key, stepId)).length > 0;
+  const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(job.key, stepId)).length > 0;
   // Took effect: the world has it, or the log says it succeeded last. Compensation must cover these.
   const tookEffect = (stepId: string): boolean => effectRows(stepId).pop()?.status === 'success' || inLedger(stepId);
   // May have happened: a success or an unknown outcome not since reconciled as not executed, or a call
@@ -103,38 +101,39 @@ function checkSaga(saga: Saga): void {
     if (row.status === 'success' || row.status === 'skipped') unresolved.delete(row.step_id);
   }
   for (const step of plan.steps) {
-    const key = stepKey(job.idempotency_key, step.step_id);
+    const key = stepKey(job.key, step.step_id);
     const applied = saga.compensationsOf.get(key) ?? [];
     if (applied.length > 1) found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
   }
   if (!saga.final) return;
-  const reason = job.review_reason ?? '';
+  const reason = job.reviewReason ?? '';
+  const outcome = job.outcome;
   if (job.status !== 'review') return; // an unfinished saga is no-lost-job's finding
   for (const [stepId, row] of unresolved) {
     if (!saga.incidents.has(stepId)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}) and was never retried to success, but no incident was recorded for it`);
-    if (!reason.startsWith(FAILED)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended with review reason ${clip(reason, 80)}, not ${FAILED}`);
+    if (outcome !== 'compensation_failed') found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), not compensation_failed`);
   }
-  if (reason.startsWith(FAILED) && saga.incidents.size === 0) found.breach(`${label}: ended ${FAILED} but no incident was recorded for a person`);
-  if (!reason.startsWith(FAILED) && !reason.startsWith(COMPENSATED)) {
-    found.breach(`${label}: its saga ended in review with reason ${clip(reason, 80)}, neither "${COMPENSATED}" nor ${FAILED}`);
+  if (outcome === 'compensation_failed' && saga.incidents.size === 0) found.breach(`${label}: ended compensation_failed but no incident was recorded for a person`);
+  if (outcome !== 'compensation_failed' && outcome !== 'compensated') {
+    found.breach(`${label}: its saga ended in review as ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), neither compensated nor compensation_failed`);
   }
-  if (!reason.startsWith(COMPENSATED)) return;
+  if (outcome !== 'compensated') return;
   for (const step of plan.steps) {
     if (!step.has_side_effect || !tookEffect(step.step_id)) continue;
-    const key = stepKey(job.idempotency_key, step.step_id);
+    const key = stepKey(job.key, step.step_id);
     const mine = comp.filter((row) => row.step_id === step.step_id);
     if (step.compensation === null) {
       if (!mine.some((row) => row.status === 'skipped' || row.status === 'success')) {
-        found.breach(`${label}: ended "${COMPENSATED}", but irreversible step ${step.step_id} (${step.tool}) took effect and no compensate skipped row names it for a person`);
+        found.breach(`${label}: ended compensated, but irreversible step ${step.step_id} (${step.tool}) took effect and no compensate skipped row names it for a person`);
       }
       continue;
     }
     if (!mine.some((row) => row.status === 'success')) {
       const last = mine[mine.length - 1];
-      found.breach(`${label}: ended "${COMPENSATED}", but step ${step.step_id} (${step.tool}) took effect and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`);
+      found.breach(`${label}: ended compensated, but step ${step.step_id} (${step.tool}) took effect and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`);
     }
     const applied = saga.compensationsOf.get(key) ?? [];
-    if (applied.length !== 1) found.breach(`${label}: ended "${COMPENSATED}", but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`);
+    if (applied.length !== 1) found.breach(`${label}: ended compensated, but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`);
   }
 }
 
@@ -142,6 +141,7 @@ function checkSaga(saga: Saga): void {
 export const sagaCompensation: Invariant = {
   id: 'saga-compensation',
   statement: 'after a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated"',
+  needs: ['history'],
   check: (evidence) =>
     judge(sagaCompensation.id, sagaCompensation.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
@@ -155,16 +155,15 @@ export const sagaCompensation: Invariant = {
       let sagas = 0;
       for (const job of list(evidence.jobs)) {
         const label = jobLabel(job);
-        const history: JobEvent[] = histories.get(job.id) ?? [];
+        const history: Transition[] = histories.get(job.id) ?? [];
         const transitions = history.filter((e) => e.kind === 'transition');
-        const began = transitions.find((e) => e.from_status === 'running' && e.to_status === 'compensating');
+        const began = transitions.find((e) => e.from === 'running' && e.to === 'compensating');
         const rows = txs.get(job.id) ?? [];
         if (!began) {
           const stray = rows.find((row) => row.action === 'compensate');
           if (stray) found.breach(`${label}: ${txLabel(stray)}, but the job never went to compensating`);
-          const reason = job.review_reason ?? '';
-          if (job.status === 'review' && (reason.startsWith(COMPENSATED) || reason.startsWith(FAILED))) {
-            found.breach(`${label}: review reason ${clip(reason, 80)} speaks of a saga, but the job never went to compensating`);
+          if (job.status === 'review' && (job.outcome === 'compensated' || job.outcome === 'compensation_failed')) {
+            found.breach(`${label}: ended ${job.outcome}, but the job never went to compensating`);
           }
           continue;
         }
@@ -175,8 +174,8 @@ export const sagaCompensation: Invariant = {
           continue;
         }
         const last = transitions[transitions.length - 1];
-        const final = last !== undefined && last.from_status === 'compensating' && last.to_status === 'review';
-        if (!final && last && last.from_status !== 'compensating' && job.status !== 'compensating') {
+        const final = last !== undefined && last.from === 'compensating' && last.to === 'review';
+        if (!final && last && last.from !== 'compensating' && job.status !== 'compensating') {
           found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
         }
         const incidents = new Set(list(evidence.incidents).filter((i) => i.job_id === job.id).map((i) => i.step_id));

@@ -35,11 +35,11 @@ function placesOf(evidence: Evidence): Place[] {
   for (const log of list(evidence.logs)) places.push({ where: `log ${log.name}`, text: String(log.text ?? ''), lines: true });
   for (const artefact of list(evidence.artefacts)) places.push({ where: `artefact ${artefact.name}`, text: String(artefact.text ?? ''), lines: true });
   for (const job of list(evidence.jobs)) {
-    if (job.last_error) places.push({ where: `${jobLabel(job)} last_error`, text: job.last_error, lines: false });
-    if (job.review_reason) places.push({ where: `${jobLabel(job)} review_reason`, text: job.review_reason, lines: false });
+    if (job.lastError) places.push({ where: `${jobLabel(job)} last_error`, text: job.lastError, lines: false });
+    if (job.reviewReason) places.push({ where: `${jobLabel(job)} review_reason`, text: job.reviewReason, lines: false });
   }
   for (const event of list(evidence.events)) {
-    if (event.reason) places.push({ where: `job ${event.job_id} event #${event.id} reason`, text: event.reason, lines: false });
+    if (event.reason) places.push({ where: `job ${event.jobId} event #${event.seq} reason`, text: event.reason, lines: false });
   }
   for (const row of list(evidence.txLog)) {
     if (row.detail) places.push({ where: `job ${row.job_id} tx #${row.id} (${row.step_id} ${row.action} ${row.status}) detail`, text: row.detail, lines: false });
@@ -100,6 +100,7 @@ function context(text: string, index: number, length: number, all: RegExp, maskO
 export const secretsRedacted: Invariant = {
   id: 'secrets-redacted',
   statement: "no secret from a payload appears in the store's errors, the logs or the report",
+  needs: [],
   check: (evidence) =>
     judge(secretsRedacted.id, secretsRedacted.statement, evidence, (found) => {
       const planted = [...new Set(list(evidence.secrets).filter((s): s is string => typeof s === 'string' && s.length > 0))];

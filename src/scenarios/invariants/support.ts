@@ -1,4 +1,4 @@
-import type { JobEvent, JobRow } from '../../queue/job.js';
+import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { PlanSchema, stepKey, type Plan, type PlanStep } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
@@ -36,7 +36,7 @@ export function judge(id: InvariantId, statement: string, evidence: Evidence, bo
     breaches.push(`could not judge this evidence (the checker failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`);
   }
   const lines = breaches.length > MAX_EVIDENCE_LINES ? [...breaches.slice(0, MAX_EVIDENCE_LINES), `... and ${breaches.length - MAX_EVIDENCE_LINES} more`] : breaches;
-  const verdict: Verdict = { id, statement, holds: breaches.length === 0, evidence: lines };
+  const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', evidence: lines };
   if (notes.length > 0) verdict.note = [...new Set(notes)].join('; ');
   return verdict;
 }
@@ -52,20 +52,20 @@ export function shortKey(key: string): string {
 }
 
 /** "job 3 (key 1a2b3c4d…)": how every line names a job. */
-export function jobLabel(job: Pick<JobRow, 'id' | 'idempotency_key'>): string {
-  return `job ${job.id} (key ${shortKey(job.idempotency_key)})`;
+export function jobLabel(job: Pick<JobSnapshot, 'id' | 'key'>): string {
+  return `job ${job.id} (key ${shortKey(job.key)})`;
 }
 
 /** "event #12 running→done by worker w1, fence 2, attempt 1, at …". */
-export function eventLabel(event: JobEvent): string {
+export function eventLabel(event: Transition): string {
   const who = event.worker ? `${event.actor} ${event.worker}` : event.actor;
   const kind = event.kind === 'refused' ? 'refused ' : '';
-  return `event #${event.id} ${kind}${event.from_status ?? '(new)'}→${event.to_status} by ${who}, fence ${event.fence}, attempt ${event.attempt}, at ${event.at}`;
+  return `event #${event.seq} ${kind}${event.from ?? '(new)'}→${event.to} by ${who}, epoch ${event.epoch}, attempt ${event.attempt}, at ${event.at}`;
 }
 
 /** "tx #7 charge execute unknown (attempt 1, w1, at …)". */
 export function txLabel(row: TxRow): string {
-  return `tx #${row.id} ${row.step_id} ${row.action} ${row.status} (attempt ${row.attempt}, ${row.worker}, at ${row.at})`;
+  return `tx #${row.id} ${row.step_id} ${row.action} ${row.status} (attempt ${row.attempt}, epoch ${row.epoch}, ${row.worker}, at ${row.at})`;
 }
 
 /** "ledger #5 send_email by w2 attempt 2 pid 4242 at …". */
@@ -103,15 +103,15 @@ function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> 
   return map;
 }
 
-/** Each job's history, in the order the store wrote it (by event id). */
-export function historyByJob(evidence: Evidence): Map<number, JobEvent[]> {
-  const map = groupBy(list(evidence.events), (event) => event.job_id);
-  for (const events of map.values()) events.sort((a, b) => a.id - b.id);
+/** Each job's history, in the order the queue wrote it (by seq). */
+export function historyByJob(evidence: Evidence): Map<string, Transition[]> {
+  const map = groupBy(list(evidence.events), (event) => event.jobId);
+  for (const events of map.values()) events.sort((a, b) => a.seq - b.seq);
   return map;
 }
 
 /** Each job's transaction log, in the order it was written (by row id). */
-export function txByJob(evidence: Evidence): Map<number, TxRow[]> {
+export function txByJob(evidence: Evidence): Map<string, TxRow[]> {
   const map = groupBy(list(evidence.txLog), (row) => row.job_id);
   for (const rows of map.values()) rows.sort((a, b) => a.id - b.id);
   return map;
@@ -137,24 +137,24 @@ export function acceptedByKey(evidence: Evidence): Map<string, Accepted> {
 }
 
 /** A claim: the transition that starts an attempt and opens a lease. */
-export function isClaim(event: JobEvent): boolean {
-  return event.kind === 'transition' && event.to_status === 'running';
+export function isClaim(event: Transition): boolean {
+  return event.kind === 'transition' && event.to === 'running';
 }
 
 /** One lease rebuilt from the history: opened by a claim, ended by the next transition out of running, or by a later claim. */
 export interface LeaseInterval {
-  claim: JobEvent;
+  claim: Transition;
   /** Undefined while the lease is still open at the end of the history. */
-  end: JobEvent | undefined;
+  end: Transition | undefined;
 }
 
 /** The leases of one job, from its history (sorted by id). */
-export function leasesOf(history: readonly JobEvent[]): LeaseInterval[] {
+export function leasesOf(history: readonly Transition[]): LeaseInterval[] {
   const leases: LeaseInterval[] = [];
   let open: LeaseInterval | undefined;
   for (const event of history) {
     if (event.kind !== 'transition') continue;
-    if (open && (isClaim(event) || event.from_status === 'running')) {
+    if (open && (isClaim(event) || event.from === 'running')) {
       open.end = event;
       open = undefined;
     }
@@ -171,10 +171,10 @@ export function leaseOfAttempt(leases: readonly LeaseInterval[], attempt: number
   return leases.find((lease) => lease.claim.attempt === attempt);
 }
 
-/** Whether a person sent the job back from review between two events of its history (by event id). */
-export function humanRequeueBetween(history: readonly JobEvent[], afterId: number, beforeId: number): JobEvent | undefined {
+/** Whether a person sent the job back from review between two events of its history (by seq). */
+export function humanRequeueBetween(history: readonly Transition[], afterId: number, beforeId: number): Transition | undefined {
   return history.find(
-    (event) => event.kind === 'transition' && event.id > afterId && event.id < beforeId && event.from_status === 'review' && event.actor === 'human',
+    (event) => event.kind === 'transition' && event.seq > afterId && event.seq < beforeId && event.from === 'review' && event.actor === 'human',
   );
 }
 
@@ -182,12 +182,12 @@ export function humanRequeueBetween(history: readonly JobEvent[], afterId: numbe
 export type PlanLookup = { plan: Plan; source: 'accepted' | 'payload' } | { plan: null; problem: string };
 
 /** Finds a job's plan without throwing: a job that is not a plan job, or a plan that does not parse, says why. */
-export function planOf(job: JobRow, accepted: Map<string, Accepted>): PlanLookup {
-  const asked = accepted.get(job.idempotency_key);
+export function planOf(job: JobSnapshot, accepted: Map<string, Accepted>): PlanLookup {
+  const asked = accepted.get(job.key);
   if (asked?.plan && Array.isArray(asked.plan.steps)) return { plan: asked.plan, source: 'accepted' };
   let payload: unknown;
   try {
-    payload = JSON.parse(job.payload_json);
+    payload = JSON.parse(job.payload);
   } catch {
     return { plan: null, problem: `${jobLabel(job)}: payload is not JSON` };
   }
@@ -198,6 +198,6 @@ export function planOf(job: JobRow, accepted: Map<string, Accepted>): PlanLookup
 }
 
 /** The steps of a plan that touch the world, each with its ledger key. */
-export function sideEffectSteps(job: JobRow, plan: Plan): Array<{ step: PlanStep; key: string }> {
-  return plan.steps.filter((step) => step.has_side_effect).map((step) => ({ step, key: stepKey(job.idempotency_key, step.step_id) }));
+export function sideEffectSteps(job: JobSnapshot, plan: Plan): Array<{ step: PlanStep; key: string }> {
+  return plan.steps.filter((step) => step.has_side_effect).map((step) => ({ step, key: stepKey(job.key, step.step_id) }));
 }

@@ -11,17 +11,18 @@ const STATUSES: readonly string[] = JOB_STATUSES;
 export const transitionsAllowed: Invariant = {
   id: 'transitions-allowed',
   statement: 'every state change in the history is in the allowed set',
+  needs: ['history'],
   check: (evidence) =>
     judge(transitionsAllowed.id, transitionsAllowed.statement, evidence, (found) => {
       const events = list(evidence.events);
       if (events.length === 0) found.note('the history is empty');
       for (const event of events) {
-        const where = `job ${event.job_id}: ${eventLabel(event)}`;
+        const where = `job ${event.jobId}: ${eventLabel(event)}`;
         if (event.kind !== 'transition' && event.kind !== 'refused') {
           found.breach(`${where}: unknown event kind ${JSON.stringify(event.kind)}`);
           continue;
         }
-        if (!STATUSES.includes(event.to_status) || (event.from_status !== null && !STATUSES.includes(event.from_status))) {
+        if (!STATUSES.includes(event.to) || (event.from !== null && !STATUSES.includes(event.from))) {
           found.breach(`${where}: names a status the state machine does not have`);
           continue;
         }
@@ -30,8 +31,8 @@ export const transitionsAllowed: Invariant = {
           found.breach(`${where}: unknown actor ${JSON.stringify(event.actor)}`);
           continue;
         }
-        if (!isAllowedTransition(event.from_status as JobStatus | null, event.to_status, event.actor as Actor)) {
-          found.breach(`${where}: ${event.from_status ?? '(new)'}→${event.to_status} by ${event.actor} is not an allowed change`);
+        if (!isAllowedTransition(event.from as JobStatus | null, event.to, event.actor as Actor)) {
+          found.breach(`${where}: ${event.from ?? '(new)'}→${event.to} by ${event.actor} is not an allowed change`);
         }
       }
     }),

@@ -14,7 +14,7 @@ export function complete(db: Db, lease: Lease, now: number, resultDigest: string
     'worker',
     () => ({
       to: 'done',
-      set: 'status = @to, result_digest = @digest, leased_by = NULL, lease_until = NULL, last_error = NULL, review_reason = NULL',
+      set: "status = @to, result_digest = @digest, leased_by = NULL, lease_until = NULL, last_error = NULL, review_reason = NULL, outcome = 'done'",
       params: { to: 'done', digest: resultDigest },
       reason: `done, verified result ${resultDigest.slice(0, 12)}`,
     }),

@@ -30,7 +30,8 @@ export function retry(db: Db, lease: Lease, input: RetryInput, write: LeaseWrite
       return {
         to: exhausted ? 'review' : 'retry',
         set: `status = @to, next_run_at = @nextRunAt, last_error = @error, leased_by = NULL, lease_until = NULL,
-              review_reason = CASE WHEN @to = 'review' THEN @reason ELSE review_reason END`,
+              review_reason = CASE WHEN @to = 'review' THEN @reason ELSE review_reason END,
+              outcome = CASE WHEN @to = 'review' THEN 'review' ELSE outcome END`,
         params: { to: exhausted ? 'review' : 'retry', nextRunAt: utc(input.now + input.delayMs), error: input.error, reason },
         reason,
       };

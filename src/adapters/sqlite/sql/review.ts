@@ -11,6 +11,8 @@ export interface ReviewInput {
   /** Already redacted and truncated. */
   error?: string;
   actor?: Actor;
+  /** A failure for a person, or a prepared step waiting for a person's approval. @default 'review' */
+  outcome?: 'review' | 'awaiting_approval';
 }
 
 /** Sends a held job to review with its reason and releases the lease; it stays there until a person acts. */
@@ -23,8 +25,8 @@ export function review(db: Db, lease: Lease, input: ReviewInput, write: LeaseWri
     () => ({
       to: 'review',
       set: `status = 'review', review_reason = @reason, last_error = COALESCE(@error, last_error),
-            leased_by = NULL, lease_until = NULL`,
-      params: { reason: input.reason, error: input.error ?? null },
+            leased_by = NULL, lease_until = NULL, outcome = @outcome`,
+      params: { reason: input.reason, error: input.error ?? null, outcome: input.outcome ?? 'review' },
       reason: input.reason,
     }),
     { to: 'review', what: 'review' },

@@ -24,7 +24,8 @@ ORDER BY id`;
 const RELEASE = `
 UPDATE agent_jobs
 SET status = @to, leased_by = NULL, lease_until = NULL, next_run_at = @at, updated_at = @at,
-    review_reason = CASE WHEN @to = 'review' THEN @reason ELSE review_reason END
+    review_reason = CASE WHEN @to = 'review' THEN @reason ELSE review_reason END,
+    outcome = CASE WHEN @to = 'review' THEN 'review' ELSE outcome END
 WHERE id = @id AND status = 'running' AND lease_fence = @fence AND lease_until < @cutoff`;
 
 /** Running jobs whose lease expired (by more than the skew margin). */
@@ -38,7 +39,7 @@ export function expiredLeases(db: Db, now: number, skewMarginMs: number): JobRow
  */
 export function releaseExpiredLease(
   db: Db,
-  job: JobRow,
+  job: Pick<JobRow, 'id' | 'lease_fence' | 'attempts'>,
   release: { to: 'retry' | 'review'; reason: string },
   input: SweepInput,
 ): boolean {
