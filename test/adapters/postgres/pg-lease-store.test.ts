@@ -187,6 +187,112 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
     });
   });
 
+  describe('row locks', () => {
+    /** Polls `condition` until it holds, failing after a deadline (never a fixed sleep). */
+    async function waitUntil(what: string, condition: () => Promise<boolean>, deadlineMs = 5_000): Promise<void> {
+      const deadline = Date.now() + deadlineMs;
+      while (!(await condition())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    /** A transaction on a foreign connection that releases `jobId`'s lease to retry and holds its row lock until told to commit. */
+    async function releaseInFlight(jobId: number): Promise<{ pid: number; commit(): Promise<void>; rollback(): Promise<void> }> {
+      const raw = await fx!.raw();
+      const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await raw.query('BEGIN');
+      await raw.query(`UPDATE agent_jobs SET status = 'retry', leased_by = NULL, lease_until = NULL, next_run_at = clock_timestamp() WHERE id = $1`, [jobId]);
+      return { pid, commit: async () => void (await raw.query('COMMIT')), rollback: async () => void (await raw.query('ROLLBACK')) };
+    }
+
+    /** Whether some backend waits for a lock `pid` holds. */
+    async function someoneWaitsFor(pid: number): Promise<boolean> {
+      const monitor = await monitorClient();
+      return (await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid])).rows[0]!.n > 0;
+    }
+
+    let monitor: pg.Client | undefined;
+    async function monitorClient(): Promise<pg.Client> {
+      monitor ??= await fx!.raw();
+      return monitor;
+    }
+    afterEach(() => {
+      monitor = undefined; // closed with the fixture's other raw clients
+    });
+
+    /** Settles `promise` into a flag, so a test can tell "returned" from "still waiting". */
+    function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
+      let settled = false;
+      const tracked = promise.finally(() => {
+        settled = true;
+      });
+      return { promise: tracked, settled: () => settled };
+    }
+
+    it("a checkpoint waits for a release in flight on its job, then is refused by what the release wrote (FOR SHARE's re-check)", async () => {
+      const [id] = await enqueueAll(fx!.store, ['a']);
+      const job = (await fx!.store.claim('w1'))!;
+      const release = await releaseInFlight(id!);
+      const append = track(fx!.store.appendTx({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, { stepId: 's', action: 'execute', key: 'k', status: 'started' }));
+      await waitUntil('the checkpoint returns or waits for the release', async () => append.settled() || (await someoneWaitsFor(release.pid)));
+      // Checked before the commit: a checkpoint that went ahead on its stale snapshot would have returned already.
+      const wentAhead = append.settled();
+      await release.commit();
+      expect(wentAhead).toBe(false);
+      expect(await append.promise).toBe(false);
+      expect(await fx!.store.readTx(id!)).toEqual([]);
+    });
+
+    it('a lease write waits for a release in flight, then is refused and recorded (FOR NO KEY UPDATE\'s re-check)', async () => {
+      const [id] = await enqueueAll(fx!.store, ['a']);
+      const job = (await fx!.store.claim('w1'))!;
+      const release = await releaseInFlight(id!);
+      const complete = track(fx!.store.complete({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, DIGEST));
+      await waitUntil('the write returns or waits for the release', async () => complete.settled() || (await someoneWaitsFor(release.pid)));
+      const wentAhead = complete.settled();
+      await release.commit();
+      expect(wentAhead).toBe(false);
+      expect(await complete.promise).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'retry', leasedBy: null, fence: 1 } });
+      expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'retry', result_digest: null });
+      expect((await fx!.store.events()).at(-1)).toMatchObject({ kind: 'refused', from_status: 'retry', to_status: 'done', worker: 'w1' });
+    });
+
+    it('a claim skips, without waiting, the jobs another transaction has locked: an expired one to sweep, and a ready one', async () => {
+      const [held, swept, readyLocked, readyFree] = await enqueueAll(fx!.store, ['held', 'swept', 'ready-locked', 'ready-free']);
+      expect((await fx!.store.claim('w0'))!.id).toBe(held);
+      expect((await fx!.store.claim('w0'))!.id).toBe(swept);
+      await fx!.store.expireLease(held!);
+      await fx!.store.expireLease(swept!);
+      // Locked elsewhere: `held` (expired, to sweep) and `ready-locked` (the oldest pending job).
+      const raw = await fx!.raw();
+      const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await raw.query('BEGIN');
+      await raw.query('SELECT id FROM agent_jobs WHERE id = ANY ($1) FOR UPDATE', [[held, readyLocked]]);
+      try {
+        const claimUnblocked = async (workerId: string) => {
+          const claim = track(fx!.store.claim(workerId));
+          await waitUntil(`${workerId}'s claim returns or waits for the lock`, async () => claim.settled() || (await someoneWaitsFor(pid)));
+          expect(claim.settled(), `${workerId}'s claim waited`).toBe(true);
+          return (await claim.promise)?.id;
+        };
+        // Sweeps `swept` (not `held`) back to retry, and takes it: the oldest ready.
+        expect(await claimUnblocked('w1')).toBe(swept);
+        // Passes over `ready-locked` to the next.
+        expect(await claimUnblocked('w2')).toBe(readyFree);
+      } finally {
+        await raw.query('ROLLBACK');
+      }
+      const rows = await fx!.store.jobs();
+      expect(rows.map((j) => [j.id, j.status, j.leased_by, j.lease_fence])).toEqual([
+        [held, 'running', 'w0', 1],
+        [swept, 'running', 'w1', 2],
+        [readyLocked, 'pending', null, 0],
+        [readyFree, 'running', 'w2', 1],
+      ]);
+    });
+  });
+
   describe('the state machine in the schema', () => {
     it('refuses, whoever writes, every status change the machine does not allow, and allows the rest', async () => {
       const store = fx!.store;
