@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { withPgClient } from './connection.js';
+import { assertSchemaName, quoteIdent } from './identifier.js';
+import { SCHEMA_SQL } from './schema.js';
+
+const PREFIX = 'qd_';
+const MAX_IDENTIFIER = 63;
+const HASH_CHARS = 12;
+
+/**
+ * The schema of one drill's queue: `qd_`, the run id made readable (lowercase,
+ * [a-z0-9_]), and a hash of the whole id, so two ids that read the same once
+ * cleaned (Run-1, run_1) or share a long prefix still get their own; at most
+ * PostgreSQL's 63 characters.
+ */
+export function schemaNameFor(runId: string): string {
+  const hash = createHash('sha256').update(runId).digest('hex').slice(0, HASH_CHARS);
+  const room = MAX_IDENTIFIER - PREFIX.length - 1 - HASH_CHARS;
+  const readable = runId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+/, '')
+    .slice(0, room)
+    .replace(/_+$/, '');
+  return readable === '' ? `${PREFIX}${hash}` : `${PREFIX}${readable}_${hash}`;
+}
+
+/**
+ * Creates a queue's schema and its tables in one transaction: all of it, or
+ * none. A schema of that name already there is an error, never reused.
+ */
+export async function createSchema(url: string, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  await withPgClient(url, async (client) => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+      await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+      await client.query(SCHEMA_SQL);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  });
+}
+
+/** Drops a queue's schema and everything in it; nothing to drop is fine. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  await withPgClient(url, async (client) => {
+    await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+  });
+}
