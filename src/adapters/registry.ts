@@ -9,6 +9,7 @@ import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
+import { postgresAdapter } from './postgres/postgres-adapter.js';
 import { SeedLiteralQueue } from './seed-literal/seed-literal-queue.js';
 import { sqliteAdapter, type SqliteQueueSpec } from './sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
@@ -107,7 +108,7 @@ function sqliteImpl(spec: SqliteImpl): QueueImpl {
 }
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
-export const QUEUE_IMPLS: readonly QueueImpl[] = SQLITE_QUEUES.map(sqliteImpl);
+export const QUEUE_IMPLS: readonly QueueImpl[] = [sqliteImpl(SQLITE_QUEUES[0]!), postgresAdapter, ...SQLITE_QUEUES.slice(1).map(sqliteImpl)];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
 export class UnknownQueueError extends InputError {

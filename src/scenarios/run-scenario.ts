@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { controlWith, type ControlEvent } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
@@ -78,7 +78,9 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
   const impl = queueImpl(s.queue);
   // Made (schema and all) before any child starts, so the children never race on it.
   const servers: ServerSettings = { pgUrl: options.servers.pgUrl ?? process.env.QD_PG_URL ?? s.pg_url };
-  const provisioned = await impl.provision({ runDir, runId: `${runDir}#${process.pid}#${++runCount}`, servers });
+  // Unique among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
+  const runId = `${scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
+  const provisioned = await impl.provision({ runDir, runId, servers });
   let observer: QueueConnection;
   try {
     observer = await connectQueue(impl, provisioned.locator, { clock, random: seededRandom(scenario.seed), leaseMs: s.lease_ms, skewMarginMs: s.skew_margin_ms, servers });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { queueImpl } from '../../src/adapters/registry.js';
+import { openSqliteQueue } from '../../src/adapters/registry.js';
 import { ManualClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import type { Claimed, QueueOptions, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
@@ -61,7 +61,7 @@ export function storeFixture(prefix: string): StoreFixture {
     clock,
     options,
     open(name) {
-      const queue = queueImpl(name).open(file, options);
+      const queue = openSqliteQueue(name, file, options);
       opened.push(queue.db);
       return queue;
     },

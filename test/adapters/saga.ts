@@ -19,15 +19,13 @@ export function rulesOf(name: string): SagaRules {
 }
 
 /** A worker's run of its claimed plan under `rules`. */
-export function runWith(fx: SagaFixture, claimed: Claimed, rules: SagaRules): Promise<PlanOutcome> {
+export async function runWith(fx: SagaFixture, claimed: Claimed, rules: SagaRules): Promise<PlanOutcome> {
   const payload = JSON.parse(claimed.job.payload_json) as Record<string, unknown>;
   return runPlan({
-    db: fx.queue.db,
-    lease: claimed.lease,
-    job: claimed.job,
+    claim: fx.claimOf(claimed),
+    log: await fx.logOf(claimed),
     plan: parsePlan(payload.plan),
     world: fx.client,
-    now: () => fx.clock.now(),
     secrets: secretsInPayload(payload),
     rules,
   });
@@ -39,15 +37,13 @@ export async function compensateWith(fx: SagaFixture, rules: SagaRules): Promise
   if (!claimed) throw new Error('no saga waits for compensation');
   const payload = JSON.parse(claimed.job.payload_json) as Record<string, unknown>;
   const outcome = await compensatePlan({
-    db: fx.queue.db,
-    lease: claimed.lease,
-    job: claimed.job,
+    claim: fx.claimOf(claimed),
+    log: await fx.logOf(claimed),
     plan: parsePlan(payload.plan),
     world: fx.client,
-    now: () => fx.clock.now(),
     secrets: secretsInPayload(payload),
     rules,
   });
-  if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') fx.queue.finishCompensation(claimed.lease, outcome.reason);
+  if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') fx.queue.finishCompensation(claimed.lease, outcome.kind, outcome.reason);
   return outcome;
 }

@@ -31,8 +31,8 @@ describe('unknown-retried', () => {
     const claimed = fx.start(planOf(EMAIL_STEP));
     fx.checkpoint(claimed, 'email', 'started'); // the worker died mid-call
     fx.expireLeases();
-    const released = await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1', rulesOf('unknown-retried'));
-    expect(released).toEqual([{ jobId: claimed.job.id, to: 'retry', reason: expect.not.stringMatching(/reconcil/) }]);
+    const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1', rulesOf('unknown-retried'));
+    expect(released).toEqual([{ jobId: String(claimed.job.id), to: 'retry', reason: expect.not.stringMatching(/reconcil/) }]);
   });
 
   it('reference: reconciles the email whose response was lost and, since nobody can look an email up, sends it to review', async () => {
@@ -48,8 +48,8 @@ describe('unknown-retried', () => {
     const claimed = fx.start(planOf(EMAIL_STEP));
     fx.checkpoint(claimed, 'email', 'started');
     fx.expireLeases();
-    expect(await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1', rulesOf('reference'))).toEqual([
-      { jobId: claimed.job.id, to: 'review', reason: expect.stringMatching(/outcome is unknown/) },
+    expect(await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1', rulesOf('reference'))).toEqual([
+      { jobId: String(claimed.job.id), to: 'review', reason: expect.stringMatching(/outcome is unknown/) },
     ]);
   });
 });

@@ -23,9 +23,9 @@ function counting(f: SagaFixture): WorldPort & { asked: string[] } {
   return {
     asked,
     call: (tool, key, args, meta) => f.client.call(tool, key, args, meta),
-    reconcile(tool, key) {
+    reconcile(tool, key, fence) {
       asked.push(`${tool} ${key}`);
-      return f.client.reconcile(tool, key);
+      return f.client.reconcile(tool, key, fence);
     },
   };
 }
@@ -46,8 +46,8 @@ describe('reconcileExpiredLeases', () => {
     const jobId = dead.job.id;
     const world = counting(fx);
 
-    const released = await reconcileExpiredLeases(fx.queue, world, 'coord-1');
-    expect(released).toEqual([{ jobId, to: 'retry', reason: `lease of w2 expired at ${dead.job.lease_until}; step charge reconciled: completed (${ref})` }]);
+    const released = await reconcileExpiredLeases(fx.conn, world, 'coord-1');
+    expect(released).toEqual([{ jobId: String(jobId), to: 'retry', reason: `lease of w2 expired at ${dead.job.lease_until}; step charge reconciled: completed (${ref})` }]);
     expect(world.asked).toEqual([`charge_customer ${fx.keyOf(jobId, 'charge')}`]);
     expect(fx.txLog(jobId).at(-1)).toMatchObject({
       step_id: 'charge',
@@ -73,8 +73,8 @@ describe('reconcileExpiredLeases', () => {
     const { dead } = await diedDuringCharge(fx, false);
     const jobId = dead.job.id;
 
-    const released = await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1');
-    expect(released).toEqual([{ jobId, to: 'retry', reason: expect.stringMatching(/; step charge reconciled: not executed$/) }]);
+    const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1');
+    expect(released).toEqual([{ jobId: String(jobId), to: 'retry', reason: expect.stringMatching(/; step charge reconciled: not executed$/) }]);
     expect(fx.txLog(jobId).at(-1)).toMatchObject({ step_id: 'charge', action: 'reconcile', status: 'not_executed', worker: 'coord-1' });
     expect(fx.job(jobId).status).toBe('retry');
     expect(fx.effectsFor(fx.keyOf(jobId, 'charge'))).toEqual([]);
@@ -97,10 +97,10 @@ describe('reconcileExpiredLeases', () => {
       if (sent) await fx.applyDirectly(dead, 'email', plan);
       fx.expireLeases();
 
-      const released = await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1');
+      const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1');
       expect(released).toEqual([
         {
-          jobId,
+          jobId: String(jobId),
           to: 'review',
           reason: expect.stringMatching(/^lease of w1 expired during step email \(send_email\); its outcome is unknown and reconciliation cannot settle it \(send_email cannot be looked up by key/),
         },
@@ -122,7 +122,7 @@ describe('reconcileExpiredLeases', () => {
     fx.checkpoint(dead, 'charge', 'started');
     fx.clock.advance(dead.job.lease_until ? Date.parse(dead.job.lease_until) - fx.clock.now() : 0); // at the lease's end: within the skew margin
     const world = counting(fx);
-    expect(await reconcileExpiredLeases(fx.queue, world, 'coord-1')).toEqual([]);
+    expect(await reconcileExpiredLeases(fx.conn, world, 'coord-1')).toEqual([]);
     expect(world.asked).toEqual([]);
     expect(fx.job(dead.job.id)).toMatchObject({ status: 'running', leased_by: 'w2' });
   });
@@ -133,8 +133,8 @@ describe('reconcileExpiredLeases', () => {
     fx.checkpoint(dead, 'write', 'started'); // idempotent: repeating it is harmless
     fx.expireLeases();
     const world = counting(fx);
-    expect(await reconcileExpiredLeases(fx.queue, world, 'coord-1')).toEqual([
-      { jobId: dead.job.id, to: 'retry', reason: `lease of w1 expired at ${dead.job.lease_until}` },
+    expect(await reconcileExpiredLeases(fx.conn, world, 'coord-1')).toEqual([
+      { jobId: String(dead.job.id), to: 'retry', reason: `lease of w1 expired at ${dead.job.lease_until}` },
     ]);
     expect(world.asked).toEqual([]);
     expect(txLines(fx.txLog(dead.job.id))).toEqual(['write execute started']);
@@ -147,12 +147,12 @@ describe('reconcileExpiredLeases', () => {
       call: () => Promise.reject(new Error('unused')),
       reconcile: () => Promise.reject(new Error('world unreachable')),
     };
-    expect(await reconcileExpiredLeases(fx.queue, down, 'coord-1')).toEqual([]);
+    expect(await reconcileExpiredLeases(fx.conn, down, 'coord-1')).toEqual([]);
     expect(fx.job(dead.job.id)).toMatchObject({ status: 'running', leased_by: 'w2' });
     expect(fx.txLog(dead.job.id).some((row) => row.action === 'reconcile')).toBe(false);
 
-    const released = await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1');
-    expect(released).toMatchObject([{ jobId: dead.job.id, to: 'retry' }]);
+    const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1');
+    expect(released).toMatchObject([{ jobId: String(dead.job.id), to: 'retry' }]);
     expect(fx.txLog(dead.job.id).at(-1)).toMatchObject({ action: 'reconcile', status: 'success', external_reference: ref });
   });
 
@@ -165,8 +165,8 @@ describe('reconcileExpiredLeases', () => {
     await fx.applyDirectly(dead, 'charge', THREE_STEP);
     fx.expireLeases();
 
-    const released = await reconcileExpiredLeases(fx.queue, fx.client, 'coord-1');
-    expect(released).toEqual([{ jobId: dead.job.id, to: 'review', reason: expect.stringMatching(/on its last attempt \(2 of 2\); step charge reconciled: completed/) }]);
+    const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1');
+    expect(released).toEqual([{ jobId: String(dead.job.id), to: 'review', reason: expect.stringMatching(/on its last attempt \(2 of 2\); step charge reconciled: completed/) }]);
     expect(fx.job(dead.job.id).status).toBe('review');
     expect(fx.txLog(dead.job.id).at(-1)).toMatchObject({ action: 'reconcile', status: 'success' });
   });
@@ -189,13 +189,13 @@ describe('reconcileExpiredLeases', () => {
     // The zombie wakes while the coordinator waits for the world's answer, and renews its lease.
     const racing: WorldPort = {
       call: (tool, key, args, meta) => fx!.client.call(tool, key, args, meta),
-      async reconcile(tool, key) {
-        const answer = await fx!.client.reconcile(tool, key);
+      async reconcile(tool, key, fence) {
+        const answer = await fx!.client.reconcile(tool, key, fence);
         expect(fx!.queue.heartbeat(dead.lease)).toMatchObject({ ok: true });
         return answer;
       },
     };
-    expect(await reconcileExpiredLeases(fx.queue, racing, 'coord-1')).toEqual([]);
+    expect(await reconcileExpiredLeases(fx.conn, racing, 'coord-1')).toEqual([]);
     expect(fx.job(jobId)).toMatchObject({ status: 'running', leased_by: 'w2' });
 
     // The zombie goes on: its call applies, then it dies for good before logging the answer.

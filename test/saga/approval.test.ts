@@ -19,8 +19,8 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
 
     // Attempt 1: the write runs, the charge is prepared, and the job waits for a person.
     const waiting = await fx.runAndSettle(first);
-    expect(waiting).toEqual({ kind: 'review', reason: expect.stringMatching(/^approval required before step charge \(charge_customer\)/) });
-    expect(fx.job(jobId)).toMatchObject({ status: 'review', review_reason: expect.stringContaining('approval required'), leased_by: null });
+    expect(waiting).toEqual({ kind: 'review', awaitingApproval: true, reason: expect.stringMatching(/^approval required before step charge \(charge_customer\)/) });
+    expect(fx.job(jobId)).toMatchObject({ status: 'review', outcome: 'awaiting_approval', review_reason: expect.stringContaining('approval required'), leased_by: null });
     expect(txLines(fx.txLog(jobId))).toEqual(['write execute started', 'write execute success', 'charge prepare success']);
     expect(fx.effectCounts()).toEqual({ [write]: 1 });
     expect(fx.effectsFor(charge)).toEqual([]);
@@ -30,13 +30,15 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
     expect(fx.queue.claim('w-eager')).toBeNull();
 
     // The person's approval is logged as theirs and sends the job back.
-    expect(approveStep(fx.queue, jobId, 'alice')).toBe('charge');
-    expect(fx.job(jobId).status).toBe('pending');
-    const approval = fx.txLog(jobId).at(-1);
-    expect(approval).toMatchObject({ step_id: 'charge', action: 'approve', status: 'success', worker: 'human:alice', idempotency_key: charge });
-    expect(stepStates(fx.queue.db, jobId).get('charge')).toMatchObject({ prepared: true, approvedBy: 'human:alice' });
+    expect(await approveStep(fx.conn, String(jobId), 'alice')).toBe('charge');
+    expect(fx.job(jobId)).toMatchObject({ status: 'pending', outcome: null });
+    // The approval and the requeue are the person's, in the saga's log, committed with the requeue.
+    const [approval, requeue] = fx.txLog(jobId).slice(-2);
+    expect(approval).toMatchObject({ step_id: 'charge', action: 'approve', status: 'success', worker: 'human:alice', idempotency_key: charge, epoch: 1 });
+    expect(requeue).toMatchObject({ step_id: '(job)', action: 'requeue', status: 'success', worker: 'human:alice', detail: 'approved step charge' });
+    expect(stepStates(fx.txLog(jobId)).get('charge')).toMatchObject({ prepared: true, approvedBy: 'human:alice' });
     // A second approval has nothing to approve.
-    expect(() => approveStep(fx!.queue, jobId, 'bob')).toThrow(ApprovalError);
+    await expect(approveStep(fx.conn, String(jobId), 'bob')).rejects.toThrow(ApprovalError);
 
     // Attempt 2: the write is not run again, the charge and the email run, verified, done.
     const second = fx.claim('w2');
@@ -49,6 +51,7 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
       'write execute success',
       'charge prepare success',
       'charge approve success',
+      '(job) requeue success',
       'charge execute started',
       'charge execute success',
       'email execute started',
@@ -71,9 +74,9 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
   it('refuses an approval for a job that is not waiting for one', async () => {
     fx = await startSaga();
     const claimed = fx.start(planOf(WRITE_STEP));
-    expect(() => approveStep(fx!.queue, claimed.job.id, 'alice')).toThrow(/running, not waiting for an approval/);
+    await expect(approveStep(fx.conn, String(claimed.job.id), 'alice')).rejects.toThrow(/running, not waiting for an approval/);
     expect(await fx.runAndSettle(claimed)).toMatchObject({ kind: 'done' });
-    expect(() => approveStep(fx!.queue, claimed.job.id, 'alice')).toThrow(ApprovalError);
+    await expect(approveStep(fx.conn, String(claimed.job.id), 'alice')).rejects.toThrow(ApprovalError);
   });
 });
 

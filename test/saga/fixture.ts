@@ -1,17 +1,22 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ManualClock, systemClock } from '../../src/kernel/clock.js';
-import type { JobRow, LeaseWriteResult } from '../../src/queue/job.js';
+import type { JobRow } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
 import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { SqliteLeaseStore } from '../../src/adapters/sqlite/sqlite-lease-store.js';
+import type { QueueConnection } from '../../src/port/adapter.js';
+import type { Incident, SagaLog, TxRow, TxStatus } from '../../src/port/checkpoint.js';
+import type { Claim, WriteResult } from '../../src/port/delivery.js';
+import { settle } from '../../src/queue/lease-worker.js';
+import { referenceConnection } from '../../src/queue/reference-connection.js';
+import { toClaim } from '../../src/queue/rows.js';
 import { approveStep } from '../../src/saga/approve.js';
 import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
-import { enqueuePlan } from '../../src/saga/enqueue-plan.js';
-import { readIncidents, type Incident } from '../../src/saga/incidents.js';
+import { planJob } from '../../src/saga/enqueue-plan.js';
 import { compensationKey, parsePlan, stepKey, type Plan } from '../../src/saga/plan.js';
 import { runPlan, type PlanOutcome } from '../../src/saga/run-plan.js';
-import { appendTx, readTxLog, type TxRow, type TxStatus } from '../../src/saga/tx-log.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
 import { WorldClient } from '../../src/world/client.js';
 import type { FaultSpecInput } from '../../src/world/faults.js';
@@ -100,7 +105,10 @@ export interface SagaFixture {
   storeFile: string;
   ledgerFile: string;
   clock: ManualClock;
+  /** The SQLite queue itself, driven directly (a worker's claim, a store's reads). */
   queue: SqliteQueue;
+  /** The same queue through the adapter contract, as the roles see it. */
+  conn: QueueConnection;
   server: WorldServer;
   /** The default client (timeout 5 s). */
   client: WorldClient;
@@ -112,10 +120,14 @@ export interface SagaFixture {
   claim(worker?: string): Claimed;
   /** enqueue + claim. */
   start(plan: Plan, options?: { maxAttempts?: number; worker?: string }): Claimed;
+  /** The claim a holder of `claimed` shows (the port's view of it). */
+  claimOf(claimed: Claimed): Claim;
+  /** The saga log of `claimed`'s job, fenced for its holder. */
+  logOf(claimed: Claimed): Promise<SagaLog>;
   /** A worker's run of its claimed plan (runPlan), against `world` (default: the default client). */
   run(claimed: Claimed, world?: WorldPort): Promise<PlanOutcome>;
-  /** What the worker does with an outcome (src/worker/run-plan-job.ts): exactly one queue write. */
-  settle(claimed: Claimed, outcome: PlanOutcome): LeaseWriteResult | null;
+  /** What the worker's loop does with an outcome (src/queue/lease-worker.ts): exactly one queue write. */
+  settle(claimed: Claimed, outcome: PlanOutcome): Promise<WriteResult | null>;
   /** run + settle. */
   runAndSettle(claimed: Claimed, world?: WorldPort): Promise<PlanOutcome>;
   /** The coordinator's side of a saga: claimCompensation + compensatePlan, settling finished sagas with finishCompensation. */
@@ -155,6 +167,8 @@ export async function startSaga(): Promise<SagaFixture> {
     skewMarginMs: SKEW_MS,
     retryDelay: { baseMs: RETRY_MS, capMs: RETRY_MS, jitterMs: 0 },
   });
+  const store = new SqliteLeaseStore(queue);
+  const conn = referenceConnection(store, { leaseMs: LEASE_MS });
   const ledger = WorldLedger.open(ledgerFile);
   let server: WorldServer;
   try {
@@ -187,15 +201,13 @@ export async function startSaga(): Promise<SagaFixture> {
     ledgerFile,
     clock,
     queue,
+    conn,
     server,
     client,
     newClient,
     enqueue(plan, options = {}) {
-      const { jobId } = enqueuePlan(
-        { store: storeFile, clock, random },
-        { plan, key: options.key, maxAttempts: options.maxAttempts ?? 3, workflowVersion: 'saga-test-v1' },
-      );
-      return jobId;
+      const request = planJob({ plan, key: options.key, maxAttempts: options.maxAttempts ?? 3, workflowVersion: 'saga-test-v1' });
+      return queue.enqueue({ key: request.key, action: request.action, payload: request.payload, maxAttempts: request.maxAttempts }).jobId;
     },
     claim(worker = 'w1') {
       const claimed = queue.claim(worker);
@@ -206,39 +218,22 @@ export async function startSaga(): Promise<SagaFixture> {
       fixture.enqueue(plan, options);
       return fixture.claim(options.worker);
     },
-    run(claimed, world = client) {
+    claimOf: (claimed) => toClaim(claimed.job),
+    logOf: (claimed) => conn.saga.logFor(toClaim(claimed.job)),
+    async run(claimed, world = client) {
       const payload = payloadOf(claimed.job);
       return runPlan({
-        db: queue.db,
-        lease: claimed.lease,
-        job: claimed.job,
+        claim: toClaim(claimed.job),
+        log: await fixture.logOf(claimed),
         plan: parsePlan(payload.plan),
         world,
-        now: () => clock.now(),
         secrets: secretsInPayload(payload),
       });
     },
-    settle(claimed, outcome) {
-      switch (outcome.kind) {
-        case 'done':
-          return queue.complete(claimed.lease, outcome.digest);
-        case 'retry':
-          return queue.retry(claimed.lease, outcome.error, claimed.job.attempts);
-        case 'review':
-          return queue.review(claimed.lease, outcome.reason, outcome.error);
-        case 'compensate':
-          return queue.beginCompensation(claimed.lease, outcome.reason, outcome.error);
-        case 'lease_lost':
-          return null;
-        default: {
-          const unreachable: never = outcome;
-          throw new Error(`unknown outcome ${JSON.stringify(unreachable)}`);
-        }
-      }
-    },
+    settle: (claimed, outcome) => settle(store, toClaim(claimed.job), outcome),
     async runAndSettle(claimed, world) {
       const outcome = await fixture.run(claimed, world);
-      const write = fixture.settle(claimed, outcome);
+      const write = await fixture.settle(claimed, outcome);
       if (write && !write.ok) throw new Error(`the queue refused the ${outcome.kind} write: ${JSON.stringify(write)}`);
       return outcome;
     },
@@ -247,34 +242,27 @@ export async function startSaga(): Promise<SagaFixture> {
       if (!claimed) throw new Error('no saga waits for compensation');
       const payload = payloadOf(claimed.job);
       const outcome = await compensatePlan({
-        db: queue.db,
-        lease: claimed.lease,
-        job: claimed.job,
+        claim: toClaim(claimed.job),
+        log: await fixture.logOf(claimed),
         plan: parsePlan(payload.plan),
         world,
-        now: () => clock.now(),
         secrets: secretsInPayload(payload),
       });
       if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') {
-        const write = queue.finishCompensation(claimed.lease, outcome.reason);
+        const write = queue.finishCompensation(claimed.lease, outcome.kind, outcome.reason);
         if (!write.ok) throw new Error(`finishCompensation refused: ${JSON.stringify(write)}`);
       }
       return { claimed, outcome };
     },
     checkpoint(claimed, stepId, status) {
-      const ok = appendTx(
-        queue.db,
-        { kind: 'lease', lease: claimed.lease },
-        { stepId, action: 'execute', key: keyOf(claimed.job.id, stepId), status, attempt: claimed.job.attempts },
-        clock.now(),
-      );
+      const ok = queue.appendTx(claimed.lease, { stepId, action: 'execute', key: keyOf(claimed.job.id, stepId), status });
       if (!ok) throw new Error('checkpoint refused: the lease is not held');
     },
     async applyDirectly(claimed, stepId, plan) {
       const step = plan.steps.find((s) => s.step_id === stepId);
       if (!step) throw new Error(`no step ${stepId}`);
       const answer = await client.call(step.tool, keyOf(claimed.job.id, stepId), step.args, {
-        job: claimed.job.id,
+        job: String(claimed.job.id),
         step: stepId,
         attempt: claimed.job.attempts,
         worker: claimed.lease.workerId,
@@ -286,8 +274,8 @@ export async function startSaga(): Promise<SagaFixture> {
       clock.advance(PAST_LEASE_MS);
     },
     job,
-    txLog: (jobId) => readTxLog(queue.db, jobId),
-    incidents: (jobId) => readIncidents(queue.db, jobId),
+    txLog: (jobId) => queue.txLog(jobId),
+    incidents: (jobId) => queue.incidents(jobId),
     effects: () => readLedger(ledgerFile),
     effectsFor: (key) => readLedger(ledgerFile).filter((e) => e.key === key),
     calls: () => readCalls(ledgerFile),
@@ -328,7 +316,7 @@ export async function approvedClaim(fx: SagaFixture, plan: Plan, options: { maxA
   if (outcome.kind !== 'review' || !outcome.reason.startsWith('approval required')) {
     throw new Error(`expected review for approval, got ${JSON.stringify(outcome)}`);
   }
-  approveStep(fx.queue, first.job.id, 'alice');
+  await approveStep(fx.conn, String(first.job.id), 'alice');
   return fx.claim('w2');
 }
 

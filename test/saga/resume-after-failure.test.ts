@@ -1,5 +1,4 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { appendTx } from '../../src/saga/tx-log.js';
 import { approvedClaim, expectNothingOpen, startSaga, THREE_STEP, type SagaFixture } from './fixture.js';
 
 let fx: SagaFixture | undefined;
@@ -11,12 +10,7 @@ afterAll(expectNothingOpen);
 
 // The holder logged a call as failed and died before it wrote what follows.
 function failedAndDied(f: SagaFixture, claimed: Awaited<ReturnType<typeof approvedClaim>>, errorKind: string): void {
-  const ok = appendTx(
-    f.queue.db,
-    { kind: 'lease', lease: claimed.lease },
-    { stepId: 'charge', action: 'execute', key: f.keyOf(claimed.job.id, 'charge'), status: 'failed', attempt: claimed.job.attempts, detail: `injected ${errorKind}`, errorKind },
-    Date.now(),
-  );
+  const ok = f.queue.appendTx(claimed.lease, { stepId: 'charge', action: 'execute', key: f.keyOf(claimed.job.id, 'charge'), status: 'failed', detail: `injected ${errorKind}`, errorKind });
   if (!ok) throw new Error('checkpoint refused');
 }
 

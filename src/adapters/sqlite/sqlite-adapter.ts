@@ -2,17 +2,11 @@ import { join } from 'node:path';
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
 import { toolVersion } from '../../kernel/version.js';
-import type { Capabilities, QueueAdapter } from '../../port/adapter.js';
+import type { QueueAdapter } from '../../port/adapter.js';
+import { REFERENCE_CAPABILITIES } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
 import { SqliteLeaseStore } from './sqlite-lease-store.js';
 import type { QueueOptions, SqliteQueue } from './sqlite-queue.js';
-
-/** The reference design keeps every piece of evidence, and its saga log in the same file. */
-export const REFERENCE_CAPABILITIES: Capabilities = {
-  evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true },
-  sagaStore: 'in-queue',
-  takeover: 'coordinator',
-};
 
 /** A SQLite queue of the reference design (the reference itself or a broken variant), and how to open it on a store file. */
 export interface SqliteQueueSpec {

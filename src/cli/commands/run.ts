@@ -14,6 +14,8 @@ export const runCommand = defineCommand({
     parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
+    'pg-url': { type: 'string', describe: 'PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario\'s pg_url, else postgres://postgres@127.0.0.1:5432/postgres]' },
+    keep: { type: 'boolean', default: false, describe: "keep each drill's queue (a PostgreSQL schema) instead of dropping it after the run" },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
   async run(args) {
@@ -36,6 +38,8 @@ export const runCommand = defineCommand({
         parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
+        servers: { pgUrl: args['pg-url'] },
+        keep: args.keep,
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),
         toolVersion: toolVersion(),

@@ -1,0 +1,48 @@
+import { toolVersion } from '../../kernel/version.js';
+import type { QueueAdapter } from '../../port/adapter.js';
+import { REFERENCE_CAPABILITIES } from '../../queue/reference-capabilities.js';
+import { referenceConnection } from '../../queue/reference-connection.js';
+import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
+import { PgLeaseStore } from './pg-lease-store.js';
+import { createSchema, dropSchema, schemaNameFor } from './provision.js';
+
+/** The environment variable the drill's processes find the server in (never their command line: a URL may carry a password). */
+const URL_ENV = 'QD_PG_URL';
+
+/**
+ * The reference queue on PostgreSQL: the same states, fenced writes, history
+ * and review rules as on SQLite, with claims by FOR UPDATE SKIP LOCKED and
+ * every time from the server's clock. Each drill gets its own schema, dropped
+ * after the run unless kept; the server is --pg-url, else QD_PG_URL, else the
+ * scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres.
+ */
+export const postgresAdapter: QueueAdapter = {
+  name: 'postgres',
+  description: 'the reference queue on PostgreSQL: a schema per drill, claims by FOR UPDATE SKIP LOCKED, times from the server clock',
+  version: `queue-drill ${toolVersion()} (PostgreSQL)`,
+  capabilities: REFERENCE_CAPABILITIES,
+  soundness: 'sound',
+  locatorKind: 'name',
+  async preflight(servers) {
+    await assertPgReachable(resolvePgUrl(servers.pgUrl));
+  },
+  async provision(request) {
+    const url = resolvePgUrl(request.servers.pgUrl);
+    const schema = schemaNameFor(request.runId);
+    await createSchema(url, schema);
+    return {
+      locator: schema,
+      env: { [URL_ENV]: url },
+      where: `${maskUrl(url)} schema ${schema}`,
+      teardown: async ({ keep }) => {
+        if (!keep) await dropSchema(url, schema);
+      },
+    };
+  },
+  async connect(locator, options) {
+    const url = resolvePgUrl(options.servers?.pgUrl);
+    // A server that does not answer is one line naming it, not a driver's stack trace at the first query.
+    await assertPgReachable(url);
+    return referenceConnection(new PgLeaseStore({ url, schema: locator }, options), { leaseMs: options.leaseMs });
+  },
+};
