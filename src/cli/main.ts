@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseFast, withOptions, yargsCommandName, type Command } from './command.js';
 import { approveCommand } from './commands/approve.js';
+import { contractCommand } from './commands/contract.js';
 import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
 import { enqueueCommand } from './commands/enqueue.js';
@@ -21,6 +22,7 @@ const COMMANDS: readonly Command<any>[] = [
   runCommand,
   exploreCommand,
   selftestCommand,
+  contractCommand,
   demoCommand,
   keyCommand,
   workerCommand,

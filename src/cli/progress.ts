@@ -51,7 +51,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     summary(report: DrillReport, written: WrittenReport): void {
       clear();
       const s = report.summary;
-      const notJudged = s.invariants.notJudged > 0 ? `; ${s.invariants.notJudged} invariant verdicts not judged (the queue cannot give their evidence)` : '';
+      const notJudged = s.invariants.notJudged > 0 ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)` : '';
       stream.write(
         `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
           `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n`,

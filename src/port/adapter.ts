@@ -32,6 +32,8 @@ export interface Capabilities {
   sagaStore: 'in-queue' | 'beside-the-run';
   /** Who takes a dead holder's job back: the drill's coordinator (through `takeover`), or the queue's own machinery. */
   takeover: 'coordinator' | 'queue';
+  /** Whose clock leases and delays run on: the caller's (ConnectOptions.clock, so a test can move it), or the queue's server. */
+  clock: 'caller' | 'server';
 }
 
 /** Servers an adapter may need, from the command line, the environment, or the scenario. */

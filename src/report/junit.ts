@@ -92,7 +92,7 @@ function expectedOutcome(scenario: ScenarioReport): TestCase {
   const wrong = scenario.jobs.filter((job) => !job.matches);
   if (scenario.expectations.length === 0 && wrong.length === 0) return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'passed' } };
   // The expectation lines say it best; a job marked as not matching without one still gets a line.
-  const lines = scenario.expectations.length > 0 ? scenario.expectations : wrong.map((job) => `job #${job.id} (${job.key}): expected ${job.expected.status}, ended ${job.actual.status}`);
+  const lines = scenario.expectations.length > 0 ? scenario.expectations : wrong.map((job) => `job ${job.id ?? '(no job in the queue)'} (${job.key}): expected ${job.expected.status}, ended ${job.actual.status}`);
   const message = wrong.length > 0 ? `${wrong.length} of ${scenario.jobs.length} jobs did not end as expected` : `${lines.length} expectation${lines.length === 1 ? '' : 's'} not met`;
   return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'failure', type: 'expectation', message: `${message}: ${lines[0] ?? ''}`, body: [...lines, '', `replay: ${scenario.replay}`].join('\n') } };
 }

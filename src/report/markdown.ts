@@ -90,7 +90,7 @@ function firedOfArmed(scenario: ScenarioReport): string {
 function jobsCell(jobs: readonly JobReport[]): string {
   if (jobs.length === 0) return '—';
   const wrong = jobs.filter((j) => !j.matches);
-  const listed = wrong.slice(0, 3).map((j) => `#${j.id} expected ${text(j.expected.status)}, got ${text(j.actual.status)}`);
+  const listed = wrong.slice(0, 3).map((j) => `${jobName(j.id)} expected ${text(j.expected.status)}, got ${text(j.actual.status)}`);
   if (wrong.length > listed.length) listed.push(`${wrong.length - listed.length} more`);
   return `${jobs.length - wrong.length}/${jobs.length}${listed.length > 0 ? `: ${listed.join('; ')}` : ''}`;
 }
@@ -182,7 +182,7 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
           code(r.process),
           r.killedAt,
           r.point !== null ? code(r.point) : '—',
-          r.jobId !== null ? `#${r.jobId}` : '—',
+          r.jobId !== null ? code(r.jobId) : '—',
           r.killToReclaimMs !== null ? duration(r.killToReclaimMs) : 'never',
           r.killToSettledMs !== null ? duration(r.killToSettledMs) : 'never',
         ]),
@@ -218,7 +218,7 @@ function jobDetails(job: JobReport, out: string[]): void {
   const expected = `${text(job.expected.status)}${job.expected.reason !== undefined ? ` (reason matching ${code(job.expected.reason)})` : ''}`;
   const actual = `${text(job.actual.status)}${job.actual.reason !== null ? ` (${text(job.actual.reason)})` : ''}`;
   out.push(
-    `**Job #${job.id}** ${code(job.key)} ${job.matches ? '✅' : '❌'}: expected ${expected}, ended ${actual}; attempts ${job.attempts}/${job.maxAttempts}.`,
+    `**Job ${jobName(job.id)}** ${code(job.key)} ${job.matches ? '✅' : '❌'}: expected ${expected}, ended ${actual}; attempts ${job.attempts}/${job.maxAttempts}.`,
     '',
   );
   if (job.duplicatedEffects.length > 0) {
@@ -246,6 +246,11 @@ function text(value: string): string {
 }
 
 // An identifier in a code span, whose delimiter is longer than any run of backticks inside it.
+/** A job as a line names it: its id (any text a queue uses, so in code), or that the queue holds none. */
+function jobName(id: string | null): string {
+  return id === null ? '(no job in the queue)' : code(id);
+}
+
 function code(value: string): string {
   const content = visible(oneLine(value));
   const longest = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));

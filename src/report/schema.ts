@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
-import { FAILPOINTS } from '../faults/points.js';
+import { FAILPOINTS, FAULT_ACTIONS } from '../faults/points.js';
 import { EVIDENCE_KINDS, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS, type EvidenceKind } from '../kernel/vocabulary.js';
 import type { Expectation, TimelineEvent, Verdict } from '../scenarios/evidence.js';
 import { scenarioVerdict, summarize } from './verdict.js';
@@ -57,6 +57,8 @@ export const TimelineEventSchema = z.strictObject({
   pid: z.int().optional(),
   detail: z.string(),
   point: z.enum(FAILPOINTS).optional(),
+  action: z.enum(FAULT_ACTIONS).optional(),
+  ms: z.int().min(0).optional(),
   worker: z.string().optional(),
   job: z.string().optional(),
   attempt: z.int().optional(),
@@ -235,7 +237,7 @@ export function reportJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(DrillReportSchema, { target: 'draft-2020-12' }) as Record<string, unknown>;
 }
 
-/** One problem with a report: where (e.g. "scenarios[1].invariants[0].holds") and what. */
+/** One problem with a report: where (e.g. "scenarios[1].invariants[0].status") and what. */
 export interface ReportIssue {
   path: string;
   message: string;
@@ -270,7 +272,7 @@ export function checkReport(value: unknown): { ok: true; report: DrillReport } |
   return { ok: false, issues: result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })) };
 }
 
-// "scenarios[1].invariants[0].holds": the way a person would write it in jq or JavaScript.
+// "scenarios[1].invariants[0].status": the way a person would write it in jq or JavaScript.
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
 }

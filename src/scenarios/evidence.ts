@@ -1,4 +1,4 @@
-import type { FailpointName } from '../faults/points.js';
+import type { FailpointName, FaultActionName } from '../faults/points.js';
 import type { EvidenceKind, ExpectedStatus, InvariantId, InvariantStatus, TimelineKind } from '../kernel/vocabulary.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
@@ -26,6 +26,9 @@ export interface TimelineEvent {
   detail: string;
   /** For an event at a failpoint: which point, and where the process was (its worker id, the job, attempt, step). */
   point?: FailpointName;
+  /** For a fault that fired: its action, and for a pause or a delay how long it held the process. */
+  action?: FaultActionName;
+  ms?: number;
   worker?: string;
   job?: string;
   attempt?: number;

@@ -109,9 +109,10 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
       return;
     }
     if (event.action.type === 'pause') activePauses++;
-    timeline.record('fault-fired', `${event.action.type} at ${where} (rule ${event.rule})`, process, place);
+    const fired = { ...place, action: event.action.type, ...('ms' in event.action ? { ms: event.action.ms } : {}) };
+    timeline.record('fault-fired', `${event.action.type} at ${where} (rule ${event.rule})`, process, fired);
     if (event.action.type === 'crash') timeline.record('kill', `SIGKILL while held at ${where}`, process, place);
-    if (event.action.type === 'pause') timeline.record('pause', `SIGSTOP for ${event.action.ms} ms at ${where}`, process, place);
+    if (event.action.type === 'pause') timeline.record('pause', `SIGSTOP for ${event.action.ms} ms at ${where}`, process, fired);
   };
   const control = controlWith({ plan, onEvent: onControl, clock });
   const roles: Role[] = [];

@@ -2,7 +2,7 @@ import { utc, type Clock } from '../kernel/clock.js';
 import type { TimelineEvent } from './evidence.js';
 
 /** Where a process was, for an event at a failpoint. */
-export type TimelinePlace = Pick<TimelineEvent, 'point' | 'worker' | 'job' | 'attempt' | 'step'>;
+export type TimelinePlace = Pick<TimelineEvent, 'point' | 'action' | 'ms' | 'worker' | 'job' | 'attempt' | 'step'>;
 
 /** The harness's own record of what it saw and did during one drill, in order. */
 export class Timeline {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
-import type { DrillReport } from '../../src/report/schema.js';
+import { EVIDENCE_KINDS } from '../../src/kernel/vocabulary.js';
+import { checkReport, REPORT_VERSION, type DrillReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
@@ -23,8 +24,11 @@ function processesMentioning(text: string): number[] {
   return pids;
 }
 
+/** The newest report.json under `out`, which must validate against the report schema. */
 function latestReport(out: string): DrillReport {
-  return JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as DrillReport;
+  const checked = checkReport(JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')));
+  if (!checked.ok) throw new Error(`report.json does not validate: ${JSON.stringify(checked.issues)}`);
+  return checked.report;
 }
 
 describe('queue-drill run', () => {
@@ -40,19 +44,33 @@ describe('queue-drill run', () => {
   };
   const run = (args: string[]) => execa(process.execPath, [CLI_PATH, 'run', ...args], { reject: false, env: { CI: 'true' } });
 
-  it('passes a drill whose fault fires, writes report.json, report.md, junit.xml and points latest at them', async () => {
+  it.each([
+    { queue: 'the reference queue (the default)', args: [] },
+    { queue: '--queue sqlite (an alias of reference)', args: ['--queue', 'sqlite'] },
+  ])('on $queue passes a drill whose fault fires, writes report.json (v2), report.md, junit.xml and points latest at them', async ({ args }) => {
     const out = outDir();
-    const result = await run([SMALL, '--only', 'crash-after-claim', '--out', out]);
+    const result = await run([SMALL, '--only', 'crash-after-claim', '--out', out, ...args]);
     expect(result.exitCode, result.stderr).toBe(0);
     const runDir = realpathSync(join(out, 'latest'));
     for (const file of ['report.json', 'report.md', 'junit.xml', 'report.schema.json']) expect(existsSync(join(runDir, file)), file).toBe(true);
     const report = latestReport(out);
-    expect(report.summary).toEqual({ scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0 });
+    expect(report.version).toBe(REPORT_VERSION);
+    // The reference queue gives every kind of evidence, so every invariant is judged.
+    expect(report.summary).toEqual({ scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } });
     const [scenario] = report.scenarios;
+    expect(scenario!.queueVersion).not.toBe('');
+    expect(scenario!.available).toEqual(Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, true])));
+    expect(scenario!.invariants.every((v) => v.status === 'held')).toBe(true);
     expect(scenario!.faults[0]!.fired).toBe(1);
-    expect(scenario!.recovery[0]!.killToSettledMs).toBeGreaterThan(0);
+    const [recovery] = scenario!.recovery;
+    expect(recovery!.killToSettledMs).toBeGreaterThan(0);
+    // Job ids are the queue's, as text; a kill's job is one of them.
+    expect(scenario!.jobs.map((j) => typeof j.id)).toEqual(['string', 'string']);
+    expect(scenario!.jobs.map((j) => j.id)).toContain(recovery!.jobId);
     expect(scenario!.jobs.every((j) => j.matches && j.located)).toBe(true);
     expect(result.stderr).toMatch(/PASS\s+crash-after-claim/);
+    expect(result.stderr).toMatch(/1\/1 passed, 0 failed, 0 vacuous, 0 errors in [\d.]+s \(seed \d+\)\n/);
+    expect(result.stderr).not.toMatch(/not judged/);
     expect(processesMentioning(out)).toEqual([]);
   });
 
@@ -71,7 +89,7 @@ describe('queue-drill run', () => {
     expect(first.exitCode).toBe(1);
     const [scenario] = latestReport(out).scenarios;
     expect(scenario!.verdict).toBe('fail');
-    const broken = scenario!.invariants.filter((v) => !v.holds).map((v) => v.id);
+    const broken = scenario!.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
     expect(broken).toEqual(expect.arrayContaining(['no-lost-job', 'lease-released']));
     expect(scenario!.invariants.find((v) => v.id === 'lease-released')!.evidence.join('\n')).toMatch(/running at rest/);
 
@@ -81,7 +99,7 @@ describe('queue-drill run', () => {
     expect(again.exitCode).toBe(1);
     const [replayed] = latestReport(out).scenarios;
     expect(replayed!.verdict).toBe('fail');
-    expect(replayed!.invariants.filter((v) => !v.holds).map((v) => v.id)).toEqual(broken);
+    expect(replayed!.invariants.filter((v) => v.status === 'broken').map((v) => v.id)).toEqual(broken);
   });
 
   it('exits 2 with the path and line of every problem in a bad scenarios file', async () => {
@@ -99,7 +117,9 @@ describe('queue-drill run', () => {
     expect((await run([SMALL, '--only', 'nope', '--out', out])).stderr).toMatch(/no such scenario; the scenarios are: crash-after-claim/);
     const queue = await run([SMALL, '--queue', 'nope', '--out', out]);
     expect(queue.exitCode).toBe(2);
-    expect(queue.stderr).toMatch(/known: reference, seed-literal/);
+    // The list grows with the registry; it must name the queue to use and the others.
+    const known = /unknown queue implementation "nope"; known: ([^\n[]+)/.exec(queue.stderr)?.[1]?.trim().split(', ');
+    expect(known, queue.stderr).toEqual(expect.arrayContaining(['reference', 'seed-literal']));
   });
 
   it('interrupted by SIGINT, stops every process of the drill, writes the report, exits 3', async () => {

@@ -43,15 +43,28 @@ describe('FaultPlan.decide', () => {
     },
     {
       name: 'where.step, where.tool and where.jobId together',
-      rules: [{ id: 'h', point: 'before_call', action: 'hang', where: { step: 'charge', tool: 'payments', jobId: 7 } }],
+      rules: [{ id: 'h', point: 'before_call', action: 'hang', where: { step: 'charge', tool: 'payments', jobId: '7' } }],
       hits: [
-        at('before_call', { step: 'charge', tool: 'payments', jobId: 6 }),
-        at('before_call', { step: 'email', tool: 'payments', jobId: 7 }),
-        at('before_call', { step: 'charge', tool: 'mail', jobId: 7 }),
-        at('before_call', { step: 'charge', tool: 'payments', jobId: 7 }),
-        at('before_call', { step: 'charge', jobId: 7 }),
+        at('before_call', { step: 'charge', tool: 'payments', jobId: '6' }),
+        at('before_call', { step: 'email', tool: 'payments', jobId: '7' }),
+        at('before_call', { step: 'charge', tool: 'mail', jobId: '7' }),
+        at('before_call', { step: 'charge', tool: 'payments', jobId: '7' }),
+        at('before_call', { step: 'charge', jobId: '7' }),
       ],
       expected: ['-', '-', '-', 'h', '-'],
+    },
+    {
+      // Job ids are the queue's text: '7' is not '07', nor job 7 of another queue's numbering.
+      name: 'where.jobId matches the id as text, exactly',
+      rules: [{ id: 'j', point: 'after_claim', action: 'crash', where: { jobId: '7' } }],
+      hits: [at('after_claim', { jobId: '07' }), at('after_claim', { jobId: '7 ' }), at('after_claim'), at('after_claim', { jobId: '7' })],
+      expected: ['-', '-', '-', 'j'],
+    },
+    {
+      name: 'where.jobId with a non-numeric id (a UUID, as other queues give)',
+      rules: [{ id: 'u', point: 'after_write', action: 'crash', where: { jobId: '0b9e3c1e-5c1a-4b8e-9d55-6f2f3f0a9a11' } }],
+      hits: [at('after_write', { jobId: '0b9e3c1e-5c1a-4b8e-9d55-6f2f3f0a9a11' }), at('after_write', { jobId: '1' })],
+      expected: ['u', '-'],
     },
     {
       name: 'the first rule that fires decides; a later rule still counts the hit',
@@ -102,7 +115,7 @@ describe('FaultPlan with probability', () => {
     { id: 'flaky', point: 'before_call', action: 'error', arg: { kind: 'transient' }, probability: 0.3 },
     { id: 'rare', point: 'after_write', action: 'crash', probability: 0.1 },
   ];
-  const hits = Array.from({ length: 400 }, (_, n) => at(n % 3 === 0 ? 'after_write' : 'before_call', { jobId: n }));
+  const hits = Array.from({ length: 400 }, (_, n) => at(n % 3 === 0 ? 'after_write' : 'before_call', { jobId: String(n) }));
 
   it('replays: the same rules, seed and hits give the same decisions', () => {
     const first = decisions(rules, hits, 42);
@@ -166,6 +179,7 @@ describe('FaultPlan validation', () => {
     ['error without kind', { id: 'a', point: 'after_claim', action: 'error', arg: {} }, /error needs arg.kind, one of transient/],
     ['unknown where', { id: 'a', point: 'after_claim', action: 'crash', where: { host: 'x' } }, /unknown where.host/],
     ['where.attempt not an integer', { id: 'a', point: 'after_claim', action: 'crash', where: { attempt: '1' } }, /where.attempt must be an integer/],
+    ['where.jobId a number (job ids are text)', { id: 'a', point: 'after_claim', action: 'crash', where: { jobId: 7 } }, /where.jobId must be a string/],
     ['exit code out of range', { id: 'a', point: 'after_claim', action: 'exit', arg: { code: 300 } }, /exit arg.code must be an integer in \[0, 255\]/],
     ['crash with an arg', { id: 'a', point: 'after_claim', action: 'crash', arg: { ms: 1 } }, /crash takes no arg/],
   ];

@@ -1,5 +1,7 @@
-import { INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
-import type { DrillReport, ScenarioReport } from '../../src/report/schema.js';
+import { EVIDENCE_MEANING } from '../../src/kernel/vocabulary.js';
+import { REPORT_VERSION, type DrillReport, type ScenarioReport } from '../../src/report/schema.js';
+import { INVARIANT_IDS, type EvidenceAvailability, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
+import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
 
 /*
  * A realistic report of one drill with four scenarios, one of each verdict:
@@ -9,6 +11,11 @@ import type { DrillReport, ScenarioReport } from '../../src/report/schema.js';
  * a harness error. The failing scenario carries hostile strings (pipes,
  * backticks, markup, ANSI colours, a NUL, a lone surrogate) that every view
  * must survive.
+ *
+ * Beside it, `notJudgedReport()`: one passing scenario on a stub queue that
+ * keeps no per-attempt history, so every invariant needing the history is
+ * "not judged" (with the queue's reason), which must neither fail the
+ * scenario nor be counted as held.
  */
 
 const STATEMENTS: Record<InvariantId, string> = {
@@ -31,10 +38,30 @@ const STATEMENTS: Record<InvariantId, string> = {
 function verdicts(broken: Partial<Record<InvariantId, string[]>> = {}): Verdict[] {
   return INVARIANT_IDS.map((id) => {
     const evidence = broken[id];
-    if (evidence !== undefined) return { id, statement: STATEMENTS[id], holds: false, evidence };
-    if (id === 'saga-compensation') return { id, statement: STATEMENTS[id], holds: true, evidence: [], note: 'no plan job in this drill' };
-    return { id, statement: STATEMENTS[id], holds: true, evidence: [] };
+    if (evidence !== undefined) return { id, statement: STATEMENTS[id], status: 'broken', evidence };
+    if (id === 'saga-compensation') return { id, statement: STATEMENTS[id], status: 'held', evidence: [], note: 'no plan job in this drill' };
+    return { id, statement: STATEMENTS[id], status: 'held', evidence: [] };
   });
+}
+
+/** The reference queue gives every kind of evidence (a fresh object: tests mutate reports). */
+const everything = (): EvidenceAvailability => ({ history: true, refusals: true, epoch: true, holder: true, digest: true, review: true });
+
+/** What the stub queue of `notJudgedReport()` says it cannot give. */
+export const NO_HISTORY = 'this queue keeps no per-attempt history';
+
+/** The stub queue's evidence: everything but the history. */
+export const STUB_AVAILABLE: EvidenceAvailability = Object.freeze({ ...everything(), history: NO_HISTORY });
+
+/** The note of an invariant not judged for want of the history, as the judge writes it. */
+export const NO_HISTORY_NOTE = `needs history (${EVIDENCE_MEANING.history}): ${NO_HISTORY}`;
+
+/** The invariants that need evidence the stub queue lacks (each of them needs the history), in report order. */
+export const NEEDS_HISTORY: readonly InvariantId[] = INVARIANTS.filter((invariant) => invariant.needs.some((kind) => STUB_AVAILABLE[kind] !== true)).map((invariant) => invariant.id);
+
+/** Every invariant held, except those needing the history: not judged, saying why. */
+function stubVerdicts(): Verdict[] {
+  return INVARIANT_IDS.map((id): Verdict => (NEEDS_HISTORY.includes(id) ? { id, statement: STATEMENTS[id], status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE } : { id, statement: STATEMENTS[id], status: 'held', evidence: [] }));
 }
 
 const REPLAY = (name: string) => `queue-drill drill scenarios.yaml --only ${name} --seed 42 --queue reference`;
@@ -53,6 +80,8 @@ function passing(): ScenarioReport {
     name,
     description: 'SIGKILL the worker after its checkpoint is written; the job must be reclaimed and finish once',
     queue: 'reference',
+    queueVersion: 'reference 0.1.0 (sqlite)',
+    available: everything(),
     seed: 42,
     repeat: 1,
     verdict: 'pass',
@@ -65,7 +94,7 @@ function passing(): ScenarioReport {
     unfired: [],
     jobs: [
       {
-        id: 1,
+        id: '1',
         key: 'ab12cd34ef56ab78',
         expected: { status: 'done' },
         actual: { status: 'done', reason: null },
@@ -89,7 +118,7 @@ function passing(): ScenarioReport {
         process: 'w1#1',
         killedAt: '2026-08-25T10:00:00.300Z',
         point: 'after_write',
-        jobId: 1,
+        jobId: '1',
         reclaimedAt: '2026-08-25T10:00:01.400Z',
         settledAt: '2026-08-25T10:00:01.700Z',
         killToReclaimMs: 1100,
@@ -100,7 +129,16 @@ function passing(): ScenarioReport {
     expectations: [],
     timeline: [
       { at: '2026-08-25T10:00:00.000Z', kind: 'spawn', process: 'w1#1', pid: 4101, detail: 'worker w1' },
-      { at: '2026-08-25T10:00:00.290Z', kind: 'fault-fired', process: 'w1#1', detail: 'kill-after-write: crash at after_write (job 1, attempt 1)' },
+      {
+        at: '2026-08-25T10:00:00.290Z',
+        kind: 'fault-fired',
+        process: 'w1#1',
+        detail: 'kill-after-write: crash at after_write (job 1, attempt 1)',
+        point: 'after_write',
+        worker: 'w1',
+        job: '1',
+        attempt: 1,
+      },
       { at: '2026-08-25T10:00:00.300Z', kind: 'kill', process: 'w1#1', pid: 4101, detail: 'SIGKILL' },
       { at: '2026-08-25T10:00:00.400Z', kind: 'restart', process: 'w1#2', pid: 4102, detail: 'worker w1' },
       { at: '2026-08-25T10:00:01.800Z', kind: 'at-rest', detail: 'nothing running, nothing due' },
@@ -126,7 +164,7 @@ function failing(): ScenarioReport {
     worldFaults: [{ id: 1, match: 'tool=charge', action: 'delay 3000 ms, applied', fired: 1 }],
     jobs: [
       {
-        id: 1,
+        id: '1',
         key: 'ab12cd34ef56ab78',
         expected: { status: 'review', reason: 'unknown outcome' },
         actual: { status: 'done', reason: null },
@@ -206,7 +244,7 @@ function harnessError(): ScenarioReport {
 /** A fresh report (safe to mutate): four scenarios, one of each verdict, exit code 1. */
 export function drillReport(): DrillReport {
   return {
-    version: 1,
+    version: REPORT_VERSION,
     tool: 'queue-drill',
     toolVersion: '0.1.0',
     command: 'queue-drill drill scenarios.yaml --seed 42 --queue reference',
@@ -217,12 +255,40 @@ export function drillReport(): DrillReport {
     finishedAt: '2026-08-25T10:00:15.735Z',
     durationMs: 15735,
     exitCode: 1,
-    summary: { scenarios: 4, passed: 1, failed: 1, vacuous: 1, errors: 1 },
+    // Held: 13 (pass) + 11 (fail) + 13 (vacuous) + 0 (error, judged nothing).
+    summary: { scenarios: 4, passed: 1, failed: 1, vacuous: 1, errors: 1, invariants: { held: 37, broken: 2, notJudged: 0 } },
     scenarios: [passing(), failing(), vacuous(), harnessError()],
   };
 }
 
 /** A report whose every scenario passed (exit code 0). */
 export function passingReport(): DrillReport {
-  return { ...drillReport(), exitCode: 0, summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0 }, scenarios: [passing()] };
+  return { ...drillReport(), exitCode: 0, summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } }, scenarios: [passing()] };
+}
+
+/** crash_after_write on the stub queue: it passed, with every invariant that needs the history not judged. */
+export function notJudgedScenario(): ScenarioReport {
+  const name = 'crash_after_write';
+  return {
+    ...passing(),
+    queue: 'stub',
+    queueVersion: 'stub 0.0.1',
+    available: { ...STUB_AVAILABLE },
+    replay: `queue-drill drill scenarios.yaml --only ${name} --seed 42 --queue stub`,
+    jobs: passing().jobs.map((job) => ({ ...job, located: false, history: [] })),
+    invariants: stubVerdicts(),
+  };
+}
+
+/** A passing report (exit code 0) of one scenario on the stub queue, some of whose invariants were not judged. */
+export function notJudgedReport(): DrillReport {
+  const notJudged = NEEDS_HISTORY.length;
+  return {
+    ...drillReport(),
+    command: 'queue-drill drill scenarios.yaml --seed 42 --queue stub',
+    queue: 'stub',
+    exitCode: 0,
+    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged } },
+    scenarios: [notJudgedScenario()],
+  };
 }

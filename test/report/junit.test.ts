@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { JUNIT_CASES, renderJunit } from '../../src/report/junit.js';
 import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
-import { drillReport, HOSTILE_EVIDENCE, passingReport } from './fixture.js';
+import { drillReport, HOSTILE_EVIDENCE, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
 import { findAll, parseXml, XmlError, type XmlElement } from './xml-check.js';
 
 /** Python's expat, a real and strict XML parser (python3 is already a test prerequisite): null when well-formed, else its complaint. */
@@ -130,7 +130,7 @@ describe('renderJunit', () => {
 
   it('carries the replay command and seed as properties, and the timeline in system-out', () => {
     const properties = Object.fromEntries(findAll(suites[1]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
-    expect(properties).toMatchObject({ verdict: 'fail', seed: '42', queue: 'reference', replay: report.scenarios[1]!.replay });
+    expect(properties).toMatchObject({ verdict: 'fail', seed: '42', queue: 'reference', queueVersion: 'reference 0.1.0 (sqlite)', replay: report.scenarios[1]!.replay });
     expect(findAll(suites[0]!, 'system-out')[0]!.text).toContain('2026-08-25T10:00:00.300Z kill w1#1 SIGKILL');
   });
 
@@ -148,5 +148,47 @@ describe('renderJunit', () => {
   it('passes every testcase of a passing report', () => {
     const all = findAll(parseXml(renderJunit(passingReport())), 'testcase');
     expect(all.map(outcomeOf).filter((o) => o !== 'passed' && o !== 'skipped')).toEqual([]);
+  });
+});
+
+describe('renderJunit, when the queue could not give some evidence', () => {
+  const report = notJudgedReport();
+  const xml = renderJunit(report);
+  const root = parseXml(xml);
+  const suite = findAll(root, 'testsuite')[0]!;
+  const cases = findAll(suite, 'testcase');
+
+  it('is well-formed XML, with the queue version as a suite property', () => {
+    expect(expatComplaint(xml)).toBeNull();
+    const properties = Object.fromEntries(findAll(suite, 'property').map((p) => [p.attributes.name, p.attributes.value]));
+    expect(properties).toMatchObject({ verdict: 'pass', queue: 'stub', queueVersion: 'stub 0.0.1' });
+  });
+
+  it('makes each invariant not judged a skipped testcase saying why, never a passed one', () => {
+    const skipped = cases.filter((c) => outcomeOf(c) === 'skipped');
+    expect(skipped.map((c) => c.attributes.name)).toEqual(NEEDS_HISTORY);
+    for (const testcase of skipped) {
+      expect(testcase.children).toHaveLength(1);
+      expect(testcase.children[0]!.attributes).toEqual({ message: `not judged: ${NO_HISTORY_NOTE}` });
+    }
+    const passed = cases.filter((c) => outcomeOf(c) === 'passed').map((c) => c.attributes.name);
+    for (const id of NEEDS_HISTORY) expect(passed).not.toContain(id);
+    expect(passed).toEqual([...INVARIANT_IDS.filter((id) => !NEEDS_HISTORY.includes(id)), JUNIT_CASES.outcome, JUNIT_CASES.faults]);
+  });
+
+  it("counts them in the suite's and the whole's skipped, with no failure", () => {
+    const counts = { tests: String(INVARIANT_IDS.length + 2), failures: '0', errors: '0', skipped: String(NEEDS_HISTORY.length) };
+    expect(suite.attributes).toMatchObject(counts);
+    expect(root.attributes).toMatchObject(counts);
+  });
+
+  it('keeps a multi-line or hostile reason on one line of a well-formed attribute', () => {
+    const hostile = notJudgedReport();
+    const verdict = hostile.scenarios[0]!.invariants.find((v) => v.status === 'not_judged')!;
+    verdict.note = 'needs history <&> "quoted"\nsecond line \u001b[0m';
+    const out = renderJunit(hostile);
+    expect(expatComplaint(out)).toBeNull();
+    const testcase = findAll(parseXml(out), 'testcase').find((c) => c.attributes.name === verdict.id)!;
+    expect(testcase.children[0]).toMatchObject({ name: 'skipped', attributes: { message: 'not judged: needs history <&> "quoted" second line \\x1B[0m' } });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { DrillReport } from '../../src/report/schema.js';
-import { drillReport, passingReport } from './fixture.js';
+import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
 
 /** The cells of a GFM table row: split on pipes not escaped by a backslash. */
 function cells(line: string): string[] {
@@ -48,6 +48,8 @@ describe('renderMarkdown', () => {
     expect(head).toContain('```sh\nqueue-drill drill scenarios.yaml --seed 42 --queue reference\n```');
     expect(head).toMatch(/Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml`/);
     expect(head).toContain('Started 2026-08-25T10:00:00.000Z, finished 2026-08-25T10:00:15.735Z (15.7 s)');
+    expect(head).toContain('- queue-drill 0.1.0, report version 2\n');
+    expect(head).toContain('- Invariant verdicts: 37 held, 2 broken, 0 not judged\n');
   });
 
   it('has a table with one row of eight cells per scenario and the facts of each', () => {
@@ -57,7 +59,7 @@ describe('renderMarkdown', () => {
     const [pass, fail, vacuous, error] = rows;
     expect(pass).toEqual(['`crash_after_write`', '✅ pass', '`after_write`', '1/1', '1/1', 'none', 'settled in 1.40 s (1 kill)', '3.41 s']);
     expect(fail!.slice(0, 4)).toEqual(['`timeout_blind_retry`', '❌ fail', '`on_timeout`', '1/1']);
-    expect(fail![4]).toBe('0/1: #1 expected review, got done');
+    expect(fail![4]).toBe('0/1: `1` expected review, got done');
     expect(fail![5]).toBe('`charge` ×2 (`ab12cd34ef56ab78:charge`)');
     expect(vacuous!.slice(1, 4)).toEqual(['⚠️ vacuous', '`after_verify`', '0/1']);
     expect(error!.slice(1, 4)).toEqual(['❌ error', '—', '—']);
@@ -102,9 +104,11 @@ describe('renderMarkdown', () => {
     expect(invariants.at(-1)).toEqual(['`saga-compensation`', '✅', 'after a failed step, completed steps are compensated in reverse order', 'nothing to judge: no plan job in this drill']);
     expect(tableRows(fail!, 'Invariant').filter((row) => row[1] === '❌').map((row) => row[0])).toEqual(['`no-duplicate-effect`', '`review-routing`']);
     for (const line of report.scenarios[0]!.jobs[0]!.history) expect(pass).toContain(`\n${line}\n`);
-    expect(pass).toContain('**Job #1** `ab12cd34ef56ab78` ✅: expected done, ended done; attempts 2/5.');
+    expect(pass).toContain('**Job `1`** `ab12cd34ef56ab78` ✅: expected done, ended done; attempts 2/5.');
+    expect(pass).toContain('Queue `reference` (reference 0.1.0 (sqlite)), seed `42`, run 1, 3.41 s,');
+    expect(pass).not.toContain('not judged');
     expect(fail).toContain('Duplicated effects: `charge` ×2');
-    expect(tableRows(pass!, 'Process')).toEqual([['`w1#1`', '2026-08-25T10:00:00.300Z', '`after_write`', '#1', '1.10 s', '1.40 s']]);
+    expect(tableRows(pass!, 'Process')).toEqual([['`w1#1`', '2026-08-25T10:00:00.300Z', '`after_write`', '`1`', '1.10 s', '1.40 s']]);
   });
 
   it('keeps hostile text from breaking tables, fences or the page', () => {
@@ -154,5 +158,44 @@ describe('renderMarkdown', () => {
     repeated.summary = { ...repeated.summary, scenarios: 2, passed: 2 };
     const rows = tableRows(renderMarkdown(repeated), 'Scenario');
     expect(rows.map((row) => row[0])).toEqual(['`crash_after_write (run 1)`', '`crash_after_write (run 2)`']);
+  });
+});
+
+describe('renderMarkdown, when the queue could not give some evidence', () => {
+  const report = notJudgedReport();
+  const markdown = renderMarkdown(report);
+  const block = markdown.split('<details>')[1]!;
+
+  it('counts the verdicts not judged in the header, apart from held, and still calls the scenario passed', () => {
+    const head = markdown.slice(0, markdown.indexOf('| Scenario |'));
+    expect(head).toContain('**✅ all 1 scenario passed** (exit code 0)');
+    expect(head).toContain(`- Invariant verdicts: ${13 - NEEDS_HISTORY.length} held, 0 broken, ${NEEDS_HISTORY.length} not judged\n`);
+    expect(markdown).not.toContain('## What did not pass');
+    expect(tableRows(markdown, 'Scenario')[0]!.slice(0, 2)).toEqual(['`crash_after_write`', '✅ pass']);
+  });
+
+  it('says how many hold and how many were not judged in the summary line, and names the queue version', () => {
+    expect(block).toContain(`<summary>✅ crash_after_write: pass, ${13 - NEEDS_HISTORY.length}/13 invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`);
+    expect(block).toContain('Queue `stub` (stub 0.0.1), seed `42`');
+  });
+
+  it('marks each invariant not judged as such, with the reason in the evidence column, never as held', () => {
+    const rows = tableRows(block, 'Invariant');
+    expect(rows).toHaveLength(13);
+    for (const row of rows) expect(row).toHaveLength(4);
+    const notJudged = rows.filter((row) => row[1] === '➖ not judged');
+    expect(notJudged.map((row) => row[0])).toEqual(NEEDS_HISTORY.map((id) => `\`${id}\``));
+    // The note as prose: Markdown's special characters escaped, nothing else changed.
+    for (const row of notJudged) expect(row[3]).toBe(`not judged: ${NO_HISTORY_NOTE}`);
+    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: 13 - NEEDS_HISTORY.length }, () => ''));
+  });
+
+  it('escapes a hostile not-judged reason like any prose', () => {
+    const hostile = notJudgedReport();
+    const verdict = hostile.scenarios[0]!.invariants.find((v) => v.status === 'not_judged')!;
+    verdict.note = 'needs history: <b>no</b> | `tick` *star*\nsecond line';
+    const row = tableRows(renderMarkdown(hostile).split('<details>')[1]!, 'Invariant').find((r) => r[0] === `\`${verdict.id}\``)!;
+    expect(row).toHaveLength(4);
+    expect(row[3]).toBe('not judged: needs history: \\<b\\>no\\</b\\> \\| \\`tick\\` \\*star\\* second line');
   });
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioVerdict } from '../../src/report/schema.js';
-import type { Verdict } from '../../src/scenarios/evidence.js';
+import { INVARIANT_IDS, type Evidence, type Verdict } from '../../src/scenarios/evidence.js';
+import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import { scenarioVerdict, summarize } from '../../src/report/verdict.js';
-import { drillReport } from './fixture.js';
+import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
 
-const broken: Verdict = { id: 'no-lost-job', statement: 's', holds: false, evidence: ['job 1 is still pending'] };
-const held: Verdict = { id: 'no-lost-job', statement: 's', holds: true, evidence: [] };
+const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', evidence: ['job 1 is still pending'] };
+const held: Verdict = { id: 'no-lost-job', statement: 's', status: 'held', evidence: [] };
+const notJudged: Verdict = { id: 'attempts-bounded', statement: 's', status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE };
 const wrongJob = { ...drillReport().scenarios[0]!.jobs[0]!, matches: false };
 
 describe('scenarioVerdict', () => {
@@ -18,20 +20,60 @@ describe('scenarioVerdict', () => {
     { why: 'a job that does not match', error: null, invariants: [held], expectations: [], jobs: [wrongJob], unfired: [], verdict: 'fail' },
     { why: 'a broken invariant and an unfired fault (a finding beats vacuity)', error: null, invariants: [broken], expectations: [], jobs: [], unfired: ['x never fired'], verdict: 'fail' },
     { why: 'a harness failure over everything', error: 'world did not start', invariants: [broken], expectations: ['x'], jobs: [], unfired: ['y'], verdict: 'error' },
+    // Not judged is not a finding: it neither fails a scenario nor hides one.
+    { why: 'an invariant not judged beside one held', error: null, invariants: [held, notJudged], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
+    { why: 'every invariant not judged', error: null, invariants: [notJudged, { ...notJudged, id: 'history-complete' }], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
+    { why: 'an invariant not judged and an unfired fault', error: null, invariants: [notJudged], expectations: [], jobs: [], unfired: ['x never fired'], verdict: 'vacuous' },
+    { why: 'an invariant not judged beside one broken', error: null, invariants: [notJudged, broken], expectations: [], jobs: [], unfired: [], verdict: 'fail' },
+    { why: 'an invariant not judged and a job that ended wrong', error: null, invariants: [notJudged], expectations: ['job 1 ended done'], jobs: [wrongJob], unfired: [], verdict: 'fail' },
   ])('$why: $verdict', ({ verdict, ...scenario }) => {
     expect(scenarioVerdict(scenario)).toBe(verdict);
   });
 });
 
 describe('summarize', () => {
-  it('counts each verdict', () => {
+  it('counts each verdict, and no invariant when there are none', () => {
     const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'error', 'pass', 'pass'];
-    expect(summarize(verdicts.map((verdict) => ({ verdict })))).toEqual({ scenarios: 7, passed: 3, failed: 2, vacuous: 1, errors: 1 });
+    expect(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] })))).toEqual({
+      scenarios: 7,
+      passed: 3,
+      failed: 2,
+      vacuous: 1,
+      errors: 1,
+      invariants: { held: 0, broken: 0, notJudged: 0 },
+    });
   });
 
-  it('agrees with the fixture, whose verdicts follow from its contents', () => {
-    const report = drillReport();
-    expect(report.scenarios.map((s) => scenarioVerdict(s))).toEqual(['pass', 'fail', 'vacuous', 'error']);
-    expect(summarize(report.scenarios)).toEqual(report.summary);
+  it('counts invariant verdicts across scenarios, not judged apart from held', () => {
+    const summary = summarize([
+      { verdict: 'pass', invariants: [held, notJudged, notJudged] },
+      { verdict: 'fail', invariants: [held, broken, notJudged] },
+      { verdict: 'error', invariants: [] },
+    ]);
+    expect(summary).toEqual({ scenarios: 3, passed: 1, failed: 1, vacuous: 0, errors: 1, invariants: { held: 2, broken: 1, notJudged: 3 } });
+  });
+
+  it.each([
+    ['the four-verdict fixture', drillReport, ['pass', 'fail', 'vacuous', 'error']],
+    ['the stub queue with invariants not judged', notJudgedReport, ['pass']],
+  ] as const)('agrees with %s, whose verdicts follow from its contents', (_name, report, expected) => {
+    const { scenarios, summary } = report();
+    expect(scenarios.map((s) => scenarioVerdict(s))).toEqual(expected);
+    expect(summarize(scenarios)).toEqual(summary);
+  });
+
+  it('the stub queue leaves some invariants not judged and judges the rest', () => {
+    const { summary } = notJudgedReport();
+    expect(NEEDS_HISTORY).toEqual(expect.arrayContaining(['attempts-bounded', 'history-complete', 'transitions-allowed']));
+    expect(NEEDS_HISTORY).not.toContain('no-lost-job');
+    expect(summary.invariants).toEqual({ held: INVARIANT_IDS.length - NEEDS_HISTORY.length, broken: 0, notJudged: NEEDS_HISTORY.length });
+  });
+
+  it("the stub's not-judged note is the judge's own words for it", () => {
+    // notJudgedReason reads only what the queue could give.
+    const evidence = { available: STUB_AVAILABLE } as Evidence;
+    for (const invariant of INVARIANTS) {
+      expect(notJudgedReason(invariant, evidence)).toBe(NEEDS_HISTORY.includes(invariant.id) ? NO_HISTORY_NOTE : null);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_VERSION, ReportError } from '../../src/report/schema.js';
 import { LATEST_LINK, readReport, REPORT_FILES, writeReport } from '../../src/report/write-report.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport } from './fixture.js';
+import { drillReport, notJudgedReport } from './fixture.js';
 
 let temp: ReturnType<typeof tempRunDir>;
 beforeEach(() => {
@@ -39,7 +39,7 @@ describe('writeReport', () => {
     expect(readdirSync(runDir).sort()).toEqual(Object.values(REPORT_FILES).sort());
     const json = readFileSync(files.json, 'utf8');
     expect(JSON.parse(json)).toEqual(report);
-    expect(json).toContain('\n  "version": 1,\n');
+    expect(json).toContain(`\n  "version": ${REPORT_VERSION},\n`);
     expect(readFileSync(files.markdown, 'utf8')).toMatch(/^# queue-drill recovery report\n/);
     expect(readFileSync(files.junit, 'utf8')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
     expect(JSON.parse(readFileSync(files.schema, 'utf8'))).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
@@ -68,20 +68,38 @@ describe('writeReport', () => {
   it('refuses a report that does not validate, naming every problem, and writes nothing', () => {
     const runDir = join(temp.dir, 'drill-runs', 'bad');
     const report = drillReport();
-    (report.scenarios[0]!.invariants[0] as { holds: unknown }).holds = 'no';
+    (report.scenarios[0]!.invariants[0] as { status: unknown }).status = 'no';
     (report.scenarios[1] as { replay?: string }).replay = undefined;
     const error = reportErrorOf(() => writeReport(runDir, report));
     expect(error.code).toBe('QD_REPORT_INVALID');
-    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].invariants[0].holds', 'scenarios[1].replay']);
+    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].invariants[0].status', 'scenarios[1].replay']);
     expect(error.message).toContain('scenarios[1].replay:');
     expect(() => readdirSync(join(temp.dir, 'drill-runs'))).toThrow(/ENOENT/);
   });
 
   it('refuses a report that contradicts itself (a pass over a broken invariant)', () => {
     const report = drillReport();
-    report.scenarios[0]!.invariants[0]!.holds = false;
+    report.scenarios[0]!.invariants[0]!.status = 'broken';
     const error = reportErrorOf(() => writeReport(join(temp.dir, 'run'), report));
-    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].verdict']);
+    // The summary's counts were made for the verdict as it was, so they disagree too.
+    expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].verdict', 'summary.invariants.held', 'summary.invariants.broken']);
+  });
+
+  it('writes a report whose invariants were not judged, and reads it back unchanged', () => {
+    const report = notJudgedReport();
+    const files = writeReport(join(temp.dir, 'run'), report);
+    expect(readReport(files.json)).toEqual(report);
+    expect(readFileSync(files.markdown, 'utf8')).toContain('not judged: needs history');
+    expect(readFileSync(files.junit, 'utf8')).toContain('<skipped message="not judged: needs history');
+  });
+
+  it('refuses a report whose summary counts not-judged invariants as held', () => {
+    const report = notJudgedReport();
+    report.summary.invariants = { held: report.summary.invariants.held + report.summary.invariants.notJudged, broken: 0, notJudged: 0 };
+    const error = reportErrorOf(() => writeReport(join(temp.dir, 'run'), report));
+    expect(error.code).toBe('QD_REPORT_INVALID');
+    expect(error.issues.map((i) => i.path)).toEqual(['summary.invariants.held', 'summary.invariants.notJudged']);
+    expect(error.message).toMatch(/summary\.invariants\.notJudged: is 0, but the scenarios count \d+/);
   });
 
   it('refuses to replace a latest that is a real directory, and says what to do', () => {
@@ -105,9 +123,11 @@ describe('readReport', () => {
 
   it.each<{ why: string; corrupt: (text: string) => string; message: RegExp }>([
     { why: 'a file cut short', corrupt: (text) => text.slice(0, text.length / 2), message: /report\.json: not JSON .*cut short/ },
-    { why: 'a newer version', corrupt: (text) => text.replace('"version": 1', `"version": ${REPORT_VERSION + 1}`), message: /report version 2 is newer than this queue-drill reads \(1\); upgrade/ },
-    { why: 'no version at all', corrupt: (text) => text.replace('"version": 1,', ''), message: /not a queue-drill report of version 1 \(version: missing\)/ },
-    { why: 'a wrong type deep inside', corrupt: (text) => text.replace('"holds": true', '"holds": "true"'), message: /report\.json: not a valid queue-drill report:\n {2}scenarios\[0\]\.invariants\[0\]\.holds: / },
+    { why: 'a newer version', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, `"version": ${REPORT_VERSION + 1}`), message: new RegExp(`report version ${REPORT_VERSION + 1} is newer than this queue-drill reads \\(${REPORT_VERSION}\\); upgrade`) },
+    { why: 'an older version (v1)', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, '"version": 1'), message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: 1\\)`) },
+    { why: 'no version at all', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION},`, ''), message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: missing\\)`) },
+    { why: 'a wrong type deep inside', corrupt: (text) => text.replace('"status": "held"', '"status": true'), message: /report\.json: not a valid queue-drill report:\n {2}scenarios\[0\]\.invariants\[0\]\.status: / },
+    { why: 'a v1 job id (a number)', corrupt: (text) => text.replace('"id": "1"', '"id": 1'), message: /scenarios\[0\]\.jobs\[0\]\.id: / },
     { why: 'a verdict edited by hand', corrupt: (text) => text.replace('"verdict": "fail"', '"verdict": "pass"'), message: /scenarios\[1\]\.verdict: is pass, but the scenario's contents make it fail/ },
   ])('rejects $why with an error naming the file and the path', ({ corrupt, message }) => {
     const file = written();

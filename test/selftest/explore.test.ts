@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
-import type { DrillReport } from '../../src/report/schema.js';
+import { checkReport, REPORT_VERSION } from '../../src/report/schema.js';
 import { parseScenarioText } from '../../src/scenarios/load.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
@@ -25,8 +25,13 @@ describe('queue-drill explore', () => {
       const replayed = await cli([...replay, '--out', join(run.dir, 'replay')]);
       expect(replayed.exitCode).toBe(1);
       const [stamp] = readdirSync(join(run.dir, 'replay')).filter((d) => d !== 'latest');
-      const report = JSON.parse(readFileSync(join(run.dir, 'replay', stamp!, 'report.json'), 'utf8')) as DrillReport;
-      expect(report.scenarios[0]!.invariants.filter((v) => !v.holds).map((v) => v.id)).toContain('attempts-bounded');
+      const checked = checkReport(JSON.parse(readFileSync(join(run.dir, 'replay', stamp!, 'report.json'), 'utf8')));
+      if (!checked.ok) throw new Error(`the replay's report.json does not validate: ${JSON.stringify(checked.issues)}`);
+      const { report } = checked;
+      expect(report.version).toBe(REPORT_VERSION);
+      expect(report.scenarios[0]!.verdict).toBe('fail');
+      expect(report.scenarios[0]!.invariants.filter((v) => v.status === 'broken').map((v) => v.id)).toContain('attempts-bounded');
+      expect(report.summary.invariants.broken).toBeGreaterThanOrEqual(1);
     } finally {
       run.remove();
     }

@@ -1,40 +1,107 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/world/ledger.js';
+import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { meta, startTestWorld, type TestWorld } from './world-fixture.js';
+
+const CHARGE = { customer: 'c_1', amount: 5 };
+const EMAIL = { to: 'a@example.com', subject: 'receipt' };
 
 // A race the drill's explore found: a holder whose lease had expired (but was
 // not yet taken back) checkpointed, stalled, and charged after the next holder
 // had reconciled "not executed" and charged too. The world must refuse the
 // stale holder, by the fence it shows.
-describe('fencing at the world', () => {
+describe('fencing at the world, per key', () => {
   let world: TestWorld;
   afterEach(async () => world.stop());
 
   it('refuses a call under an older fence than the key has seen, and applies nothing', async () => {
     world = await startTestWorld();
-    const charge = { customer: 'c_1', amount: 5 };
-    await world.client.call('charge_customer', 'job:charge', charge, { ...meta(1, 'charge', 3), fence: 3 });
-    const stale = world.client.call('charge_customer', 'job:charge', charge, { ...meta(1, 'charge', 2), fence: 2 });
+    await world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 3), fence: 3 });
+    const stale = world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 2), fence: 2 });
     await expect(stale).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE', status: 409 });
     expect(readLedger(world.file).filter((e) => e.key === 'job:charge')).toHaveLength(1);
   });
 
   it('a fenced reconciliation answering not_executed keeps it so for every older holder', async () => {
     world = await startTestWorld();
-    expect(await world.client.reconcile('charge_customer', 'job:charge', 4)).toEqual({ status: 'not_executed' });
-    await expect(world.client.call('charge_customer', 'job:charge', { customer: 'c_1', amount: 5 }, { ...meta(1, 'charge', 3), fence: 3 })).rejects.toMatchObject({
+    expect(await world.client.reconcile('charge_customer', 'job:charge', { epoch: 4 })).toEqual({ status: 'not_executed' });
+    await expect(world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 3), fence: 3 })).rejects.toMatchObject({
       code: 'WORLD_STALE_FENCE',
     });
     expect(await world.client.reconcile('charge_customer', 'job:charge')).toEqual({ status: 'not_executed' });
     // The holder that showed the fence (or a later one) may go ahead.
-    await world.client.call('charge_customer', 'job:charge', { customer: 'c_1', amount: 5 }, { ...meta(1, 'charge', 4), fence: 4 });
+    await world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 4), fence: 4 });
     expect(readLedger(world.file)).toHaveLength(1);
   });
 
   it('calls without a fence are not fenced (callers that hold no lease)', async () => {
     world = await startTestWorld();
-    await world.client.reconcile('charge_customer', 'k', 9);
-    await world.client.call('charge_customer', 'k', { customer: 'c_1', amount: 5 }, meta());
+    await world.client.reconcile('charge_customer', 'k', { epoch: 9, job: 'job-1' });
+    await world.client.call('charge_customer', 'k', CHARGE, meta());
     expect(readLedger(world.file)).toHaveLength(1);
+  });
+});
+
+// A stale holder must not get past the fence by moving on to its job's next
+// step: the key of that step has never been seen, but its job has.
+describe('fencing at the world, per job', () => {
+  let world: TestWorld;
+  afterEach(async () => world.stop());
+
+  // Two ways job '7' comes to have shown epoch 2: a call, or a reconciliation naming the job.
+  const raisers: Array<{ how: string; raise: (world: TestWorld) => Promise<unknown>; effects: number }> = [
+    { how: 'a call under epoch 2', raise: (w) => w.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 2), fence: 2 }), effects: 1 },
+    { how: 'a reconciliation with { epoch: 2, job: "7" }', raise: (w) => w.client.reconcile('charge_customer', '7:charge', { epoch: 2, job: '7' }), effects: 0 },
+  ];
+
+  it.each(raisers)('after $how for job 7, a call for another key of job 7 under epoch 1 is refused and applies nothing', async ({ raise, effects }) => {
+    world = await startTestWorld();
+    await raise(world);
+    const stale = world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 1), fence: 1 });
+    await expect(stale).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE', status: 409 });
+    const ledger = readLedger(world.file);
+    expect(ledger.filter((e) => e.key === '7:notify')).toEqual([]);
+    expect(ledger).toHaveLength(effects);
+    // The refusal is on record as a call that failed before applying.
+    expect(readCalls(world.file).at(-1)).toMatchObject({ key: '7:notify', job: '7', outcome: 'failed', status: 409, effectSeq: null });
+    // Job 7's holder under epoch 2 (or later) goes ahead on that key.
+    await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 });
+    expect(readLedger(world.file).filter((e) => e.key === '7:notify').map((e) => e.epoch)).toEqual([2]);
+  });
+
+  it.each(raisers)('after $how for job 7, a call for another job under epoch 1 is unaffected', async ({ raise, effects }) => {
+    world = await startTestWorld();
+    await raise(world);
+    await world.client.call('send_email', '8:notify', EMAIL, { ...meta('8', 'notify', 1), fence: 1 });
+    expect(readLedger(world.file).slice(effects).map(({ key, job, epoch }) => ({ key, job, epoch }))).toEqual([{ key: '8:notify', job: '8', epoch: 1 }]);
+  });
+
+  it('a reconciliation with an epoch but no job fences its key only', async () => {
+    world = await startTestWorld();
+    await world.client.reconcile('charge_customer', '7:charge', { epoch: 5 });
+    await expect(world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 1), fence: 1 })).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE' });
+    await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 1), fence: 1 });
+    expect(readLedger(world.file).map((e) => e.key)).toEqual(['7:notify']);
+  });
+
+  it("a stale reconciliation never lowers a job's floor", async () => {
+    world = await startTestWorld();
+    await world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 3), fence: 3 });
+    expect(await world.client.reconcile('charge_customer', '7:charge', { epoch: 1, job: '7' })).toMatchObject({ status: 'completed', applied: 1 });
+    await expect(world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 })).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE' });
+    expect(readLedger(world.file)).toHaveLength(1);
+  });
+
+  it('every effect row carries the epoch its caller showed, and null when it showed none', async () => {
+    world = await startTestWorld();
+    await world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 2), fence: 2 });
+    await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 3), fence: 3 });
+    await world.client.call('send_email', '7:notify', EMAIL, meta('7', 'notify', 3));
+    await world.client.call('charge_customer', '9:charge', CHARGE, { ...meta('9', 'charge', 1), fence: 0 });
+    expect(readLedger(world.file).map(({ key, job, epoch }) => ({ key, job, epoch }))).toEqual([
+      { key: '7:charge', job: '7', epoch: 2 },
+      { key: '7:notify', job: '7', epoch: 3 },
+      { key: '7:notify', job: '7', epoch: null },
+      { key: '9:charge', job: '9', epoch: 0 },
+    ]);
   });
 });

@@ -64,6 +64,8 @@ describe('the world ledger', () => {
       externalRef: 'ch_000001',
       result: { charge: 'ch_000001', status: 'succeeded' },
       compensates: null,
+      // No fence shown.
+      epoch: null,
     });
     expect(applied.result).toEqual(row!.result);
     // The whole file (and any WAL left) holds neither the secret nor any other argument.
@@ -71,6 +73,42 @@ describe('the world ledger', () => {
     expect(bytes).not.toContain(secret);
     expect(bytes).not.toContain('cust_visible_name');
     expect(bytes).toContain('job-7:charge');
+  });
+
+  it('writes the fence its caller showed as the effect\'s epoch', () => {
+    const { file, ledger } = open();
+    const fenced = (fence: number): WorldCall => ({ ...call('charge_customer', `k${fence}`, { customer: 'c', amount: 1 }), meta: { ...META, fence } });
+    for (const c of [fenced(0), fenced(4)]) applyCall(ledger, c, at());
+    expect(readLedger(file).map((e) => e.epoch)).toEqual([0, 4]);
+  });
+
+  it('admits a fence per key and per job: one lower than either has seen is refused, and floors only rise', () => {
+    const { ledger } = open();
+    const steps: Array<{ key: string; fence: number; job?: string | null; admitted: boolean; why: string }> = [
+      { key: '7:charge', fence: 2, job: '7', admitted: true, why: 'the first fence of key and job' },
+      { key: '7:charge', fence: 1, job: '7', admitted: false, why: 'lower than the key has seen' },
+      { key: '7:notify', fence: 1, job: '7', admitted: false, why: 'a new key, but lower than its job has seen' },
+      { key: '7:notify', fence: 1, admitted: true, why: 'the same, without a job: fenced by key only' },
+      { key: '7:notify', fence: 1, job: null, admitted: true, why: 'a null job is no job' },
+      { key: '8:notify', fence: 1, job: '8', admitted: true, why: 'another job is unaffected' },
+      { key: '7:notify', fence: 2, job: '7', admitted: true, why: 'equal to the floor' },
+      { key: '7:email', fence: 5, job: '7', admitted: true, why: 'a later holder raises the job floor' },
+      { key: '7:charge', fence: 4, job: '7', admitted: false, why: 'the key saw 2, but the job has seen 5' },
+      { key: '8:notify', fence: 1, job: '8', admitted: true, why: "job 7's floor does not reach job 8" },
+    ];
+    const results = steps.map(({ key, fence, job }) => ledger.transaction(() => (job === undefined ? ledger.admitFence(key, fence) : ledger.admitFence(key, fence, job))));
+    expect(results.map((admitted, n) => `${steps[n]!.why}: ${admitted}`)).toEqual(steps.map(({ why, admitted }) => `${why}: ${admitted}`));
+    // A refused fence leaves the floors as they were.
+    expect(ledger.db.prepare('SELECT job, fence FROM world_job_fences ORDER BY job').all()).toEqual([
+      { job: '7', fence: 5 },
+      { job: '8', fence: 1 },
+    ]);
+    expect(ledger.db.prepare('SELECT idempotency_key AS key, fence FROM world_fences ORDER BY key').all()).toEqual([
+      { key: '7:charge', fence: 2 },
+      { key: '7:email', fence: 5 },
+      { key: '7:notify', fence: 2 },
+      { key: '8:notify', fence: 1 },
+    ]);
   });
 
   it('a keyed idempotent tool applies once: a repeat replays the stored result and writes nothing', () => {

@@ -1,6 +1,6 @@
 import { toolVersion } from '../../kernel/version.js';
 import type { QueueAdapter } from '../../port/adapter.js';
-import { REFERENCE_CAPABILITIES } from '../../queue/reference-capabilities.js';
+import { referenceCapabilities } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
 import { PgLeaseStore } from './pg-lease-store.js';
@@ -20,7 +20,7 @@ export const postgresAdapter: QueueAdapter = {
   name: 'postgres',
   description: 'the reference queue on PostgreSQL: a schema per drill, claims by FOR UPDATE SKIP LOCKED, times from the server clock',
   version: `queue-drill ${toolVersion()} (PostgreSQL)`,
-  capabilities: REFERENCE_CAPABILITIES,
+  capabilities: referenceCapabilities('server'),
   soundness: 'sound',
   locatorKind: 'name',
   async preflight(servers) {

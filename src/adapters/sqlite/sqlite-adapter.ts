@@ -3,7 +3,7 @@ import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
 import { toolVersion } from '../../kernel/version.js';
 import type { QueueAdapter } from '../../port/adapter.js';
-import { REFERENCE_CAPABILITIES } from '../../queue/reference-capabilities.js';
+import { referenceCapabilities } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
 import { SqliteLeaseStore } from './sqlite-lease-store.js';
 import type { QueueOptions, SqliteQueue } from './sqlite-queue.js';
@@ -26,7 +26,7 @@ export function sqliteAdapter(spec: SqliteQueueSpec): QueueAdapter {
     name: spec.name,
     description: spec.description,
     version: `queue-drill ${toolVersion()} (SQLite)`,
-    capabilities: REFERENCE_CAPABILITIES,
+    capabilities: referenceCapabilities('caller'),
     soundness: spec.soundness,
     locatorKind: 'file',
     async provision(request) {

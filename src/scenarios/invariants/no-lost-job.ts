@@ -9,7 +9,7 @@ function unfinished(job: JobSnapshot): string {
   const attempts = `attempts ${job.attempts}/${job.maxAttempts}`;
   switch (job.status) {
     case 'running':
-      return `running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (fence ${job.epoch}, ${attempts})`;
+      return `running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch}, ${attempts})`;
     case 'compensating':
       return `compensating at rest: its saga never finished (${job.holder ? `held by ${job.holder} until ${job.leaseUntil}` : 'no coordinator holds it'}, ${attempts})`;
     default:

@@ -218,22 +218,28 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
  * nothing, the queue let the stale write pass silently (seed 000's 0-row
  * UPDATE), and nobody would ever know it happened.
  */
-function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>): void {
+function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>, marginMs: number): void {
   const events = list(evidence.timeline);
   for (const [index, hit] of events.entries()) {
     // A plain hit, or a pause or delay it came back from.
-    const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && /^(pause|delay) /.test(hit.detail)));
+    const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && (hit.action === 'pause' || hit.action === 'delay')));
     if (!atComplete || !hit.process || hit.job === undefined || hit.attempt === undefined) continue;
     const worker = hit.worker ?? hit.process.replace(/#\d+$/, '');
-    // A paused worker writes only after it is resumed: the stale write is judged from then.
-    const resumed = hit.kind === 'fault-fired' && /^pause /.test(hit.detail) ? events.slice(index + 1).find((e) => e.kind === 'resume' && e.process === hit.process) : hit;
-    if (!resumed) continue;
+    // A held worker writes only once it goes on: after its resume (a pause), or its delay.
+    const resumedAt =
+      hit.kind !== 'fault-fired'
+        ? hit.at
+        : hit.action === 'pause'
+          ? events.slice(index + 1).find((e) => e.kind === 'resume' && e.process === hit.process)?.at
+          : new Date(Date.parse(hit.at) + (hit.ms ?? 0)).toISOString();
+    if (resumedAt === undefined) continue;
+    const resumed = { at: resumedAt };
     const history = histories.get(hit.job) ?? [];
     const ownClaim = history.find((e) => isClaim(e) && e.attempt === hit.attempt);
     const laterClaim = history.find((e) => isClaim(e) && e.attempt > hit.attempt! && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= Date.parse(resumed.at));
     if (!ownClaim || !laterClaim) continue;
     const recorded = history.some(
-      (e) => e.worker === worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= Date.parse(resumed.at) - evidence.skewMarginMs && e !== ownClaim,
+      (e) => e.worker === worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= Date.parse(resumed.at) - marginMs && e !== ownClaim,
     );
     if (!recorded) {
       found.breach(
@@ -263,6 +269,6 @@ export const singleHolder: Invariant = {
         checkTx(found, label, txs.get(job.id) ?? [], history, leases, margin);
       }
       checkEffects(found, evidence, leasesByJob);
-      checkStaleWrites(found, evidence, histories);
+      checkStaleWrites(found, evidence, histories, margin);
     }),
 };

@@ -56,7 +56,7 @@ export function jobLabel(job: Pick<JobSnapshot, 'id' | 'key'>): string {
   return `job ${job.id} (key ${shortKey(job.key)})`;
 }
 
-/** "event #12 running→done by worker w1, fence 2, attempt 1, at …". */
+/** "event #12 running→done by worker w1, epoch 2, attempt 1, at …". */
 export function eventLabel(event: Transition): string {
   const who = event.worker ? `${event.actor} ${event.worker}` : event.actor;
   const kind = event.kind === 'refused' ? 'refused ' : '';

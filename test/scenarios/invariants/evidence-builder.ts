@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
+import type { FailpointName } from '../../../src/faults/points.js';
 import { utc } from '../../../src/kernel/clock.js';
-import type { JobEvent, JobRow } from '../../../src/queue/job.js';
-import type { Actor, JobStatus } from '../../../src/queue/states.js';
+import { EVIDENCE_KINDS, type Actor, type EvidenceKind, type JobOutcome, type JobStatus } from '../../../src/kernel/vocabulary.js';
+import type { TxAction, TxRow, TxStatus } from '../../../src/port/checkpoint.js';
+import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
 import { compensationKey, stepKey, type Plan, type PlanStep } from '../../../src/saga/plan.js';
-import type { TxAction, TxRow, TxStatus } from '../../../src/saga/tx-log.js';
+import type { FaultActionName } from '../../../src/faults/points.js';
+import type { Evidence, EvidenceAvailability, Expectation, Invariant, TimelineEvent, Verdict } from '../../../src/scenarios/evidence.js';
 import { toolMetadata } from '../../../src/world/catalogue.js';
 import type { EffectRow } from '../../../src/world/ledger.js';
-import type { Evidence, Expectation, Invariant, Verdict } from '../../../src/scenarios/evidence.js';
 
 /*
  * Crafted evidence for the invariant tests: a builder that writes what the
  * reference queue, the saga runtime and the world would have written for a
- * job's life (claims with fences, checkpoints, ledger rows), so a test starts
- * from consistent evidence and breaks exactly one thing.
+ * job's life (claims with epochs; checkpoints and ledger rows, each under
+ * its writer's epoch; explicit outcomes), in the port's words
+ * (src/port/snapshot.ts), so a test starts from consistent evidence and
+ * breaks exactly one thing. Every kind of evidence is available by default.
  */
 
 export const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);
@@ -89,23 +93,31 @@ export function planOf(...steps: PlanStep[]): Plan {
   return { steps: steps.map((step) => ({ ...step, args: { ...step.args } })) };
 }
 
+/** Every kind of evidence given: the reference queue's capabilities. */
+export const ALL_AVAILABLE: EvidenceAvailability = Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, true])) as Record<EvidenceKind, true>;
+
+/** The outcome a saga's end is written with: COMPENSATION_FAILED reasons fail, any other is compensated. */
+function sagaOutcome(reason: string): 'compensated' | 'compensation_failed' {
+  return /^COMPENSATION_FAILED\b/.test(reason) ? 'compensation_failed' : 'compensated';
+}
+
 /** One job's life, written step by step into the builder's evidence. */
 export class JobScript {
   /** The holder of the live lease, as the store would know it. */
-  lease: { worker: string; fence: number } | null = null;
+  lease: { worker: string; epoch: number } | null = null;
 
   constructor(
     private readonly b: EvidenceBuilder,
-    readonly row: JobRow,
+    readonly row: JobSnapshot,
     readonly plan: Plan,
   ) {}
 
-  get id(): number {
+  get id(): string {
     return this.row.id;
   }
 
   get key(): string {
-    return this.row.idempotency_key;
+    return this.row.key;
   }
 
   keyOf(stepId: string): string {
@@ -119,38 +131,47 @@ export class JobScript {
   }
 
   /** A transition, applied to the row, recorded in the history. */
-  transition(to: JobStatus, actor: Actor, worker: string | null, reason: string, fence = this.row.lease_fence): JobEvent {
+  transition(to: JobStatus, actor: Actor, worker: string | null, reason: string, epoch = this.row.epoch): Transition {
     const from = this.row.status;
-    const event = this.b.event({ job_id: this.id, kind: 'transition', from_status: from, to_status: to, attempt: this.row.attempts, fence, worker, actor, reason });
+    const event = this.b.event({ jobId: this.id, kind: 'transition', from, to, attempt: this.row.attempts, epoch, worker, actor, reason });
     this.row.status = to;
-    this.row.updated_at = event.at;
+    this.row.updatedAt = event.at;
     return event;
   }
 
-  /** pending/retry → running, a new attempt under a new fence. */
+  /** pending/retry → running, a new attempt under a new epoch. */
   claim(worker = 'w1'): this {
     this.row.attempts += 1;
-    this.row.lease_fence += 1;
-    this.row.leased_by = worker;
-    this.row.lease_until = utc(this.b.now + LEASE_MS);
-    this.lease = { worker, fence: this.row.lease_fence };
-    this.transition('running', 'worker', worker, `claimed by ${worker}, lease until ${this.row.lease_until}`);
+    this.row.epoch += 1;
+    this.row.holder = worker;
+    this.row.leaseUntil = utc(this.b.now + LEASE_MS);
+    this.row.outcome = null;
+    this.lease = { worker, epoch: this.row.epoch };
+    this.transition('running', 'worker', worker, `claimed by ${worker}, lease until ${this.row.leaseUntil}`);
     return this;
   }
 
-  private holder(): { worker: string; fence: number } {
+  private holder(): { worker: string; epoch: number } {
     if (!this.lease) throw new Error(`job ${this.id} is not held`);
     return this.lease;
   }
 
   private release(): void {
-    this.row.leased_by = null;
-    this.row.lease_until = null;
+    this.row.holder = null;
+    this.row.leaseUntil = null;
     this.lease = null;
   }
 
-  /** A checkpoint under the current lease (or as `worker`). */
-  tx(stepId: string, action: TxAction, status: TxStatus, options: { detail?: string | null; worker?: string; ref?: string | null; key?: string } = {}): TxRow {
+  /**
+   * A checkpoint under the current lease (or as `worker`), carrying the
+   * writer's epoch: the live lease's, or (no lease, or `epoch` given) that one.
+   */
+  tx(
+    stepId: string,
+    action: TxAction,
+    status: TxStatus,
+    options: { detail?: string | null; worker?: string; ref?: string | null; key?: string; epoch?: number; attempt?: number } = {},
+  ): TxRow {
     const worker = options.worker ?? this.holder().worker;
     return this.b.tx({
       job_id: this.id,
@@ -160,26 +181,28 @@ export class JobScript {
       status,
       external_reference: options.ref ?? null,
       compensation_status: action === 'compensate' ? status : null,
-      attempt: this.row.attempts,
+      attempt: options.attempt ?? this.row.attempts,
+      epoch: options.epoch ?? this.lease?.epoch ?? this.row.epoch,
       worker,
       detail: options.detail ?? null,
       error_kind: null,
     });
   }
 
-  /** The world applies a step's effect (or, with `compensates`, a compensation) for the current holder. */
-  apply(stepId: string, options: { worker?: string; compensates?: boolean } = {}): EffectRow {
+  /** The world applies a step's effect (or, with `compensates`, a compensation) for the current holder, under its epoch (or as `worker`, `attempt`, `epoch`: a zombie's). */
+  apply(stepId: string, options: { worker?: string; compensates?: boolean; epoch?: number | null; attempt?: number } = {}): EffectRow {
     const step = this.step(stepId);
     const tool = options.compensates ? (step.compensation ?? 'unknown') : step.tool;
     return this.b.effect({
       key: options.compensates ? compensationKey(this.key, stepId) : this.keyOf(stepId),
       tool,
       idempotent: toolMetadata(tool)?.idempotent ?? false,
-      job: String(this.id),
+      job: this.id,
       step: options.compensates ? `${stepId}:compensate` : stepId,
-      attempt: this.row.attempts,
+      attempt: options.attempt ?? this.row.attempts,
       worker: options.worker ?? this.lease?.worker ?? 'coord-1',
       compensates: options.compensates ? this.keyOf(stepId) : null,
+      epoch: options.epoch === undefined ? (this.lease?.epoch ?? this.row.epoch) : options.epoch,
     });
   }
 
@@ -208,28 +231,34 @@ export class JobScript {
     return this;
   }
 
+  /** running → done with the verified digest; outcome done (src/adapters/sqlite/sql/complete.ts). */
   complete(digest = digestOf(`job ${this.id}`)): this {
     const { worker } = this.holder();
-    this.row.result_digest = digest;
-    this.row.last_error = null;
+    this.row.resultDigest = digest;
+    this.row.lastError = null;
+    this.row.reviewReason = null;
+    this.row.outcome = 'done';
     this.transition('done', 'worker', worker, `done, verified result ${digest.slice(0, 12)}`);
     this.release();
     return this;
   }
 
+  /** running → retry, whatever attempt it is (the store would send an exhausted one to review: a test breaks that on purpose). */
   retry(error = 'TransientError: HTTP 503'): this {
     const { worker } = this.holder();
-    this.row.last_error = error;
-    this.row.next_run_at = utc(this.b.now + 1_000);
+    this.row.lastError = error;
+    this.row.nextRunAt = utc(this.b.now + 1_000);
     this.transition('retry', 'worker', worker, `retry in 1000 ms: ${error}`);
     this.release();
     return this;
   }
 
-  review(reason: string, error?: string): this {
+  /** running → review with a reason; outcome review, or awaiting_approval for a prepared step. */
+  review(reason: string, error?: string, outcome: 'review' | 'awaiting_approval' = 'review'): this {
     const { worker } = this.holder();
-    this.row.review_reason = reason;
-    if (error !== undefined) this.row.last_error = error;
+    this.row.reviewReason = reason;
+    this.row.outcome = outcome;
+    if (error !== undefined) this.row.lastError = error;
     this.transition('review', 'worker', worker, reason);
     this.release();
     return this;
@@ -238,49 +267,53 @@ export class JobScript {
   /**
    * The lease expired and was swept (by the coordinator, or by a worker's
    * claim); with `reconciled`, the coordinator first asked the world about a
-   * step left in doubt and logged the answer, in the same transaction.
+   * step left in doubt and logged the answer under the expired lease's epoch,
+   * in the same transaction. On the last attempt the job goes to review.
    */
   expire(by = 'coord-1', actor: Actor = 'coordinator', reconciled?: { stepId: string; status: 'success' | 'not_executed' | 'unknown' }): this {
-    const { worker } = this.holder();
-    const exhausted = this.row.attempts >= this.row.max_attempts;
-    const reason = `lease of ${worker} expired at ${this.row.lease_until}${exhausted ? ' on its last attempt' : ''}`;
+    const { worker, epoch } = this.holder();
+    const exhausted = this.row.attempts >= this.row.maxAttempts;
+    const reason = `lease of ${worker} expired at ${this.row.leaseUntil}${exhausted ? ' on its last attempt' : ''}`;
     this.b.advance(LEASE_MS + SKEW_MS + 1);
-    if (reconciled) this.tx(reconciled.stepId, 'reconcile', reconciled.status, { worker: by });
-    if (exhausted) this.row.review_reason = reason;
+    if (reconciled) this.tx(reconciled.stepId, 'reconcile', reconciled.status, { worker: by, epoch });
+    if (exhausted) {
+      this.row.reviewReason = reason;
+      this.row.outcome = 'review';
+    }
     this.transition(exhausted ? 'review' : 'retry', actor, by, reason);
     this.release();
     return this;
   }
 
   /** A stale write refused by the store: recorded, nothing changed. */
-  refused(worker: string, fence: number, to: JobStatus = 'done', what = 'complete'): JobEvent {
+  refused(worker: string, epoch: number, to: JobStatus = 'done', what = 'complete'): Transition {
     return this.b.event({
-      job_id: this.id,
+      jobId: this.id,
       kind: 'refused',
-      from_status: this.row.status,
-      to_status: to,
+      from: this.row.status,
+      to,
       attempt: this.row.attempts,
-      fence,
+      epoch,
       worker,
       actor: 'worker',
-      reason: `${what} refused: lease of ${worker} under fence ${fence} was lost (job is ${this.row.status})`,
+      reason: `${what} refused: lease of ${worker} under epoch ${epoch} was lost (job is ${this.row.status})`,
     });
   }
 
   beginCompensation(reason: string, error = 'PermanentError: HTTP 403'): this {
     const { worker } = this.holder();
-    this.row.last_error = error;
+    this.row.lastError = error;
     this.transition('compensating', 'worker', worker, reason);
     this.release();
     return this;
   }
 
-  /** The coordinator takes the saga: a new fence, no event (no state changes). */
+  /** The coordinator takes the saga: a new epoch, no event (no state changes). */
   takeSaga(coordinator = 'coord-1'): this {
-    this.row.lease_fence += 1;
-    this.row.leased_by = coordinator;
-    this.row.lease_until = utc(this.b.now + LEASE_MS);
-    this.lease = { worker: coordinator, fence: this.row.lease_fence };
+    this.row.epoch += 1;
+    this.row.holder = coordinator;
+    this.row.leaseUntil = utc(this.b.now + LEASE_MS);
+    this.lease = { worker: coordinator, epoch: this.row.epoch };
     return this;
   }
 
@@ -301,19 +334,32 @@ export class JobScript {
     return this;
   }
 
-  finishCompensation(reason: string): this {
-    const { worker, fence } = this.holder();
-    this.row.review_reason = reason;
-    this.transition('review', 'coordinator', worker, reason, fence);
+  /**
+   * compensating → review by the coordinator, under its epoch, with the saga's
+   * outcome: by default compensation_failed for a COMPENSATION_FAILED reason,
+   * compensated for any other (pass `outcome` to write what a broken queue would).
+   */
+  finishCompensation(reason: string, outcome: JobOutcome = sagaOutcome(reason)): this {
+    const { worker, epoch } = this.holder();
+    this.row.reviewReason = reason;
+    this.row.outcome = outcome;
+    this.transition('review', 'coordinator', worker, reason, epoch);
     this.release();
     return this;
   }
 
-  /** A person sends the job back from review, with one more attempt allowed. */
-  requeue(by = 'alice'): this {
-    this.row.max_attempts = Math.max(this.row.max_attempts, this.row.attempts + 1);
-    this.row.next_run_at = utc(this.b.now);
-    this.transition('pending', 'human', null, `requeued by ${by}: looked at it`);
+  /**
+   * A person sends the job back from review, with one more attempt allowed:
+   * the reference writes a `requeue` checkpoint as human:NAME under the job's
+   * epoch and the transition, together; the reason and outcome are cleared.
+   */
+  requeue(by = 'alice', note = 'looked at it'): this {
+    this.row.maxAttempts = Math.max(this.row.maxAttempts, this.row.attempts + 1);
+    this.row.nextRunAt = utc(this.b.now);
+    this.row.reviewReason = null;
+    this.row.outcome = null;
+    this.tx('(job)', 'requeue', 'success', { worker: `human:${by}`, key: this.key, detail: note, epoch: this.row.epoch });
+    this.transition('pending', 'human', null, `requeued by ${by}: ${note}`);
     return this;
   }
 }
@@ -328,12 +374,22 @@ export interface JobOptions {
   createdCount?: number;
 }
 
+/** Where a process was at a failpoint, as the harness records it (src/scenarios/run-scenario.ts). */
+export interface FailpointPlace {
+  point: FailpointName;
+  worker: string;
+  job: string;
+  attempt: number;
+  step?: string;
+}
+
 /** Writes consistent evidence, one job's life at a time; build() hands out a copy to break. */
 export class EvidenceBuilder {
   now = T0;
   private jobCount = 0;
   readonly evidence: Evidence = {
     scenario: 'crafted',
+    available: { ...ALL_AVAILABLE },
     jobs: [],
     events: [],
     txLog: [],
@@ -359,8 +415,8 @@ export class EvidenceBuilder {
     return utc(this.now);
   }
 
-  event(fields: Omit<JobEvent, 'id' | 'at'>): JobEvent {
-    const event: JobEvent = { id: this.evidence.events.length + 1, at: this.tick(), ...fields };
+  event(fields: Omit<Transition, 'seq' | 'at'>): Transition {
+    const event: Transition = { seq: this.evidence.events.length + 1, at: this.tick(), ...fields };
     this.evidence.events.push(event);
     return event;
   }
@@ -371,40 +427,64 @@ export class EvidenceBuilder {
     return row;
   }
 
-  effect(fields: Pick<EffectRow, 'key' | 'tool' | 'idempotent' | 'job' | 'step' | 'attempt' | 'worker' | 'compensates'>): EffectRow {
+  /** An effect in the world's ledger; `epoch` is the one its caller showed (none by default). */
+  effect(fields: Pick<EffectRow, 'key' | 'tool' | 'idempotent' | 'job' | 'step' | 'attempt' | 'worker' | 'compensates'> & { epoch?: number | null }): EffectRow {
     const seq = this.evidence.effects.length + 1;
-    const effect: EffectRow = { seq, argsDigest: digestOf(`args ${seq}`), pid: 4000 + seq, at: this.tick(), externalRef: `ref_${String(seq).padStart(6, '0')}`, result: {}, ...fields };
+    const effect: EffectRow = {
+      seq,
+      argsDigest: digestOf(`args ${seq}`),
+      pid: 4000 + seq,
+      at: this.tick(),
+      externalRef: `ref_${String(seq).padStart(6, '0')}`,
+      result: {},
+      ...fields,
+      epoch: fields.epoch ?? null,
+    };
     this.evidence.effects.push(effect);
     return effect;
   }
 
-  /** Enqueues a plan job (creation event, accepted entry). */
+  /**
+   * The harness's record of a process at a failpoint, with its structured
+   * place and the detail run-scenario writes: a plain hit, a fault fired there
+   * (`action`: pause, delay, crash), or the resume after a pause.
+   */
+  failpoint(kind: 'fault-hit' | 'fault-fired' | 'resume', process: string, place: FailpointPlace, action: FaultActionName = 'pause', ms = 10_000): TimelineEvent {
+    const where = `${place.point}${place.step ? ` step ${place.step}` : ''} job ${place.job} attempt ${place.attempt}`;
+    const detail = kind === 'fault-hit' ? `${place.worker} at ${where}` : kind === 'resume' ? `SIGCONT after the pause at ${where}` : `${action} at ${where} (rule 0)`;
+    const fired = kind === 'fault-fired' ? { action, ...(action === 'pause' || action === 'delay' ? { ms } : {}) } : {};
+    const event: TimelineEvent = { at: this.tick(), kind, process, pid: 100, detail, ...place, ...fired };
+    this.evidence.timeline.push(event);
+    return event;
+  }
+
+  /** Enqueues a plan job (creation event, accepted entry); ids are '1', '2', ... */
   job(plan: Plan, options: JobOptions = {}): JobScript {
     this.jobCount += 1;
-    const id = this.jobCount;
+    const id = String(this.jobCount);
     const key = options.key ?? digestOf(`job key ${id}`);
     const at = this.tick();
-    const row: JobRow = {
+    const row: JobSnapshot = {
       id,
-      idempotency_key: key,
+      key,
       action: 'plan',
-      payload_json: JSON.stringify({ plan }),
+      payload: JSON.stringify({ plan }),
       status: 'pending',
-      attempts: 0,
-      max_attempts: options.maxAttempts ?? 3,
-      leased_by: null,
-      lease_until: null,
-      next_run_at: at,
-      result_digest: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      lease_fence: 0,
-      review_reason: null,
       outcome: null,
+      attempts: 0,
+      maxAttempts: options.maxAttempts ?? 3,
+      holder: null,
+      leaseUntil: null,
+      epoch: 0,
+      nextRunAt: at,
+      lastError: null,
+      reviewReason: null,
+      resultDigest: null,
+      createdAt: at,
+      updatedAt: at,
     };
     this.evidence.jobs.push(row);
-    this.event({ job_id: id, kind: 'transition', from_status: null, to_status: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued' });
+    this.event({ jobId: id, kind: 'transition', from: null, to: 'pending', attempt: 0, epoch: 0, worker: null, actor: 'producer', reason: 'enqueued' });
     if (options.accepted !== false) {
       this.evidence.accepted.push({
         key,
@@ -448,9 +528,9 @@ export function cleanEvidence(): Evidence {
   return cleanBuilder().b.build();
 }
 
-/** The job row of `id` in an evidence (for mutations). */
-export function jobIn(evidence: Evidence, id: number): JobRow {
-  const job = evidence.jobs.find((j) => j.id === id);
+/** The job of `id` ('2', or 2) in an evidence (for mutations). */
+export function jobIn(evidence: Evidence, id: string | number): JobSnapshot {
+  const job = evidence.jobs.find((j) => j.id === String(id));
   if (!job) throw new Error(`no job ${id}`);
   return job;
 }

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readIncidents } from '../../../src/saga/incidents.js';
-import { stepKey, type Plan } from '../../../src/saga/plan.js';
-import type { TxRow } from '../../../src/saga/tx-log.js';
-import type { Accepted, Evidence, InvariantId } from '../../../src/scenarios/evidence.js';
-import { checkInvariants, expectationVerdicts } from '../../../src/scenarios/invariants/index.js';
 import { jsonLogger } from '../../../src/kernel/log.js';
+import { stepKey, type Plan } from '../../../src/saga/plan.js';
+import type { Accepted, Evidence, InvariantId } from '../../../src/scenarios/evidence.js';
+import { checkInvariants, expectationVerdicts, INVARIANTS } from '../../../src/scenarios/invariants/index.js';
 import { LEASE_MS, PAST_LEASE_MS, RETRY_MS, SKEW_MS, startSaga, type SagaFixture } from '../../saga/fixture.js';
-import { digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
+import { ALL_AVAILABLE, digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
 
 /*
  * Evidence from a real run: the reference SQLite queue on a temp file with a
@@ -18,17 +16,19 @@ import { digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
  * a person, a compensated saga and a raced enqueue. Every invariant must hold
  * on it; then single corruptions of the extracted arrays (the store's trigger
  * makes corrupting the file itself impossible) must break the right ones.
+ * The evidence is read as a drill reads it (src/scenarios/gather-evidence.ts):
+ * through the queue's adapter contract (fx.conn), in the port's words.
  */
 
 let fx: SagaFixture;
 let real: Evidence;
-const ids: Record<string, number> = {};
+const ids: Record<string, string> = {};
 
 const ALL_HOLD: readonly InvariantId[] = [];
 
 function failing(evidence: Evidence): InvariantId[] {
   return checkInvariants(evidence)
-    .filter((v) => !v.holds)
+    .filter((v) => v.status !== 'held')
     .map((v) => v.id);
 }
 
@@ -38,13 +38,13 @@ beforeAll(async () => {
   const lines: string[] = [];
   const log = jsonLogger('w1', () => new Date(fx.clock.now()).toISOString(), (line) => lines.push(line));
 
-  const enqueue = (name: string, plan: Plan, expect: Accepted['expect'], attempts = 1): number => {
+  const enqueue = async (name: string, plan: Plan, expect: Accepted['expect'], attempts = 1): Promise<string> => {
     const key = digestOf(`real ${name}`);
     let created = 0;
-    let jobId = 0;
+    let jobId = '';
     for (let i = 0; i < attempts; i++) {
-      const result = fx.queue.enqueue({ key, action: 'plan', payload: { plan }, maxAttempts: 3 });
-      if (result.created) created++;
+      const result = await fx.conn.enqueue({ key, action: 'plan', payload: JSON.stringify({ plan }), maxAttempts: 3 });
+      if (result.outcome === 'created') created++;
       jobId = result.jobId;
     }
     accepted.push({ key, plan, enqueueAttempts: attempts, createdCount: created, expect });
@@ -53,11 +53,11 @@ beforeAll(async () => {
   };
 
   // A clean run, enqueued by two racing producers.
-  enqueue('clean', planOf(STEPS.write, STEPS.email), { status: 'done' }, 2);
+  await enqueue('clean', planOf(STEPS.write, STEPS.email), { status: 'done' }, 2);
   expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('done');
 
   // A worker dies holding the lease; the lease expires; another worker's claim sweeps and takes it; the dead one's write is refused.
-  enqueue('died', planOf(STEPS.branch), { status: 'done' });
+  await enqueue('died', planOf(STEPS.branch), { status: 'done' });
   const dead = fx.claim('w1');
   fx.clock.advance(PAST_LEASE_MS);
   const taken = fx.claim('w2');
@@ -66,7 +66,7 @@ beforeAll(async () => {
   expect((await fx.runAndSettle(taken)).kind).toBe('done');
 
   // A transient failure, retried.
-  enqueue('retried', planOf(STEPS.email), { status: 'done' });
+  await enqueue('retried', planOf(STEPS.email), { status: 'done' });
   await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 503 } });
   const first = fx.claim('w1');
   const outcome = await fx.runAndSettle(first);
@@ -76,30 +76,32 @@ beforeAll(async () => {
   expect((await fx.runAndSettle(fx.claim('w2'))).kind).toBe('done');
 
   // A lost response of a non-idempotent call: unknown, reconciled against the world, completed.
-  enqueue('lost', planOf(STEPS.publish), { status: 'done' });
+  await enqueue('lost', planOf(STEPS.publish), { status: 'done' });
   await fx.arm({ match: { tool: 'publish_article' }, action: { type: 'drop' } });
   expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('done');
 
   // A permanent failure goes to review; a person requeues it; it runs.
-  enqueue('permanent', planOf(STEPS.email), { status: 'done' });
+  await enqueue('permanent', planOf(STEPS.email), { status: 'done' });
   await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 403 } });
   expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('review');
-  expect(fx.queue.requeueFromReview(ids.permanent!, 'alice', 'the token was renewed')).toBe(true);
+  expect(await fx.conn.human!.requeueFromReview(ids.permanent!, 'alice', 'the token was renewed')).toBe(true);
   expect((await fx.runAndSettle(fx.claim('w2'))).kind).toBe('done');
 
   // A saga: the email fails for good after the write; the coordinator undoes the write.
-  enqueue('saga', planOf({ ...STEPS.write, args: { ...STEPS.write.args, api_key: SECRET } }, STEPS.email), { status: 'compensated' });
+  await enqueue('saga', planOf({ ...STEPS.write, args: { ...STEPS.write.args, api_key: SECRET } }, STEPS.email), { status: 'compensated' });
   await fx.arm({ match: { tool: 'send_email' }, action: { type: 'fail', status: 403 } });
   expect((await fx.runAndSettle(fx.claim('w1'))).kind).toBe('compensate');
   expect((await fx.compensate('coord-1')).outcome.kind).toBe('compensated');
 
-  const jobs = fx.queue.jobs();
+  const snapshot = await fx.conn.snapshot();
   real = {
     scenario: 'real-run',
-    jobs,
-    events: fx.queue.events(),
-    txLog: jobs.flatMap((job) => fx.txLog(job.id)).sort((a: TxRow, b: TxRow) => a.id - b.id),
-    incidents: readIncidents(fx.queue.db),
+    // The reference queue gives every kind of evidence.
+    available: ALL_AVAILABLE,
+    jobs: snapshot.jobs,
+    events: snapshot.history,
+    txLog: await fx.conn.saga.rows(),
+    incidents: await fx.conn.saga.incidents(),
     effects: fx.effects(),
     accepted,
     timeline: [],
@@ -118,7 +120,7 @@ afterAll(async () => {
 
 describe('evidence from a real run', () => {
   it('went through what the test means it to (a refused stale write, a retry, a review and a requeue, a saga)', () => {
-    const kinds = real.events.map((e) => `${e.kind} ${e.from_status ?? '(new)'}>${e.to_status} ${e.actor}`);
+    const kinds = real.events.map((e) => `${e.kind} ${e.from ?? '(new)'}>${e.to} ${e.actor}`);
     expect(kinds).toEqual(
       expect.arrayContaining(['refused running>done worker', 'transition running>retry worker', 'transition review>pending human', 'transition running>compensating worker', 'transition compensating>review coordinator']),
     );
@@ -126,9 +128,47 @@ describe('evidence from a real run', () => {
     expect(real.logs[0]?.text).toContain('[REDACTED]');
   });
 
+  it('reads in the port\'s words: text ids, explicit outcomes, and an epoch on every write', () => {
+    expect(real.jobs.map((job) => job.id)).toEqual(Object.values(ids));
+    expect(Object.fromEntries(real.jobs.map((job) => [job.id, job.outcome]))).toEqual({
+      [ids.clean!]: 'done',
+      [ids.died!]: 'done',
+      [ids.retried!]: 'done',
+      [ids.lost!]: 'done',
+      [ids.permanent!]: 'done',
+      [ids.saga!]: 'compensated',
+    });
+    // The dead worker's refused write shows the epoch it held; the one that took over claimed the next.
+    const died = real.events.filter((e) => e.jobId === ids.died);
+    expect(died.find((e) => e.kind === 'refused')).toMatchObject({ worker: 'w1', epoch: 1 });
+    expect(died.filter((e) => e.kind === 'transition' && e.to === 'running').map((e) => [e.worker, e.epoch])).toEqual([
+      ['w1', 1],
+      ['w2', 2],
+    ]);
+    // A person's requeue is in the saga log, as human:NAME under the epoch of the review it ends.
+    expect(real.txLog.filter((row) => row.action === 'requeue')).toEqual([expect.objectContaining({ job_id: ids.permanent, worker: 'human:alice', epoch: 1, attempt: 1, status: 'success' })]);
+    // The coordinator compensated under an epoch of its own, above the worker's.
+    const compensations = real.txLog.filter((row) => row.job_id === ids.saga && row.action === 'compensate');
+    expect(compensations.length).toBeGreaterThan(0);
+    expect(compensations.every((row) => row.worker === 'coord-1' && row.epoch === 2)).toBe(true);
+    // Every effect in the world carries the epoch its caller showed, and names a job of the queue.
+    expect(real.effects.filter((effect) => effect.epoch === null)).toEqual([]);
+    expect([...new Set(real.effects.map((effect) => effect.job))].sort()).toEqual(real.jobs.map((job) => job.id).sort());
+    expect(checkInvariants(real, ['single-holder'])[0]).toMatchObject({ status: 'held', evidence: [] });
+    expect(checkInvariants(real, ['single-holder'])[0]!.note).toBeUndefined();
+  });
+
+  it('does not judge, on the same run, what a queue without a history could not show', () => {
+    const evidence = structuredClone(real);
+    evidence.available = { ...ALL_AVAILABLE, history: 'this queue keeps no per-attempt history' };
+    const verdicts = checkInvariants(evidence);
+    expect(verdicts.filter((v) => v.status === 'not_judged').map((v) => v.id)).toEqual(INVARIANTS.filter((i) => i.needs.includes('history')).map((i) => i.id));
+    expect(verdicts.filter((v) => v.status === 'broken')).toEqual([]);
+  });
+
   it('keeps every invariant and meets every expectation', () => {
     const verdicts = checkInvariants(real);
-    expect(verdicts.filter((v) => !v.holds)).toEqual([]);
+    expect(verdicts.filter((v) => v.status !== 'held')).toEqual([]);
     expect(verdicts.map((v) => v.id)).toHaveLength(13);
     expect(expectationVerdicts(real)).toEqual([]);
   });
@@ -138,7 +178,7 @@ describe('evidence from a real run', () => {
       name: 'a done job whose effect is missing from the ledger',
       breaks: ['no-duplicate-effect', 'done-is-verified'],
       corrupt(e) {
-        const key = stepKey(jobIn(e, ids.clean!).idempotency_key, 'email');
+        const key = stepKey(jobIn(e, ids.clean!).key, 'email');
         e.effects = e.effects.filter((effect) => effect.key !== key);
       },
     },
@@ -146,7 +186,7 @@ describe('evidence from a real run', () => {
       name: 'the email of a done job applied a second time, by a worker that never held it',
       breaks: ['no-duplicate-effect', 'single-holder'],
       corrupt(e) {
-        const key = stepKey(jobIn(e, ids.clean!).idempotency_key, 'email');
+        const key = stepKey(jobIn(e, ids.clean!).key, 'email');
         const original = e.effects.find((effect) => effect.key === key)!;
         e.effects.push({ ...original, seq: 999, externalRef: 'em_000999', worker: 'w9', attempt: 2, pid: 9999 });
       },
@@ -164,7 +204,7 @@ describe('evidence from a real run', () => {
       name: 'a job left running at rest',
       breaks: ['no-lost-job', 'lease-released', 'history-complete'],
       corrupt(e) {
-        Object.assign(jobIn(e, ids.retried!), { status: 'running', leased_by: 'w2', lease_until: '2026-08-25T11:00:00.000Z' });
+        Object.assign(jobIn(e, ids.retried!), { status: 'running', holder: 'w2', leaseUntil: '2026-08-25T11:00:00.000Z' });
       },
     },
     {
@@ -195,6 +235,30 @@ describe('evidence from a real run', () => {
       breaks: ['saga-compensation'],
       corrupt(e) {
         e.effects = e.effects.filter((effect) => effect.compensates === null);
+      },
+    },
+    {
+      name: "a zombie's effect under its old epoch, after the new holder's",
+      // The world applied the dead worker's call after w2's: a stale holder's effect, and the key twice.
+      breaks: ['no-duplicate-effect', 'single-holder'],
+      corrupt(e) {
+        const applied = e.effects.find((effect) => effect.job === ids.died && effect.compensates === null)!;
+        e.effects.push({ ...applied, seq: 998, externalRef: 'br_000998', worker: 'w1', attempt: 1, epoch: 1, pid: 9998 });
+      },
+    },
+    {
+      name: 'a checkpoint under an epoch the history never claimed',
+      breaks: ['single-holder'],
+      corrupt(e) {
+        const rows = e.txLog.filter((row) => row.job_id === ids.clean);
+        rows[rows.length - 1]!.epoch = 99;
+      },
+    },
+    {
+      name: 'a saga that says compensated in its reason, but ended with outcome review',
+      breaks: ['saga-compensation'],
+      corrupt(e) {
+        jobIn(e, ids.saga!).outcome = 'review';
       },
     },
     {

@@ -7,8 +7,8 @@ const FORBIDDEN = 'PermanentError: world call publish_article: HTTP 403: forbidd
 
 describe('review-routing', () => {
   it('holds when doubt is reconciled, permanent errors wait for a person, and exhausted retries end in review', () => {
-    expect(judged(reviewRouting, cleanEvidence())).toMatchObject({ holds: true, evidence: [] });
-    expect(judged(reviewRouting, richBuilder().b.build())).toMatchObject({ holds: true, evidence: [] });
+    expect(judged(reviewRouting, cleanEvidence())).toMatchObject({ status: 'held', evidence: [] });
+    expect(judged(reviewRouting, richBuilder().b.build())).toMatchObject({ status: 'held', evidence: [] });
   });
 
   describe('an unknown outcome of a non-idempotent step', () => {
@@ -18,10 +18,10 @@ describe('review-routing', () => {
       job.claim('w1').execute('email', 'unknown', { detail: LOST, apply: true }).retry(LOST);
       job.claim('w2').execute('email').complete();
       const verdict = judged(reviewRouting, b.build());
-      expect(verdict.holds).toBe(false);
+      expect(verdict.status).toBe('broken');
       expect(verdict.evidence).toEqual([
         expect.stringMatching(
-          /^job 1 \(key [0-9a-f]{8}…\): step email \(send_email, not idempotent\) executed again while its outcome was in doubt: tx #3 email execute started \(attempt 2, w2, .*\) after tx #2 email execute unknown \(attempt 1, w1, .*\), with no reconcile not_executed between$/,
+          /^job 1 \(key [0-9a-f]{8}…\): step email \(send_email, not idempotent\) executed again while its outcome was in doubt: tx #3 email execute started \(attempt 2, epoch 2, w2, .*\) after tx #2 email execute unknown \(attempt 1, epoch 1, w1, .*\), with no reconcile not_executed between$/,
         ),
       ]);
     });
@@ -31,7 +31,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.publish));
       job.claim('w1').execute('publish', 'started', { apply: true }).expire('w2', 'worker');
       job.claim('w2').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step publish \(publish_article, not idempotent\) executed again while its outcome was in doubt: tx #2 publish execute started \(attempt 2, w2/);
+      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step publish \(publish_article, not idempotent\) executed again while its outcome was in doubt: tx #2 publish execute started \(attempt 2, epoch 2, w2/);
     });
 
     it('holds when a reconcile said not_executed before the repeat', () => {
@@ -39,7 +39,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.publish));
       job.claim('w1').execute('publish', 'unknown', { detail: LOST }).reconcile('publish', 'not_executed').retry(LOST);
       job.claim('w2').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).holds).toBe(true);
+      expect(judged(reviewRouting, b.build()).status).toBe('held');
     });
 
     it('fails when a step already applied is executed again', () => {
@@ -47,7 +47,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.email, STEPS.publish));
       job.claim('w1').execute('email').execute('publish', 'failed', { detail: 'TransientError: HTTP 503' }).retry();
       job.claim('w2').execute('email').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step email \(send_email, not idempotent\) executed again after it was applied: tx #\d+ email execute started \(attempt 2, w2.* after tx #2 email execute success \(attempt 1, w1/);
+      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step email \(send_email, not idempotent\) executed again after it was applied: tx #\d+ email execute started \(attempt 2, epoch 2, w2.* after tx #2 email execute success \(attempt 1, epoch 1, w1/);
     });
 
     it('fails when reconciliation could not settle it and the job was claimed again without a person', () => {
@@ -56,7 +56,7 @@ describe('review-routing', () => {
       job.claim('w1').execute('email', 'unknown', { detail: LOST }).reconcile('email', 'unknown').retry(LOST);
       job.claim('w2').reconcile('email', 'unknown').review('outcome of step email is unknown');
       expect(judged(reviewRouting, b.build()).text).toMatch(
-        /job 1 .*: step email \(send_email, not idempotent\) stayed unknown after reconciliation \(tx #3 email reconcile unknown \(attempt 1, w1.*\)\), yet it was claimed again without a person's requeue: event #\d+ retry→running by worker w2.* \(the lease ended event #\d+ running→retry by worker w1/,
+        /job 1 .*: step email \(send_email, not idempotent\) stayed unknown after reconciliation \(tx #3 email reconcile unknown \(attempt 1, epoch 1, w1.*\)\), yet it was claimed again without a person's requeue: event #\d+ retry→running by worker w2.* \(the lease ended event #\d+ running→retry by worker w1/,
       );
     });
 
@@ -65,7 +65,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.email));
       job.claim('w1').execute('email', 'unknown', { detail: LOST }).reconcile('email', 'unknown').review('outcome unknown').requeue('alice');
       job.claim('w2').reconcile('email', 'not_executed').execute('email').complete();
-      expect(judged(reviewRouting, b.build()).holds).toBe(true);
+      expect(judged(reviewRouting, b.build()).status).toBe('held');
     });
 
     it('fails when a manual_only step with an unknown outcome ends anywhere but review', () => {
@@ -82,9 +82,9 @@ describe('review-routing', () => {
       job.claim('w1').execute('publish', 'failed', { detail: FORBIDDEN }).retry(FORBIDDEN);
       job.claim('w2').execute('publish', 'failed', { detail: FORBIDDEN }).review('failed for good');
       const verdict = judged(reviewRouting, b.build());
-      expect(verdict.holds).toBe(false);
+      expect(verdict.status).toBe('broken');
       expect(verdict.evidence).toEqual([
-        expect.stringMatching(/^job 1 .*: step publish failed for good \(tx #2 publish execute failed \(attempt 1, w1, .*\): "PermanentError: .*HTTP 403.*"\), yet its holder sent it to retry: event #3 running→retry by worker w1/),
+        expect.stringMatching(/^job 1 .*: step publish failed for good \(tx #2 publish execute failed \(attempt 1, epoch 1, w1, .*\): "PermanentError: .*HTTP 403.*"\), yet its holder sent it to retry: event #3 running→retry by worker w1/),
         expect.stringMatching(/^job 1 .*: step publish failed for good \(tx #2 .*\), yet it was claimed again without a person's requeue: event #4 retry→running by worker w2/),
       ]);
     });
@@ -101,7 +101,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.publish));
       job.claim('w1').execute('publish', 'failed', { detail: 'TransientError: HTTP 503' }).retry();
       job.claim('w2').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).holds).toBe(true);
+      expect(judged(reviewRouting, b.build()).status).toBe('held');
     });
   });
 
@@ -123,7 +123,7 @@ describe('review-routing', () => {
       job.claim('w1');
       job.transition('retry', 'coordinator', 'coord-1', 'lease of w1 expired');
       job.lease = null;
-      Object.assign(job.row, { leased_by: null, lease_until: null });
+      Object.assign(job.row, { holder: null, leaseUntil: null });
       expect(judged(reviewRouting, b.build()).text).toMatch(/sent to retry on its last attempt \(1 of 1\): event #3 running→retry by coordinator coord-1/);
     });
   });
@@ -134,7 +134,7 @@ describe('review-routing', () => {
     it('holds when it was blocked into review before any step ran', () => {
       const b = new EvidenceBuilder();
       b.job(planOf(declaredIdempotent)).claim('w1').review('policy violation, blocked before any step ran');
-      expect(judged(reviewRouting, b.build()).holds).toBe(true);
+      expect(judged(reviewRouting, b.build()).status).toBe('held');
     });
 
     it('fails when it ran, reached the world and ended done', () => {
@@ -142,7 +142,7 @@ describe('review-routing', () => {
       const job = b.job(planOf(declaredIdempotent));
       job.claim('w1').run().complete();
       const verdict = judged(reviewRouting, b.build());
-      expect(verdict.holds).toBe(false);
+      expect(verdict.status).toBe('broken');
       expect(verdict.evidence).toEqual([
         expect.stringMatching(/^job 1 .*: its plan breaks policy \(step email: declared idempotent, but send_email is not\), yet it ended done, not in review$/),
         expect.stringMatching(new RegExp(`^job 1 .*: its plan breaks policy .*, yet the world applied ledger #1 send_email by w1 attempt 1 .* under key ${job.keyOf('email')}$`)),

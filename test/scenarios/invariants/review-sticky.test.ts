@@ -13,9 +13,9 @@ function reviewed(then: (job: ReturnType<EvidenceBuilder['job']>) => void): Evid
 
 describe('review-sticky', () => {
   it('holds when only a person takes jobs out of review', () => {
-    expect(judged(reviewSticky, cleanEvidence())).toMatchObject({ holds: true, note: 'no job went to review in this drill' });
-    expect(judged(reviewSticky, richBuilder().b.build())).toMatchObject({ holds: true, evidence: [] });
-    expect(judged(reviewSticky, reviewed((job) => job.requeue('alice').claim('w2').execute('email').complete()).build()).holds).toBe(true);
+    expect(judged(reviewSticky, cleanEvidence())).toMatchObject({ status: 'held', note: 'no job went to review in this drill' });
+    expect(judged(reviewSticky, richBuilder().b.build())).toMatchObject({ status: 'held', evidence: [] });
+    expect(judged(reviewSticky, reviewed((job) => job.requeue('alice').claim('w2').execute('email').complete()).build()).status).toBe('held');
   });
 
   it.each([
@@ -24,7 +24,7 @@ describe('review-sticky', () => {
     ['a person, straight to running', (job: ReturnType<EvidenceBuilder['job']>) => job.transition('running', 'human', null, 'run it'), /left review without a person's requeue: event #4 review→running by human/],
   ])('fails when %s takes a job out of review', (_who, leave, line) => {
     const verdict = judged(reviewSticky, reviewed(leave).build());
-    expect(verdict.holds).toBe(false);
+    expect(verdict.status).toBe('broken');
     expect(verdict.evidence).toEqual([expect.stringMatching(new RegExp(`^job 1 \\(key [0-9a-f]{8}…\\): ${line.source}`))]);
   });
 

@@ -5,15 +5,15 @@ import { cleanEvidence, jobIn, judged, richBuilder, SECRET } from './evidence-bu
 
 describe('secrets-redacted', () => {
   it('holds when every planted secret was redacted', () => {
-    expect(judged(secretsRedacted, cleanEvidence())).toMatchObject({ holds: true, evidence: [] });
-    expect(judged(secretsRedacted, richBuilder().b.build())).toMatchObject({ holds: true, evidence: [] });
+    expect(judged(secretsRedacted, cleanEvidence())).toMatchObject({ status: 'held', evidence: [] });
+    expect(judged(secretsRedacted, richBuilder().b.build())).toMatchObject({ status: 'held', evidence: [] });
   });
 
   it('holds with a note when no secret was planted', () => {
     const evidence = cleanEvidence();
     evidence.secrets = [];
     evidence.logs.push({ name: 'w3.log', text: 'nothing secret' });
-    expect(judged(secretsRedacted, evidence)).toMatchObject({ holds: true, note: 'no secret was planted in this drill: nothing to look for' });
+    expect(judged(secretsRedacted, evidence)).toMatchObject({ status: 'held', note: 'no secret was planted in this drill: nothing to look for' });
   });
 
   it('masks a secret as its first characters and length', () => {
@@ -26,18 +26,18 @@ describe('secrets-redacted', () => {
     const evidence = cleanEvidence();
     evidence.logs[1]!.text += `{"event":"plan-retry","error":"401 for key ${SECRET}","again":"${SECRET}"}\n`;
     const verdict = judged(secretsRedacted, evidence);
-    expect(verdict.holds).toBe(false);
+    expect(verdict.status).toBe('broken');
     expect(verdict.evidence).toEqual([
       `secret sk-…(40 chars) found in log w2.log line 3: …vent":"plan-retry","error":"401 for key [sk-…(40 chars)]","again":"[sk-…(40 chars)]… (2 times in log w2.log)`,
     ]);
   });
 
   const places: Array<[string, (e: Evidence) => void, RegExp]> = [
-    ['a last_error', (e) => (jobIn(e, 2).last_error = `HTTP 401: bad key ${SECRET}`), /found in job 2 \(key [0-9a-f]{8}…\) last_error: HTTP 401: bad key \[sk-…\(40 chars\)\]/],
-    ['a review_reason', (e) => (jobIn(e, 1).review_reason = `token ${SECRET} refused`), /found in job 1 \(key [0-9a-f]{8}…\) review_reason: token \[sk-…\(40 chars\)\] refused/],
+    ['a last_error', (e) => (jobIn(e, 2).lastError = `HTTP 401: bad key ${SECRET}`), /found in job 2 \(key [0-9a-f]{8}…\) last_error: HTTP 401: bad key \[sk-…\(40 chars\)\]/],
+    ['a review_reason', (e) => (jobIn(e, 1).reviewReason = `token ${SECRET} refused`), /found in job 1 \(key [0-9a-f]{8}…\) review_reason: token \[sk-…\(40 chars\)\] refused/],
     ['an event reason', (e) => (e.events[3]!.reason = `retry: ${SECRET}`), /found in job \d+ event #4 reason: retry: \[sk-…/],
     ['a tx detail', (e) => (e.txLog[1]!.detail = `failed with ${SECRET}`), /found in job 1 tx #2 \(write execute success\) detail: failed with \[sk-…/],
-    ['an incident', (e) => e.incidents.push({ id: 1, job_id: 2, step_id: 'publish', error: `x ${SECRET}`, status: 'manual_recovery_required', at: 'now' }), /found in job 2 incident #1 \(publish\) error: x \[sk-…/],
+    ['an incident', (e) => e.incidents.push({ id: 1, job_id: '2', step_id: 'publish', error: `x ${SECRET}`, status: 'manual_recovery_required', at: 'now' }), /found in job 2 incident #1 \(publish\) error: x \[sk-…/],
     ['an artefact', (e) => (e.artefacts[0]!.text += `\n\n<td>${SECRET}</td>`), /found in artefact report\.json line 3: <td>\[sk-…\(40 chars\)\]<\/td>/],
     ['the timeline', (e) => (e.timeline[0]!.detail = `worker w1 --token ${SECRET}`), /found in timeline #1 \(spawn w1#1\): worker w1 --token \[sk-…/],
   ];
@@ -46,7 +46,7 @@ describe('secrets-redacted', () => {
     const evidence = cleanEvidence();
     leak(evidence);
     const verdict = judged(secretsRedacted, evidence);
-    expect(verdict.holds).toBe(false);
+    expect(verdict.status).toBe('broken');
     expect(verdict.evidence).toEqual([expect.stringMatching(line)]);
   });
 
@@ -77,6 +77,6 @@ describe('secrets-redacted', () => {
   it('does not search for secrets too short to tell from text, and says so', () => {
     const evidence = cleanEvidence();
     evidence.secrets = ['ab', SECRET];
-    expect(judged(secretsRedacted, evidence)).toMatchObject({ holds: true, note: '1 planted secret(s) shorter than 4 characters were not searched for' });
+    expect(judged(secretsRedacted, evidence)).toMatchObject({ status: 'held', note: '1 planted secret(s) shorter than 4 characters were not searched for' });
   });
 });

@@ -1,0 +1,73 @@
+import type { QueueImpl } from '../adapters/registry.js';
+import { InternalError } from '../kernel/errors.js';
+import type { QueueConnection } from '../port/adapter.js';
+import type { Claim } from '../port/delivery.js';
+import type { EnqueueResult } from '../port/adapter.js';
+
+/*
+ * The adapter contract's own checks: what any queue behind the port must do,
+ * driven through the port alone (enqueue, the manual claim and settle, the
+ * snapshot), on a fresh queue each. Where the drills judge a queue from a
+ * whole run, these pin one promise each, so a queue author sees which one
+ * breaks, and every check has a broken variant it is seen failing against.
+ */
+
+/** One racing operation, run by each of several threads at once, each with its own connection. */
+export type RaceOp =
+  | { kind: 'enqueue'; keys: readonly string[] }
+  /** Claims until nothing is left, as worker `${prefix}${thread}`. */
+  | { kind: 'claim-all'; prefix: string };
+
+/** What one racing thread did. */
+export interface RaceResult {
+  thread: number;
+  enqueued: Array<EnqueueResult & { key: string }>;
+  claimed: Claim[];
+}
+
+/** What a check may do with the queue under test. */
+export interface ContractContext {
+  impl: QueueImpl;
+  leaseMs: number;
+  skewMarginMs: number;
+  /** This process's connection to a fresh queue made for the check. */
+  queue: QueueConnection;
+  /**
+   * Lets `ms` pass on the clock the queue's leases run on: moved at once for a
+   * queue on the caller's clock, waited out for one on its server's (so a
+   * check asks only for the time it needs).
+   */
+  passTime(ms: number): Promise<void>;
+  /** Runs `op` in `threads` threads at once, each with its own connection, from one starting instant. */
+  race(threads: number, op: RaceOp): Promise<RaceResult[]>;
+}
+
+/** A promise of the contract, and how to see it kept. */
+export interface ContractCheck {
+  id: string;
+  statement: string;
+  /** The optional parts of the contract the check drives; a queue without one is "not applicable", with the reason. */
+  needs: ReadonlyArray<'manual'>;
+  /** Resolves when the promise was kept; throws ContractViolation (what broke, with its evidence) when not. */
+  run(ctx: ContractContext): Promise<void>;
+}
+
+/** A promise the queue broke, with the evidence. */
+export class ContractViolation extends InternalError {
+  readonly code = 'QD_CONTRACT_VIOLATION';
+}
+
+/** Throws a ContractViolation saying `message` unless `condition` holds. */
+export function expectThat(condition: boolean, message: () => string): asserts condition {
+  if (!condition) throw new ContractViolation(message());
+}
+
+/** The manual operations, which a check that declares `needs: ['manual']` is only run with. */
+export function manualOf(ctx: ContractContext): NonNullable<QueueConnection['manual']> {
+  const manual = ctx.queue.manual;
+  if (!manual) throw new ContractViolation('the queue offers no manual claim and settle');
+  return manual;
+}
+
+/** A verified result's digest, for checks that complete a job. */
+export const CONTRACT_DIGEST = 'c0ffee'.padEnd(64, '0');

@@ -1,0 +1,21 @@
+import { expectThat, manualOf, type ContractCheck } from '../check.js';
+
+/** An expired lease is taken back: the holder stopped renewing, its lease ran out, another worker gets the job under a later epoch. */
+export const expiredLeaseTakenBack: ContractCheck = {
+  id: 'expired-lease-taken-back',
+  statement: "an expired lease is taken back: once a holder's lease has run out, another worker gets the job under a later epoch",
+  needs: ['manual'],
+  async run(ctx) {
+    const manual = manualOf(ctx);
+    await ctx.queue.enqueue({ key: 'contract-expiry', action: 'sleep', payload: '{}', maxAttempts: 3 });
+    const dead = await manual.claim('w1');
+    expectThat(dead !== null, () => 'nothing to claim after an enqueue');
+    expectThat((await manual.claim('w2')) === null, () => 'a second worker got a job while the only one was held under a live lease');
+    // By time, as a crashed worker's lease runs out: a queue whose leases never expire fails here.
+    await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);
+    const next = await manual.claim('w2');
+    expectThat(next !== null, () => `w1's lease ran out ${ctx.leaseMs + ctx.skewMarginMs + 50} ms after the claim, but no other worker could take the job back`);
+    expectThat(next.jobId === dead.jobId, () => `w2 got job ${next.jobId}, not the one w1 left`);
+    expectThat(next.epoch > dead.epoch, () => `w2 took the job under epoch ${next.epoch}, not later than w1's ${dead.epoch}`);
+  },
+};

@@ -1,0 +1,61 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { progressPrinter, scenarioLine } from '../../src/cli/progress.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import type { WrittenReport } from '../../src/report/write-report.js';
+import { drillReport, NEEDS_HISTORY, notJudgedReport, passingReport } from './fixture.js';
+
+const WRITTEN: WrittenReport = { json: '/runs/r/report.json', markdown: '/runs/r/report.md', junit: '/runs/r/junit.xml', schema: '/runs/r/report.schema.json' };
+
+/** Everything a printer writes, as one string. */
+function captured(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+function summaryOf(report: DrillReport): string {
+  const out = captured();
+  progressPrinter(out.stream, { live: false }).summary(report, WRITTEN);
+  return out.text();
+}
+
+describe('the progress lines', () => {
+  it('a scenario line says how many invariants were not judged, and still says PASS', () => {
+    const [scenario] = notJudgedReport().scenarios;
+    const line = scenarioLine(scenario!, 1, 1);
+    expect(line).toBe(`[1/1] PASS    crash_after_write  3.4s  faults 1/1 fired  jobs: 1 done  ${NEEDS_HISTORY.length} not judged`);
+  });
+
+  it('a scenario line says nothing of it when every invariant was judged', () => {
+    expect(scenarioLine(passingReport().scenarios[0]!, 1, 1)).toBe('[1/1] PASS    crash_after_write  3.4s  faults 1/1 fired  jobs: 1 done');
+    const failing = scenarioLine(drillReport().scenarios[1]!, 2, 4);
+    expect(failing).toMatch(/^\[2\/4\] FAIL {4}timeout_blind_retry {2}5\.1s {2}faults 1\/1 fired {2}jobs: 1 done\n {8}broke: no-duplicate-effect, review-routing\n/);
+    expect(failing).not.toContain('not judged');
+  });
+
+  it.each([
+    { report: 'some invariants not judged', make: notJudgedReport, tail: `; ${NEEDS_HISTORY.length} invariant verdicts not judged (the queue cannot give their evidence)` },
+    { report: 'every invariant judged', make: passingReport, tail: '' },
+  ])('the summary line with $report', ({ make, tail }) => {
+    expect(summaryOf(make())).toBe(`\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n`);
+  });
+
+  it('prints one line per finished scenario, and the summary, with no live line off a terminal', () => {
+    const report = notJudgedReport();
+    const out = captured();
+    const printer = progressPrinter(out.stream, { live: false });
+    printer.onScenario({ phase: 'start', name: 'crash_after_write', index: 1, total: 1 });
+    printer.onScenario({ phase: 'done', report: report.scenarios[0]!, index: 1, total: 1 });
+    printer.summary(report, WRITTEN);
+    const text = out.text();
+    expect(text).not.toMatch(/running|\r|\x1b/);
+    expect(text.split('\n')[0]).toMatch(/^\[1\/1\] PASS .* \d+ not judged$/);
+    expect(text).toContain('invariant verdicts not judged (the queue cannot give their evidence)\n');
+  });
+});
