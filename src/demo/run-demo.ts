@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { systemClock } from '../kernel/clock.js';
-import type { JobEvent, JobRow } from '../queue/job.js';
 import { seededRandom } from '../kernel/random.js';
-import { SqliteQueue } from '../adapters/sqlite/sqlite-queue.js';
+import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import { Supervisor, type Child } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';
 import { readEffects } from '../worker/effect-log.js';
@@ -26,25 +26,33 @@ export interface DemoResult {
   counts: Record<string, number>;
   /** Jobs each producer created; together they must equal the number of keys. */
   created: Record<string, number>;
-  crashed: { worker: string; pid: number; jobId: number; attempt: number; at: number } | null;
+  crashed: { worker: string; pid: number; jobId: string; attempt: number; at: number } | null;
   duplicates: Array<{ key: string; times: number }>;
-  history: JobEvent[];
+  history: Transition[];
   elapsedMs: number;
 }
 
 /**
- * The main job until the drill engine exists: two producers race to enqueue the
- * same keys, workers run them as real processes, one worker is SIGKILLed while
- * it holds a job and restarted, and the store and the effect log then show
+ * A short look at the reference queue: two producers race to enqueue the same
+ * keys, workers run them as real processes, one worker is SIGKILLed while it
+ * holds a job and restarted, and the queue and the effect log then show
  * whether every job ended done, exactly once.
  */
 export async function runDemo(options: DemoOptions, print: (line: string) => void): Promise<DemoResult> {
   const started = Date.now();
   mkdirSync(options.dir, { recursive: true });
-  const store = join(options.dir, 'queue.db');
+  const impl = queueImpl('reference');
+  // Made once up front, so the racing children never make it at once.
+  const provisioned = await impl.provision({ runDir: options.dir, runId: `demo ${options.dir}`, servers: {} });
+  const store = provisioned.locator;
   const effectLog = effectLogFor(store);
-  // Create the schema once up front, so the racing children never do it at once.
-  const observer = SqliteQueue.open(store, { clock: systemClock(), random: seededRandom(options.seed) });
+  const observer = await connectQueue(impl, store, { clock: systemClock(), random: seededRandom(options.seed) });
+  const jobs = async () => (await observer.snapshot()).jobs;
+  const counts = async () => {
+    const all = await jobs();
+    const count = (status: JobSnapshot['status']) => all.filter((j) => j.status === status).length;
+    return { pending: count('pending'), running: count('running'), retry: count('retry'), done: count('done'), review: count('review'), compensating: count('compensating') };
+  };
   const supervisor = new Supervisor(options.dir);
   const workerArgs = (id: string, n: number) => [
     'worker', '--store', store, '--id', id, '--lease-ms', String(options.leaseMs),
@@ -60,7 +68,7 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
     for (let n = 1; n <= options.workers; n++) workers.push(supervisor.spawn(`w${n}`, workerArgs(`w${n}`, n)));
 
     const victim = workers[0]!;
-    const held = await waitFor(() => observer.jobs().find((job) => job.status === 'running' && job.leased_by === victim.name), {
+    const held = await waitFor(async () => (await jobs()).find((job) => job.status === 'running' && job.holder === victim.name), {
       timeoutMs: options.timeoutMs,
       intervalMs: 5,
       what: `${victim.name} to hold a job`,
@@ -73,26 +81,27 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
 
     await Promise.all(producers.map((p) => p.exited));
     await waitFor(
-      () => {
-        const c = observer.counts();
+      async () => {
+        const c = await counts();
         return c.pending + c.retry + c.running === 0 && c.done + c.review === options.jobs;
       },
       { timeoutMs: options.timeoutMs, intervalMs: 20, what: `all ${options.jobs} jobs to end done or in review` },
     );
     await supervisor.stopAll();
 
-    const counts = observer.counts();
+    const final = await counts();
+    const snapshot = await observer.snapshot();
     const created = Object.fromEntries(producers.map((p) => [p.name, producedCount(p.logFile)]));
-    print(`producers: ${producers.map((p) => `${p.name} created ${created[p.name]}`).join(', ')} of the same ${options.jobs} keys; the store holds ${observer.jobs().length} jobs`);
-    const history = observer.history(held.id);
+    print(`producers: ${producers.map((p) => `${p.name} created ${created[p.name]}`).join(', ')} of the same ${options.jobs} keys; the store holds ${snapshot.jobs.length} jobs`);
+    const history = snapshot.history.filter((e) => e.jobId === held.id);
     const duplicates = duplicateEffects(readEffects(effectLog).map((e) => e.key));
     const elapsedMs = Date.now() - started;
-    printSummary(print, { counts, jobs: observer.jobs(), history, duplicates, crashed, elapsedMs, store, dir: options.dir });
-    const ok = counts.done === options.jobs && duplicates.length === 0 && observer.jobs().length === options.jobs;
-    return { ok, store, counts, created, crashed, duplicates, history, elapsedMs };
+    printSummary(print, { counts: final, jobs: snapshot.jobs, history, duplicates, crashed, elapsedMs, store, dir: options.dir });
+    const ok = final.done === options.jobs && duplicates.length === 0 && snapshot.jobs.length === options.jobs;
+    return { ok, store, counts: final, created, crashed, duplicates, history, elapsedMs };
   } finally {
     await supervisor.stopAll();
-    observer.close();
+    await observer.close();
   }
 }
 
@@ -106,10 +115,10 @@ function printSummary(
   print: (line: string) => void,
   r: {
     counts: Record<string, number>;
-    jobs: JobRow[];
-    history: JobEvent[];
+    jobs: JobSnapshot[];
+    history: Transition[];
     duplicates: Array<{ key: string; times: number }>;
-    crashed: { jobId: number; at: number };
+    crashed: { jobId: string; at: number };
     elapsedMs: number;
     store: string;
     dir: string;
@@ -118,11 +127,11 @@ function printSummary(
   const attempts = r.jobs.reduce((sum, job) => sum + job.attempts, 0);
   print(`result: ${r.counts.done} done, ${r.counts.review} in review, ${r.counts.running} running; ${attempts} attempts for ${r.jobs.length} jobs`);
   print(r.duplicates.length === 0 ? 'effects: every job applied its effect exactly once' : `effects: DUPLICATED ${r.duplicates.map((d) => `${d.key.slice(0, 12)} x${d.times}`).join(', ')}`);
-  const done = r.history.find((e) => e.to_status === 'done' && e.kind === 'transition');
+  const done = r.history.find((e) => e.to === 'done' && e.kind === 'transition');
   if (done) print(`recovery: job ${r.crashed.jobId} done ${Date.parse(done.at) - r.crashed.at} ms after the kill`);
   print(`history of job ${r.crashed.jobId}:`);
   for (const e of r.history) {
-    print(`  ${e.at}  ${(e.from_status ?? '(new)').padEnd(7)} -> ${e.to_status.padEnd(7)} ${e.kind === 'refused' ? 'REFUSED ' : ''}attempt ${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`);
+    print(`  ${e.at}  ${(e.from ?? '(new)').padEnd(7)} -> ${e.to.padEnd(7)} ${e.kind === 'refused' ? 'REFUSED ' : ''}attempt ${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`);
   }
   print(`took ${r.elapsedMs} ms; store, effect log and process logs kept in ${r.dir}`);
 }

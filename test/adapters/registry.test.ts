@@ -18,10 +18,12 @@ const VARIANTS = [
 ];
 
 describe('QUEUE_IMPLS', () => {
-  it('lists the reference first, the seed-literal queue second, then every broken variant, each once, in kebab-case', () => {
+  it('lists the sound queues first (the reference, on SQLite and on PostgreSQL), then seed 000 as written and every broken variant, each once, in kebab-case', () => {
     const names = QUEUE_IMPLS.map((q) => q.name);
-    expect(names.slice(0, 2)).toEqual(['reference', 'seed-literal']);
-    expect(names.slice(2)).toEqual(VARIANTS);
+    expect(names.slice(0, 3)).toEqual(['reference', 'postgres', 'seed-literal']);
+    expect(names.slice(3)).toEqual(VARIANTS);
+    expect(QUEUE_IMPLS.filter((q) => q.soundness === 'sound').map((q) => q.name)).toEqual(['reference', 'postgres']);
+    expect(queueImpl('sqlite').name).toBe('reference');
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     for (const impl of QUEUE_IMPLS) expect(impl.description.length).toBeGreaterThan(20);
@@ -29,11 +31,11 @@ describe('QUEUE_IMPLS', () => {
 
   it('refuses a name it does not know, listing the ones it does', () => {
     expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
-    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, seed-literal, claim-no-transaction/);
+    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, seed-literal, claim-no-transaction/);
   });
 
   // Each variant is one mistake in a queue that otherwise works: alone, without a fault, it does its job.
-  it.each(QUEUE_IMPLS.map((q) => q.name))('%s: one worker, no fault: enqueue (twice), claim, heartbeat, complete', (name) => {
+  it.each(QUEUE_IMPLS.filter((q) => q.locatorKind === 'file').map((q) => q.name))('%s: one worker, no fault: enqueue (twice), claim, heartbeat, complete', (name) => {
     fx = storeFixture(`happy-${name}`);
     const queue = fx.open(name);
     const { jobId } = queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } });
