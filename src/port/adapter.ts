@@ -136,6 +136,12 @@ export interface TakeoverOps {
    * expired); with a checkpoint, both commit together or neither does.
    */
   releaseExpired(expired: Claim, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
+  /**
+   * Runs the queue's own upkeep now, as its scheduler would later (pg-boss's
+   * maintenance, BullMQ's stalled-job check, the reference's sweep of expired
+   * leases); returns how many jobs it moved.
+   */
+  maintain(): Promise<number>;
 }
 
 /** The saga hand-off: a job whose plan failed for good waits for the coordinator to undo its steps. */

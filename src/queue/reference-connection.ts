@@ -2,6 +2,7 @@ import type { QueueConnection } from '../port/adapter.js';
 import type { SagaLog, SagaStore, Writer } from '../port/checkpoint.js';
 import type { LeaseStore } from './lease-store.js';
 import { leaseWorker } from './lease-worker.js';
+import { defaultRelease } from './release.js';
 import { leaseOf, toClaim, toSnapshot, toTransition, toWriteResult } from './rows.js';
 
 /** The saga's log inside the reference store: every checkpoint guarded by the writer's live lease, in the store's own transaction. */
@@ -55,6 +56,14 @@ export function referenceConnection(store: LeaseStore, options: { leaseMs: numbe
       expiredLeases: async () => (await store.expiredLeases()).map(toClaim),
       releaseExpired: (expired, release, by, checkpoint) =>
         store.releaseExpired({ id: Number(expired.jobId), lease_fence: expired.epoch, attempts: expired.attempt }, release, by, checkpoint),
+      // The sweep every claim makes first, on its own: each expired lease to retry, or to review on its last attempt.
+      async maintain() {
+        let moved = 0;
+        for (const row of await store.expiredLeases()) {
+          if (await store.releaseExpired(row, defaultRelease(row), 'maintenance')) moved++;
+        }
+        return moved;
+      },
     },
     compensation: {
       async claim(coordinatorId) {
