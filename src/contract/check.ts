@@ -1,6 +1,6 @@
 import type { QueueImpl } from '../adapters/registry.js';
 import { InternalError } from '../kernel/errors.js';
-import type { QueueConnection } from '../port/adapter.js';
+import type { ManualOps, QueueConnection } from '../port/adapter.js';
 import type { Claim } from '../port/delivery.js';
 import type { EnqueueResult } from '../port/adapter.js';
 
@@ -67,6 +67,21 @@ export function manualOf(ctx: ContractContext): NonNullable<QueueConnection['man
   const manual = ctx.queue.manual;
   if (!manual) throw new ContractViolation('the queue offers no manual claim and settle');
   return manual;
+}
+
+/** Enqueues one job under `key` and claims it as w1: the start of every check about one job's lease. */
+export async function oneClaimedJob(ctx: ContractContext, key: string, maxAttempts = 3): Promise<{ manual: ManualOps; claim: Claim }> {
+  const manual = manualOf(ctx);
+  await ctx.queue.enqueue({ key, action: 'sleep', payload: '{}', maxAttempts });
+  const claim = await manual.claim('w1');
+  expectThat(claim !== null, () => 'nothing to claim after an enqueue');
+  return { manual, claim };
+}
+
+/** Makes a held lease run out: forced where the queue lets a test do it (so a check about fencing is not about lease lengths), else by letting the lease's time pass. */
+export async function expireLease(ctx: ContractContext, jobId: string): Promise<void> {
+  if (ctx.queue.takeover) await ctx.queue.takeover.expireLease(jobId);
+  else await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);
 }
 
 /** A verified result's digest, for checks that complete a job. */

@@ -1,41 +1,14 @@
 import Database from 'better-sqlite3';
 import { utc, type Clock } from '../../kernel/clock.js';
 import type { Incident, SagaLog, SagaStore, TxEntry, TxRow, Writer } from '../../port/checkpoint.js';
-import { TX_ACTIONS, TX_STATUSES } from '../../port/checkpoint.js';
+import { sagaTablesSql } from '../sqlite/schema.js';
 
-const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
-
-// The checkpoints of every job of one drill, and per job the highest epoch a
-// holder has shown: the floor under which nobody may write any more.
-const SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS saga_log (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id TEXT NOT NULL,
-  step_id TEXT NOT NULL,
-  action TEXT NOT NULL CHECK (action IN (${sqlList(TX_ACTIONS)})),
-  idempotency_key TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN (${sqlList(TX_STATUSES)})),
-  external_reference TEXT,
-  compensation_status TEXT,
-  attempt INTEGER NOT NULL,
-  epoch INTEGER NOT NULL,
-  worker TEXT NOT NULL,
-  detail TEXT,
-  error_kind TEXT,
-  at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS saga_log_job ON saga_log(job_id, id);
+// The checkpoints and incidents of every job of one drill, and per job the
+// highest epoch a holder has shown: the floor under which nobody may write any more.
+const SCHEMA_SQL = `${sagaTablesSql({ log: 'saga_log', incidents: 'saga_incidents', jobId: 'job_id TEXT NOT NULL' })}
 CREATE TABLE IF NOT EXISTS saga_epochs (
   job_id TEXT PRIMARY KEY,
   epoch INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS saga_incidents (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id TEXT NOT NULL,
-  step_id TEXT NOT NULL,
-  error TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'manual_recovery_required',
-  at TEXT NOT NULL
 );`;
 
 const RAISE_FLOOR = `

@@ -51,12 +51,21 @@ CREATE TABLE IF NOT EXISTS agent_job_events (
 CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
 ${transitionTriggerSql('agent_jobs')}
 
+${sagaTablesSql({ log: 'agent_tx_log', incidents: 'agent_incidents', jobId: 'job_id INTEGER NOT NULL REFERENCES agent_jobs(id)' })}`;
+
+/**
+ * Seed 003's transaction log and incident store as SQLite tables: in the
+ * queue's own file (the reference), or in a file beside the run (for queues
+ * that cannot share a transaction with it), named and keyed as each needs.
+ */
+export function sagaTablesSql(names: { log: string; incidents: string; jobId: string }): string {
+  return `
 -- Seed 003's transaction log: one row per checkpoint of a plan step, written
 -- before and after each call to the world, so whoever resumes a job (a worker
 -- after a crash, the coordinator) knows where it stands.
-CREATE TABLE IF NOT EXISTS agent_tx_log (
+CREATE TABLE IF NOT EXISTS ${names.log} (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  ${names.jobId},
   step_id TEXT NOT NULL,
   action TEXT NOT NULL CHECK (action IN (${sqlList(TX_ACTIONS)})),
   idempotency_key TEXT NOT NULL,
@@ -64,7 +73,7 @@ CREATE TABLE IF NOT EXISTS agent_tx_log (
   external_reference TEXT,
   compensation_status TEXT,
   attempt INTEGER NOT NULL,
-  -- The epoch (lease_fence) of the lease it was written under: a stale holder's checkpoint is visible as such.
+  -- The epoch of the lease it was written under: a stale holder's checkpoint is visible as such.
   epoch INTEGER NOT NULL,
   worker TEXT NOT NULL,
   detail TEXT,
@@ -72,15 +81,15 @@ CREATE TABLE IF NOT EXISTS agent_tx_log (
   error_kind TEXT,
   at TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS idx_agent_tx_log_job ON agent_tx_log(job_id, step_id, id);
+CREATE INDEX IF NOT EXISTS idx_${names.log}_job ON ${names.log}(job_id, step_id, id);
 
 -- A failed compensation is an incident for a person, never "compensated".
-CREATE TABLE IF NOT EXISTS agent_incidents (
+CREATE TABLE IF NOT EXISTS ${names.incidents} (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  ${names.jobId},
   step_id TEXT NOT NULL,
   error TEXT NOT NULL,
   status TEXT NOT NULL DEFAULT 'manual_recovery_required',
   at TEXT NOT NULL
-);
-`;
+);`;
+}

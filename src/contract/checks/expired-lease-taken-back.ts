@@ -1,4 +1,4 @@
-import { expectThat, manualOf, type ContractCheck } from '../check.js';
+import { expectThat, oneClaimedJob, type ContractCheck } from '../check.js';
 
 /** An expired lease is taken back: the holder stopped renewing, its lease ran out, another worker gets the job under a later epoch. */
 export const expiredLeaseTakenBack: ContractCheck = {
@@ -6,10 +6,7 @@ export const expiredLeaseTakenBack: ContractCheck = {
   statement: "an expired lease is taken back: once a holder's lease has run out, another worker gets the job under a later epoch",
   needs: ['manual'],
   async run(ctx) {
-    const manual = manualOf(ctx);
-    await ctx.queue.enqueue({ key: 'contract-expiry', action: 'sleep', payload: '{}', maxAttempts: 3 });
-    const dead = await manual.claim('w1');
-    expectThat(dead !== null, () => 'nothing to claim after an enqueue');
+    const { manual, claim: dead } = await oneClaimedJob(ctx, 'contract-expiry');
     expectThat((await manual.claim('w2')) === null, () => 'a second worker got a job while the only one was held under a live lease');
     // By time, as a crashed worker's lease runs out: a queue whose leases never expire fails here.
     await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);

@@ -1,4 +1,4 @@
-import { expectThat, manualOf, type ContractCheck } from '../check.js';
+import { expectThat, oneClaimedJob, type ContractCheck } from '../check.js';
 
 /** Review is sticky: a job sent to review is never handed out again, however long it waits, until a person acts. */
 export const reviewSticky: ContractCheck = {
@@ -6,10 +6,7 @@ export const reviewSticky: ContractCheck = {
   statement: 'review is sticky: a job in review is never claimed again without a person, however long it waits',
   needs: ['manual'],
   async run(ctx) {
-    const manual = manualOf(ctx);
-    await ctx.queue.enqueue({ key: 'contract-review', action: 'sleep', payload: '{}', maxAttempts: 3 });
-    const held = await manual.claim('w1');
-    expectThat(held !== null, () => 'nothing to claim after an enqueue');
+    const { manual, claim: held } = await oneClaimedJob(ctx, 'contract-review');
     const review = await manual.review(held, 'a person must look at this');
     expectThat(review.ok, () => `the holder's review was refused: ${review.ok ? '' : review.refused}`);
     // Longer than any lease or retry delay of the check: a queue that empties review on a timer shows it here.

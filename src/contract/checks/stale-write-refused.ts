@@ -1,4 +1,4 @@
-import { CONTRACT_DIGEST, expectThat, manualOf, type ContractCheck } from '../check.js';
+import { CONTRACT_DIGEST, expectThat, expireLease, oneClaimedJob, type ContractCheck } from '../check.js';
 
 /** A stale holder's write is refused (and recorded, where the queue keeps refusals): its lease expired and the job was claimed again. */
 export const staleWriteRefused: ContractCheck = {
@@ -6,13 +6,8 @@ export const staleWriteRefused: ContractCheck = {
   statement: "a stale holder's write is refused, changes nothing, and is recorded where the queue keeps refusals",
   needs: ['manual'],
   async run(ctx) {
-    const manual = manualOf(ctx);
-    await ctx.queue.enqueue({ key: 'contract-stale', action: 'sleep', payload: '{}', maxAttempts: 3 });
-    const stale = await manual.claim('w1');
-    expectThat(stale !== null, () => 'nothing to claim after an enqueue');
-    // Forced where the queue lets a test do it, so this check is about fencing, not about how long leases are.
-    if (ctx.queue.takeover) await ctx.queue.takeover.expireLease(stale.jobId);
-    else await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);
+    const { manual, claim: stale } = await oneClaimedJob(ctx, 'contract-stale');
+    await expireLease(ctx, stale.jobId);
     const current = await manual.claim('w2');
     expectThat(current !== null && current.jobId === stale.jobId, () => `the expired job was not claimed again (got ${current ? `job ${current.jobId}` : 'nothing'})`);
     const heartbeat = await manual.heartbeat(stale);
