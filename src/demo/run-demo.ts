@@ -47,7 +47,7 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
   const store = provisioned.locator;
   const effectLog = effectLogFor(store);
   const observer = await connectQueue(impl, store, { clock: systemClock(), random: seededRandom(options.seed) });
-  const jobs = async () => (await observer.snapshot()).jobs;
+  const jobs = async () => (await observer.snapshot({ history: false })).jobs;
   const counts = async () => {
     const all = await jobs();
     const count = (status: JobSnapshot['status']) => all.filter((j) => j.status === status).length;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { WORLD_FAIL_STATUSES } from '../world/faults.js';
 
@@ -10,8 +10,8 @@ import { WORLD_FAIL_STATUSES } from '../world/faults.js';
  * cast that still breaks an invariant.
  */
 
-/** The points a worker, the coordinator or a producer can be stopped at. */
-const POINTS = ['after_claim', 'before_call', 'after_write', 'after_verify', 'before_complete', 'on_timeout', 'response_lost', 'heartbeat', 'during_compensation', 'enqueue'] as const;
+/** The points a worker, the coordinator or a producer can be stopped at: every failpoint there is. */
+const POINTS = FAILPOINTS;
 
 export type PointFaultSpec =
   | { kind: 'point'; at: (typeof POINTS)[number]; action: 'crash' | 'exit' | 'pause' | 'delay'; attempt: number | null; first: number }

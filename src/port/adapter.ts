@@ -167,8 +167,8 @@ export interface QueueConnection {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
   /** Hosts a worker: the queue's own loop, calling `handler` for each delivery, until stopped (or drained). */
   work(handler: DeliveryHandler, options: WorkOptions): Promise<{ processed: number }>;
-  /** What the queue knows now: every job, and its history where it keeps one. */
-  snapshot(): Promise<QueueSnapshot>;
+  /** What the queue knows now: every job, and its history where it keeps one (not read with `history: false`, for a watcher polling the jobs). */
+  snapshot(options?: { history?: boolean }): Promise<QueueSnapshot>;
   /** A cheap value that changes whenever the queue changes: the harness's no-progress watchdog. */
   progress(): Promise<string>;
   saga: SagaStore;

@@ -35,8 +35,8 @@ export function referenceConnection(store: LeaseStore, options: { leaseMs: numbe
       return { outcome: result.created ? 'created' : 'deduplicated', jobId: String(result.jobId) };
     },
     work: (handler, work) => leaseWorker(store, saga, handler, { ...work, leaseMs: options.leaseMs }),
-    async snapshot() {
-      const [jobs, events] = await Promise.all([store.jobs(), store.events()]);
+    async snapshot(options) {
+      const [jobs, events] = await Promise.all([store.jobs(), options?.history === false ? [] : store.events()]);
       return { jobs: jobs.map(toSnapshot), history: events.map(toTransition) };
     },
     progress: () => store.progress(),

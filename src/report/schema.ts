@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
 import { FAILPOINTS, FAULT_ACTIONS } from '../faults/points.js';
 import { EVIDENCE_KINDS, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS, type EvidenceKind } from '../kernel/vocabulary.js';
-import type { Expectation, TimelineEvent, Verdict } from '../scenarios/evidence.js';
 import { scenarioVerdict, summarize } from './verdict.js';
 
 /*
@@ -40,7 +39,7 @@ const count = () => z.int().min(0);
 const milliseconds = () => z.number().min(0);
 const text = () => z.string().min(1);
 
-/** An invariant's judgement, as `Verdict` in scenarios/evidence.ts. */
+/** An invariant's judgement: held, broken (with the evidence that breaks it), or not judged (with the reason). */
 export const VerdictSchema = z.strictObject({
   id: z.enum(INVARIANT_IDS),
   statement: text(),
@@ -49,7 +48,7 @@ export const VerdictSchema = z.strictObject({
   note: z.string().optional().describe('for not_judged, why; for held, what it had nothing to judge'),
 });
 
-/** What the harness saw happen, as `TimelineEvent` in scenarios/evidence.ts. */
+/** What the harness itself saw happen (at a failpoint, with where the process was), in order. */
 export const TimelineEventSchema = z.strictObject({
   at: utcTimestamp(),
   kind: z.enum(TIMELINE_KINDS),
@@ -65,7 +64,7 @@ export const TimelineEventSchema = z.strictObject({
   step: z.string().optional(),
 });
 
-/** What a scenario says a job must end as, as `Expectation` in scenarios/evidence.ts. */
+/** What a scenario says a job must end as (`reason`: a regular expression the review reason must match). */
 export const ExpectationSchema = z.strictObject({
   status: z.enum(EXPECTED_STATUSES),
   reason: z.string().optional().describe('a regular expression the review reason must match'),
@@ -277,9 +276,9 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
 }
 
-// The report's copies of evidence.ts's types must stay the same types.
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-const sameVerdict: Same<z.infer<typeof VerdictSchema>, Verdict> = true;
-const sameTimelineEvent: Same<z.infer<typeof TimelineEventSchema>, TimelineEvent> = true;
-const sameExpectation: Same<z.infer<typeof ExpectationSchema>, Expectation> = true;
-void [sameVerdict, sameTimelineEvent, sameExpectation];
+/** An invariant's judgement (the evidence's Verdict is this type: one definition, read by the judge and the views). */
+export type Verdict = z.infer<typeof VerdictSchema>;
+/** One event of the harness's timeline. */
+export type TimelineEvent = z.infer<typeof TimelineEventSchema>;
+/** What a scenario expects of one job. */
+export type Expectation = z.infer<typeof ExpectationSchema>;

@@ -1,47 +1,21 @@
-import type { FailpointName, FaultActionName } from '../faults/points.js';
-import type { EvidenceKind, ExpectedStatus, InvariantId, InvariantStatus, TimelineKind } from '../kernel/vocabulary.js';
+import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import type { Plan } from '../saga/plan.js';
 import type { EffectRow } from '../world/ledger.js';
 
 export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
+export type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
+import type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
 
 /*
  * Everything a drill judges from, gathered after the processes are stopped,
  * in words every queue can be mapped to (src/port/snapshot.ts). Invariants read
  * only this: the queue's final state and history, the saga's checkpoints, the
  * world's ledger (the ground truth of effects), and the harness's own timeline
- * and the processes' logs. Never what a process said about itself.
+ * and the processes' logs. Never what a process said about itself. The
+ * verdict, timeline and expectation shapes are the report's (src/report/schema.ts).
  */
-
-/** What the harness itself saw happen, in order. */
-export interface TimelineEvent {
-  /** UTC, the harness's clock. */
-  at: string;
-  kind: TimelineKind;
-  /** The process concerned, e.g. "w1#2" (name and incarnation). */
-  process?: string;
-  pid?: number;
-  detail: string;
-  /** For an event at a failpoint: which point, and where the process was (its worker id, the job, attempt, step). */
-  point?: FailpointName;
-  /** For a fault that fired: its action, and for a pause or a delay how long it held the process. */
-  action?: FaultActionName;
-  ms?: number;
-  worker?: string;
-  job?: string;
-  attempt?: number;
-  step?: string;
-}
-
-/** What a scenario says one job must end as. */
-export interface Expectation {
-  /** `any`: done or review, as the invariants allow (explored schedules cannot know more). */
-  status: ExpectedStatus;
-  /** A regular expression the review reason must match. */
-  reason?: string;
-}
 
 /** One job the producers asked for, and what became of the request. */
 export interface Accepted {
@@ -94,16 +68,6 @@ export interface Evidence {
   skewMarginMs: number;
 }
 
-/** An invariant's judgement: held, broken (with the evidence that breaks it), or not judged (with the reason). */
-export interface Verdict {
-  id: InvariantId;
-  statement: string;
-  status: InvariantStatus;
-  /** One line per piece of breaking evidence (empty unless broken). */
-  evidence: string[];
-  /** Why it was not judged; or, for one that held, what it had nothing to judge. */
-  note?: string;
-}
 
 /** One invariant: its id, its one-line statement, the evidence it needs beyond what every drill has, and its check. */
 export interface Invariant {

@@ -225,7 +225,7 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
         }
       }
       // One read of the jobs a tick, for the approvals and the rest check alike.
-      const { jobs } = await observer.snapshot();
+      const { jobs } = await observer.snapshot({ history: false });
       await approveWaiting(jobs);
       const seen = `${await observer.progress()}:${timeline.events.length}`;
       if (seen !== fingerprint) {
