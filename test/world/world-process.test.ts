@@ -21,7 +21,7 @@ import { tempRunDir } from '../helpers/run-dir.js';
 const DIST_WORLD = join(CLI_PATH, '..', '..', 'world');
 const RUN_WORLD_JS = join(DIST_WORLD, 'run-world.js');
 const CLIENT_JS = join(DIST_WORLD, 'client.js');
-const CLOCK_JS = join(CLI_PATH, '..', '..', 'queue', 'clock.js');
+const CLOCK_JS = join(CLI_PATH, '..', '..', 'kernel', 'clock.js');
 
 // `world --help` exits 0 even when the command is missing (yargs prints the general help), so look for its option.
 const worldHelp = existsSync(CLI_PATH) ? spawnSync(process.execPath, [CLI_PATH, 'world', '--help'], { encoding: 'utf8' }) : null;
