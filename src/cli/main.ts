@@ -4,6 +4,7 @@ import { approveCommand } from './commands/approve.js';
 import { contractCommand } from './commands/contract.js';
 import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
+import { docsCommand } from './commands/docs.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { exploreCommand } from './commands/explore.js';
 import { historyCommand } from './commands/history.js';
@@ -34,6 +35,7 @@ const COMMANDS: readonly Command<any>[] = [
   statusCommand,
   historyCommand,
   schemaCommand,
+  docsCommand,
 ];
 
 /** Runs one command through yargs: help, strict options, and the same checks as the fast path. */

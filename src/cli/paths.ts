@@ -1,8 +1,3 @@
-/** The effect log that goes with a store file unless one is named. */
-export function effectLogFor(store: string): string {
-  return `${store}.effects.jsonl`;
-}
-
 import { existsSync } from 'node:fs';
 import { UsageError } from '../kernel/errors.js';
 

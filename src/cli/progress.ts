@@ -48,13 +48,14 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
       }
       return;
     },
-    summary(report: DrillReport, written: WrittenReport): void {
+    /** The drill's counts, then every file writeReport wrote for a view, in the order it wrote them (the registry's). */
+    summary(report: DrillReport, written: WrittenReport<string>): void {
       clear();
       const s = report.summary;
       const notJudged = s.invariants.notJudged > 0 ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)` : '';
       stream.write(
         `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
-          `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n`,
+          `report: ${Object.values(written).join('\n        ')}\n`,
       );
     },
   };

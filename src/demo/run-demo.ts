@@ -6,8 +6,7 @@ import { seededRandom } from '../kernel/random.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import { Supervisor, type Child } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';
-import { readEffects } from '../worker/effect-log.js';
-import { effectLogFor } from '../cli/paths.js';
+import { effectLogFor, readEffects } from '../worker/effect-log.js';
 
 export interface DemoOptions {
   dir: string;

@@ -1,3 +1,4 @@
+import { POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
 import type { ScenarioFile } from '../scenarios/schema.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { EXPLORE_SETTINGS } from './to-scenario.js';
@@ -5,16 +6,10 @@ import { EXPLORE_SETTINGS } from './to-scenario.js';
 type ScenarioEntry = ScenarioFile['scenarios'][number];
 type Fault = ScenarioEntry['faults'][number];
 
-/** The actions of the matrix: each once at each point. */
-const ACTIONS: ReadonlyArray<{ name: string; fault: Record<string, unknown> }> = [
-  { name: 'crash', fault: { action: 'crash' } },
-  { name: 'exit', fault: { action: 'exit', code: 1 } },
-  { name: 'pause', fault: { action: 'pause', ms: 900 } },
-  { name: 'delay', fault: { action: 'delay', ms: 50 } },
-  { name: 'transient', fault: { action: 'error', kind: 'transient', message: 'injected transient error' } },
-  { name: 'permanent', fault: { action: 'error', kind: 'permanent', message: 'injected permanent error' } },
-  { name: 'unknown', fault: { action: 'error', kind: 'unknown_outcome', message: 'injected unknown outcome' } },
-];
+/** The actions of the matrix, each once at each point: the cells every fault action offers (src/faults/actions/). */
+const ACTIONS: ReadonlyArray<{ name: string; fault: Record<string, unknown> }> = POINT_FAULT_ACTIONS.flatMap((action) =>
+  action.exhaustive.map((cell) => ({ name: cell.name, fault: { action: action.name, ...cell.fields } })),
+);
 
 /** What each point needs to be reached: a plan, and world faults that lead there. */
 const POINTS: ReadonlyArray<{ at: string; plan: string; world: Fault[] }> = [

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { POINT_FAULT_ACTIONS, type FaultActionName } from '../faults/actions/index.js';
+import { FAILPOINTS, type FailpointName } from '../faults/points.js';
 import { EXPLORE_PLANS } from './plans.js';
-import { WORLD_FAIL_STATUSES } from '../world/faults.js';
+import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
 
 /*
  * A fault schedule, as fast-check generates and shrinks it. The fields are in
@@ -10,17 +11,24 @@ import { WORLD_FAIL_STATUSES } from '../world/faults.js';
  * cast that still breaks an invariant.
  */
 
-/** The points a worker, the coordinator or a producer can be stopped at: every failpoint there is. */
-const POINTS = FAILPOINTS;
+/** A fault at a point: any failpoint, any action explore draws (each action says how it draws its fields). */
+export interface PointFaultSpec {
+  kind: 'point';
+  at: FailpointName;
+  action: FaultActionName;
+  fields: Record<string, unknown>;
+  attempt: number | null;
+  first: number;
+}
 
-export type PointFaultSpec =
-  | { kind: 'point'; at: (typeof POINTS)[number]; action: 'crash' | 'exit' | 'pause' | 'delay'; attempt: number | null; first: number }
-  | { kind: 'point'; at: (typeof POINTS)[number]; action: 'error'; error: (typeof INJECTED_ERROR_KINDS)[number]; attempt: number | null; first: number };
-
-export type WorldFaultSpec =
-  | { kind: 'world'; stepIndex: number; action: 'drop' | 'error_after_apply'; times: number }
-  | { kind: 'world'; stepIndex: number; action: 'delay'; applied: boolean; times: number }
-  | { kind: 'world'; stepIndex: number; action: 'fail'; status: (typeof WORLD_FAIL_STATUSES)[number]; times: number };
+/** A fault on the world's calls of one step of the first job: any world action explore draws (each says how it draws its fields). */
+export interface WorldFaultSpec {
+  kind: 'world';
+  stepIndex: number;
+  action: WorldFaultActionName;
+  fields: Record<string, unknown>;
+  times: number;
+}
 
 export interface Schedule {
   faults: Array<PointFaultSpec | WorldFaultSpec>;
@@ -33,27 +41,23 @@ const attempt = fc.option(fc.integer({ min: 1, max: 2 }), { nil: null });
 const first = fc.integer({ min: 1, max: 2 });
 
 const pointFault: fc.Arbitrary<PointFaultSpec> = fc.oneof(
-  fc.record({
-    kind: fc.constant('point' as const),
-    at: fc.constantFrom(...POINTS),
-    action: fc.constantFrom('crash' as const, 'exit' as const, 'pause' as const, 'delay' as const),
-    attempt,
-    first,
-  }),
-  fc.record({
-    kind: fc.constant('point' as const),
-    at: fc.constantFrom(...POINTS),
-    action: fc.constant('error' as const),
-    error: fc.constantFrom(...INJECTED_ERROR_KINDS),
-    attempt,
-    first,
-  }),
+  ...POINT_FAULT_ACTIONS.flatMap((action) =>
+    action.explore
+      ? [fc.record({ kind: fc.constant('point' as const), at: fc.constantFrom(...FAILPOINTS), action: fc.constant(action.name as FaultActionName), fields: action.explore(fc), attempt, first })]
+      : [],
+  ),
 );
 
 const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
-  fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constantFrom('drop' as const, 'error_after_apply' as const), times: fc.integer({ min: 1, max: 2 }) }),
-  fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constant('delay' as const), applied: fc.boolean(), times: fc.integer({ min: 1, max: 2 }) }),
-  fc.record({ kind: fc.constant('world' as const), stepIndex: fc.nat(2), action: fc.constant('fail' as const), status: fc.constantFrom(...WORLD_FAIL_STATUSES), times: fc.integer({ min: 1, max: 3 }) }),
+  ...WORLD_FAULT_ACTIONS.flatMap((action) =>
+    action.explore
+      ? [
+          fc
+            .record({ stepIndex: fc.nat(2), drawn: action.explore(fc) })
+            .map(({ stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({ kind: 'world', stepIndex, action: action.name as WorldFaultActionName, fields, times })),
+        ]
+      : [],
+  ),
 );
 
 /** Fault schedules: up to 3 faults, 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers. */

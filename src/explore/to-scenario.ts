@@ -11,9 +11,6 @@ export const EXPLORE_SETTINGS = {
   timeout_ms: 15_000,
 } as const;
 
-const PAUSE_MS = 900;
-const DELAY_MS = 20;
-const WORLD_DELAY_MS = 1_000;
 
 type ScenarioEntry = ScenarioFile['scenarios'][number];
 
@@ -23,23 +20,10 @@ export function scheduleScenario(schedule: Schedule, name: string, description: 
   const faults = schedule.faults.map((fault) => {
     if (fault.kind === 'world') {
       const step = firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id;
-      const base = { world: { step, job: 1 }, times: fault.times };
-      if (fault.action === 'delay') return { ...base, action: 'delay' as const, ms: WORLD_DELAY_MS, applied: fault.applied };
-      if (fault.action === 'fail') return { ...base, action: 'fail' as const, status: fault.status };
-      return { ...base, action: fault.action };
+      return { world: { step, job: 1 }, times: fault.times, action: fault.action, ...fault.fields };
     }
     const where = fault.attempt === null ? {} : { where: { attempt: fault.attempt } };
-    const base = { at: fault.at, first: fault.first, ...where };
-    switch (fault.action) {
-      case 'error':
-        return { ...base, action: 'error' as const, kind: fault.error, message: `injected ${fault.error} at ${fault.at}` };
-      case 'pause':
-        return { ...base, action: 'pause' as const, ms: PAUSE_MS };
-      case 'delay':
-        return { ...base, action: 'delay' as const, ms: DELAY_MS };
-      default:
-        return { ...base, action: fault.action };
-    }
+    return { at: fault.at, first: fault.first, ...where, action: fault.action, ...fault.fields };
   });
   return {
     name,

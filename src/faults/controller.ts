@@ -1,7 +1,9 @@
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { ControlFactory, ControlHandler } from '../harness/supervisor.js';
+import type { ControlFactory, ControlHandler, ControlledChild } from './control-channel.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
+import type { FiringControl } from './action.js';
+import { pointFaultAction } from './actions/index.js';
 import type { FaultAction, FaultPlan } from './fault-plan.js';
 import { isFailpointName, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
 import { InternalError } from '../kernel/errors.js';
@@ -9,23 +11,16 @@ import { InternalError } from '../kernel/errors.js';
 /*
  * The harness's side of one child's control channel. It reads the child's
  * requests line by line, asks the FaultPlan, records each hit on the timeline,
- * and does the parent's part of the decided action:
- *
- *   crash  SIGKILL the child's process group while the child waits; no answer.
- *   pause  SIGSTOP the group, wait `ms`, SIGCONT, then answer `continue`.
- *   other  answer at once (continue, error, exit, delay, hang), the child does the rest.
+ * and does the parent's part of the decided action, as the action says
+ * (src/faults/actions/: a crash SIGKILLs the waiting child, a pause stops its
+ * group for a while, the others answer and leave the rest to the child).
  *
  * It stops (clears its timer, drops its listeners, closes the channel) when
  * the channel closes, which happens when the child dies, or when stop() is
  * called; the supervisor calls stop() when the child exits, too.
  */
 
-/** A process a controller answers: the supervisor's Child is one. */
-export interface ControlledChild {
-  name: string;
-  incarnation: number;
-  pid: number;
-}
+export type { ControlledChild } from './control-channel.js';
 
 /** One entry of the harness's timeline: a hit at a point, a fault fired there, or the end of a pause. */
 export interface ControlEvent {
@@ -150,34 +145,17 @@ export class FailpointController implements ControlHandler {
     }
     const { action, rule } = decision;
     this.record('fired', context, action, rule.id);
-    switch (action.type) {
-      case 'crash':
-        // Never answered: the child is blocked in its read, so the kill lands exactly at the point.
-        this.signal('SIGKILL');
-        return;
-      case 'pause':
-        await this.pause(action.ms);
-        if (this.stopped) return;
-        this.record('resumed', context, action, rule.id);
-        this.answer({ seq: request.seq, action: 'continue' });
-        return;
-      case 'exit':
-        this.answer({ seq: request.seq, action: 'exit', code: action.code });
-        return;
-      case 'hang':
-        this.answer({ seq: request.seq, action: 'hang' });
-        return;
-      case 'error':
-        this.answer({ seq: request.seq, action: 'error', kind: action.kind, message: action.message });
-        return;
-      case 'delay':
-        this.answer({ seq: request.seq, action: 'delay', ms: action.ms });
-        return;
-      default: {
-        const unknown: never = action;
-        throw new ControlChannelError('QD_CONTROL_FAILED', `unknown fault action ${JSON.stringify(unknown)}`);
-      }
-    }
+    const isActive = (): boolean => this.active;
+    const control: FiringControl = {
+      answer: (answer) => this.answer({ ...answer, seq: request.seq }),
+      signal: (signal) => this.signal(signal),
+      hold: (ms) => this.pause(ms),
+      get active() {
+        return isActive();
+      },
+      resumed: () => this.record('resumed', context, action, rule.id),
+    };
+    await pointFaultAction(action.type)!.fire(action as never, control);
   }
 
   // SIGSTOP past the lease, then SIGCONT: the zombie worker. The timer stays

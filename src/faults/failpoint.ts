@@ -1,23 +1,7 @@
 import { fstatSync, readSync, writeSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BusinessRuleError,
-  PermanentError,
-  PolicyViolationError,
-  TransientError,
-  UnknownOutcomeError,
-  type JobError,
-} from '../kernel/job-errors.js';
-import {
-  CONTROL_FD_ENV,
-  INJECTED_ERROR_KINDS,
-  type FailpointAnswer,
-  type FailpointContext,
-  type FailpointName,
-  type FailpointRequest,
-  type InjectedErrorKind,
-} from './points.js';
 import { InternalError } from '../kernel/errors.js';
+import { pointFaultAction } from './actions/index.js';
+import { CONTROL_FD_ENV, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
 
 /*
  * The child's side of a failpoint. At a named point the child asks the harness
@@ -98,51 +82,9 @@ async function hit(fd: number, context: FailpointContext): Promise<void> {
   const request: FailpointRequest = { seq: ++seq, pid: process.pid, context };
   writeAll(fd, Buffer.from(`${JSON.stringify(request)}\n`));
   const answer = parseAnswer(readLine(fd), request.seq);
-  switch (answer.action) {
-    case 'continue':
-      return;
-    case 'error':
-      throw injectedError(answer.kind, answer.message);
-    case 'exit':
-      // Nothing else is flushed or awaited: the child stops here, as a process that exits mid-step would.
-      process.exit(answer.code);
-    case 'delay':
-      await sleep(answer.ms);
-      return;
-    case 'hang':
-      // A ref'd timer keeps the process alive with nothing to do: a hung step, not an exit.
-      setInterval(() => undefined, 2 ** 31 - 1);
-      await new Promise<never>(() => undefined);
-      return;
-    case 'crash':
-      // The parent kills us while we wait; if it answered instead, die the same way.
-      process.kill(process.pid, 'SIGKILL');
-      await new Promise<never>(() => undefined);
-      return;
-    default: {
-      const unknown: never = answer;
-      throw new FailpointChannelError('QD_FAILPOINT_PROTOCOL', `unknown answer ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
-function injectedError(kind: InjectedErrorKind, message: string): JobError {
-  switch (kind) {
-    case 'transient':
-      return new TransientError(message);
-    case 'permanent':
-      return new PermanentError(message);
-    case 'unknown_outcome':
-      return new UnknownOutcomeError(message);
-    case 'policy':
-      return new PolicyViolationError(message);
-    case 'business':
-      return new BusinessRuleError(message);
-    default: {
-      const unknown: never = kind;
-      throw new FailpointChannelError('QD_FAILPOINT_PROTOCOL', `unknown error kind ${JSON.stringify(unknown)}`);
-    }
-  }
+  if (answer.action === 'continue') return;
+  // The action says what the child does with its answer (src/faults/actions/).
+  await pointFaultAction(answer.action)!.carryOut(answer);
 }
 
 /** Blocks until `bytes` are all written (a blocking socket may still take them in parts). */
@@ -205,13 +147,7 @@ function parseAnswer(line: string, expectedSeq: number): FailpointAnswer {
   if (typeof a !== 'object' || a === null || a.seq !== expectedSeq) {
     throw new FailpointChannelError('QD_FAILPOINT_PROTOCOL', `expected the answer to request ${expectedSeq}, got ${JSON.stringify(line)}`);
   }
-  const ok =
-    a.action === 'continue' ||
-    a.action === 'hang' ||
-    a.action === 'crash' ||
-    (a.action === 'error' && (INJECTED_ERROR_KINDS as readonly unknown[]).includes(a.kind) && typeof a.message === 'string') ||
-    (a.action === 'exit' && Number.isInteger(a.code)) ||
-    (a.action === 'delay' && typeof a.ms === 'number' && a.ms >= 0);
+  const ok = a.action === 'continue' || (pointFaultAction(a.action)?.isAnswer(a) ?? false);
   if (!ok) throw new FailpointChannelError('QD_FAILPOINT_PROTOCOL', `malformed answer ${JSON.stringify(line)}`);
   return answer as FailpointAnswer;
 }

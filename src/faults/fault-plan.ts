@@ -1,6 +1,7 @@
-import { seededRandom, type Random } from '../kernel/random.js';
-import { INJECTED_ERROR_KINDS, isFailpointName, type FailpointContext, type FailpointName, type InjectedErrorKind } from './points.js';
 import { InputError } from '../kernel/errors.js';
+import { seededRandom, type Random } from '../kernel/random.js';
+import { FAULT_ACTION_NAMES, pointFaultAction, type FaultAction, type FaultActionName } from './actions/index.js';
+import { isFailpointName, type FailpointContext, type FailpointName } from './points.js';
 
 /*
  * The harness's decision at a failpoint, pure: rules in, decisions out, no I/O
@@ -20,17 +21,7 @@ import { InputError } from '../kernel/errors.js';
  * hits change. Same rules, same seed, same sequence of hits: same decisions.
  */
 
-export { FAULT_ACTIONS, type FaultActionName } from './points.js';
-import { FAULT_ACTIONS, type FaultActionName } from './points.js';
-
-/** An action with its arguments resolved: what the controller carries out. */
-export type FaultAction =
-  | { type: 'crash' }
-  | { type: 'exit'; code: number }
-  | { type: 'pause'; ms: number }
-  | { type: 'hang' }
-  | { type: 'error'; kind: InjectedErrorKind; message: string }
-  | { type: 'delay'; ms: number };
+export type { FaultAction, FaultActionName } from './actions/index.js';
 
 /** The context a rule is limited to; every field given must equal the hit's. */
 export interface FaultWhere {
@@ -41,28 +32,20 @@ export interface FaultWhere {
   jobId?: string;
 }
 
-interface FaultRuleCommon {
+/** One armed fault: an action at a point, optionally limited. */
+export interface FaultRule {
   /** Names the rule in the timeline and the report. */
   id: string;
   point: FailpointName;
+  action: FaultActionName;
+  /** The action's argument (its fields in a scenario: ms, code, kind, message), checked by the action. */
+  arg?: Readonly<Record<string, unknown>>;
   where?: FaultWhere;
   /** Only the first N matching hits can fire. @default no limit */
   first?: number;
   /** Chance in [0, 1] that a matching hit fires, drawn from the seed. @default 1 */
   probability?: number;
 }
-
-/** One armed fault: an action at a point, optionally limited. */
-export type FaultRule = FaultRuleCommon &
-  (
-    | { action: 'crash'; arg?: undefined }
-    | { action: 'hang'; arg?: undefined }
-    /** @default code 1 */
-    | { action: 'exit'; arg?: { code?: number } }
-    | { action: 'pause'; arg: { ms: number } }
-    | { action: 'error'; arg: { kind: InjectedErrorKind; message?: string } }
-    | { action: 'delay'; arg: { ms: number } }
-  );
 
 /** A rule fired at a hit: which, and what to do. */
 export interface FaultDecision {
@@ -101,7 +84,7 @@ export class FaultPlan {
       validateRule(rule, index);
       if (ids.has(rule.id)) throw new FaultPlanError(`fault rule ids must be unique: ${JSON.stringify(rule.id)} appears twice`);
       ids.add(rule.id);
-      return { rule, action: resolveAction(rule), random: seededRandom(Math.floor(random.next() * 2 ** 32)), hits: 0, fires: 0 };
+      return { rule, action: pointFaultAction(rule.action)!.resolve(rule.arg, rule) as FaultAction, random: seededRandom(Math.floor(random.next() * 2 ** 32)), hits: 0, fires: 0 };
     });
   }
 
@@ -161,31 +144,6 @@ function matches(rule: FaultRule, context: FailpointContext): boolean {
   );
 }
 
-function resolveAction(rule: FaultRule): FaultAction {
-  switch (rule.action) {
-    case 'crash':
-      return { type: 'crash' };
-    case 'hang':
-      return { type: 'hang' };
-    case 'exit':
-      return { type: 'exit', code: rule.arg?.code ?? 1 };
-    case 'pause':
-      return { type: 'pause', ms: rule.arg.ms };
-    case 'delay':
-      return { type: 'delay', ms: rule.arg.ms };
-    case 'error':
-      return {
-        type: 'error',
-        kind: rule.arg.kind,
-        message: rule.arg.message ?? `injected ${rule.arg.kind} error at ${rule.point} (fault rule ${rule.id})`,
-      };
-    default: {
-      const unknown: never = rule;
-      throw new FaultPlanError(`unknown fault action in ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
 const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'string' } as const;
 
 // Rules usually come from scenarios.yaml, validated there; this guards callers
@@ -197,9 +155,8 @@ function validateRule(rule: FaultRule, index: number): void {
   };
   if (typeof rule.id !== 'string' || rule.id === '') fail('id must be a non-empty string');
   if (!isFailpointName(rule.point)) fail(`unknown point ${JSON.stringify(rule.point)}`);
-  if (!(FAULT_ACTIONS as readonly unknown[]).includes(rule.action)) {
-    fail(`unknown action ${JSON.stringify(rule.action)}; allowed: ${FAULT_ACTIONS.join(', ')}`);
-  }
+  const action = pointFaultAction(rule.action);
+  if (!action) fail(`unknown action ${JSON.stringify(rule.action)}; allowed: ${FAULT_ACTION_NAMES.join(', ')}`);
   if (rule.first !== undefined && !(Number.isInteger(rule.first) && rule.first >= 1)) fail(`first must be an integer >= 1, got ${rule.first}`);
   if (rule.probability !== undefined && !(rule.probability >= 0 && rule.probability <= 1)) {
     fail(`probability must be in [0, 1], got ${rule.probability}`);
@@ -209,30 +166,6 @@ function validateRule(rule: FaultRule, index: number): void {
     if (type === undefined) fail(`unknown where.${key}; allowed: ${Object.keys(WHERE_FIELDS).join(', ')}`);
     if (value !== undefined && (type === 'string' ? typeof value !== 'string' : !Number.isInteger(value))) fail(`where.${key} must be ${type === 'string' ? 'a string' : 'an integer'}`);
   }
-  const arg = rule.arg as Record<string, unknown> | undefined;
-  switch (rule.action) {
-    case 'crash':
-    case 'hang':
-      if (arg !== undefined) fail(`${rule.action} takes no arg`);
-      break;
-    case 'exit':
-      if (arg?.code !== undefined && !(Number.isInteger(arg.code) && (arg.code as number) >= 0 && (arg.code as number) <= 255)) {
-        fail(`exit arg.code must be an integer in [0, 255], got ${String(arg.code)}`);
-      }
-      break;
-    case 'pause':
-    case 'delay':
-      if (!(typeof arg?.ms === 'number' && Number.isFinite(arg.ms) && arg.ms >= 0)) fail(`${rule.action} needs arg.ms >= 0`);
-      break;
-    case 'error':
-      if (!(INJECTED_ERROR_KINDS as readonly unknown[]).includes(arg?.kind)) {
-        fail(`error needs arg.kind, one of ${INJECTED_ERROR_KINDS.join(', ')}`);
-      }
-      if (arg?.message !== undefined && typeof arg.message !== 'string') fail('error arg.message must be a string');
-      break;
-    default: {
-      const unknown: never = rule;
-      fail(`unknown action in ${JSON.stringify(unknown)}`);
-    }
-  }
+  const problem = action!.checkArg(rule.arg);
+  if (problem !== null) fail(problem);
 }

@@ -34,12 +34,6 @@ export interface FailpointContext {
   key?: string;
 }
 
-/** Every action a fault rule can take at a point. */
-export const FAULT_ACTIONS = ['crash', 'exit', 'pause', 'hang', 'error', 'delay'] as const;
-
-/** The name of a fault action. */
-export type FaultActionName = (typeof FAULT_ACTIONS)[number];
-
 /** The typed failures a failpoint can throw; each maps to one class of src/queue/errors.ts. */
 export const INJECTED_ERROR_KINDS = ['transient', 'permanent', 'unknown_outcome', 'policy', 'business'] as const;
 
@@ -59,17 +53,12 @@ export interface FailpointRequest {
 }
 
 /**
- * The harness's answer: one JSON line. `crash` is never sent in practice (the
- * child is SIGKILLed while it waits) and `pause` is carried out by the parent
- * before it answers `continue`, so neither needs more from the child.
+ * The harness's answer: one JSON line, `continue` or the name of a fault
+ * action with what it needs (src/faults/actions/: each says what it answers and
+ * what the child does with it). Some are never sent: a crash is a SIGKILL while
+ * the child waits, a pause is carried out by the parent before it answers `continue`.
  */
-export type FailpointAnswer =
-  | { seq: number; action: 'continue' }
-  | { seq: number; action: 'error'; kind: InjectedErrorKind; message: string }
-  | { seq: number; action: 'exit'; code: number }
-  | { seq: number; action: 'delay'; ms: number }
-  | { seq: number; action: 'hang' }
-  | { seq: number; action: 'crash' };
+export type FailpointAnswer = { seq: number; action: string } & Record<string, unknown>;
 
 /** The environment variable naming the child's end of the control channel (a file descriptor number). */
 export const CONTROL_FD_ENV = 'QUEUE_DRILL_CONTROL_FD';

@@ -1,6 +1,7 @@
 import { execa, type Options, type ResultPromise } from 'execa';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
 import { CLI_PATH } from './cli-path.js';
 
@@ -36,13 +37,7 @@ export interface Child {
   control?: ControlHandler;
 }
 
-/** Serves one child's control channel; stopped by the supervisor when the child exits. */
-export interface ControlHandler {
-  stop(): void;
-}
-
-/** Makes the handler for a freshly spawned child's control channel (see src/faults/controller.ts's controlWith). */
-export type ControlFactory = (child: Child, channel: Duplex) => ControlHandler;
+export type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 
 /** How to start one child. */
 export interface SpawnOptions {

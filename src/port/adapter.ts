@@ -1,8 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { InputError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.js';
-import type { EvidenceKind } from '../kernel/vocabulary.js';
-import type { RetryDelayPolicy } from '../queue/retry-delay.js';
+import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
 import type { SagaStore, TxEntry } from './checkpoint.js';
 import type { Claim, DeliveryHandler, WorkOptions, WriteResult } from './delivery.js';
 import type { QueueSnapshot } from './snapshot.js';
@@ -61,6 +60,16 @@ export interface Provisioned {
   where: string;
   /** Removes it (a schema dropped, a key prefix deleted), unless `keep`; a file in the run directory stays with it. */
   teardown(options: { keep: boolean }): Promise<void>;
+}
+
+/** How long a job waits before its next attempt. */
+export interface RetryDelayPolicy {
+  /** Delay after the first failed attempt; doubles with each attempt. @default 15_000 */
+  baseMs: number;
+  /** The doubling stops here. @default 900_000 */
+  capMs: number;
+  /** Up to this much is added at random, so failed jobs do not retry in lockstep. @default 10_000 */
+  jitterMs: number;
 }
 
 /** How a process's connection behaves: its clock, its randomness, its leases. */
@@ -190,6 +199,8 @@ export interface QueueAdapter {
   capabilities: Capabilities;
   /** The self-test's expectation: a sound queue is never flagged; a broken one must be caught. */
   soundness: 'sound' | 'broken';
+  /** For a broken implementation: the invariants its mistake breaks; the self-test holds it to being caught by one of them. */
+  breaks?: readonly InvariantId[];
   /** What a locator (`--store`) names: a file (which must exist to be observed), or a name on a server (a schema). */
   locatorKind: 'file' | 'name';
   /** Fails fast, before any drill starts, when a server it needs cannot be reached (exit 2, one line). */

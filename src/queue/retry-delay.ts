@@ -1,14 +1,7 @@
 import { randomInt, type Random } from '../kernel/random.js';
+import type { RetryDelayPolicy } from '../port/adapter.js';
 
-/** How long a job waits before its next attempt. */
-export interface RetryDelayPolicy {
-  /** Delay after the first failed attempt; doubles with each attempt. @default 15_000 */
-  baseMs: number;
-  /** The doubling stops here. @default 900_000 */
-  capMs: number;
-  /** Up to this much is added at random, so failed jobs do not retry in lockstep. @default 10_000 */
-  jitterMs: number;
-}
+export type { RetryDelayPolicy } from '../port/adapter.js';
 
 /** Seed 000's schedule: 15 s doubling to a 15 min cap, plus 0 to 10 s of jitter. */
 export const SEED_RETRY_DELAY = { baseMs: 15_000, capMs: 900_000, jitterMs: 10_000 } satisfies RetryDelayPolicy;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
-import { FAILPOINTS, FAULT_ACTIONS } from '../faults/points.js';
+import { FAULT_ACTION_NAMES } from '../faults/actions/index.js';
+import { FAILPOINTS } from '../faults/points.js';
 import { EVIDENCE_KINDS, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS, type EvidenceKind } from '../kernel/vocabulary.js';
 import { scenarioVerdict, summarize } from './verdict.js';
 
@@ -56,7 +57,7 @@ export const TimelineEventSchema = z.strictObject({
   pid: z.int().optional(),
   detail: z.string(),
   point: z.enum(FAILPOINTS).optional(),
-  action: z.enum(FAULT_ACTIONS).optional(),
+  action: z.enum(FAULT_ACTION_NAMES).optional(),
   ms: z.int().min(0).optional(),
   worker: z.string().optional(),
   job: z.string().optional(),

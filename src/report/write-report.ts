@@ -1,57 +1,61 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { renderJunit } from './junit.js';
-import { renderMarkdown } from './markdown.js';
-import { checkReport, REPORT_VERSION, ReportError, reportJsonSchema, type DrillReport } from './schema.js';
+import { checkReport, REPORT_VERSION, ReportError, type DrillReport } from './schema.js';
+import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/index.js';
 
 /*
- * The report on disk: report.json (the truth), its two views, and the schema
- * it validates against, in the run directory; and `latest` beside the run
+ * The report on disk: every view of REPORT_VIEWS (report.json, the truth, and
+ * the views made from it) with its companions (the schema report.json
+ * validates against), in the run directory; and `latest` beside the run
  * directories pointing at the newest, so `drill-runs/latest/report.md` is
  * always a stable path for CI and for people. Every file is written to a
  * temporary name and renamed, and the link is replaced by renaming a new link
  * over it, so a reader never sees a half-written file or a missing link.
  */
 
-/** The names of the files writeReport puts in a run directory. */
-export const REPORT_FILES = { json: 'report.json', markdown: 'report.md', junit: 'junit.xml', schema: 'report.schema.json' } as const;
-
 /** The name of the link, in the run directories' parent, to the newest run. */
 export const LATEST_LINK = 'latest';
 
-/** Where writeReport put each file (absolute paths). */
-export interface WrittenReport {
-  json: string;
-  markdown: string;
-  junit: string;
-  schema: string;
+/** Where writeReport put each view's file (absolute paths), keyed by view name, in the order of the views. */
+export type WrittenReport<Name extends string = ReportViewName> = Readonly<Record<Name, string>>;
+
+/**
+ * The names of the files writeReport puts in a run directory for these views:
+ * each view's file, then their companions. Throws (a bug in queue-drill) when
+ * two views share a name or two files share a name, which would overwrite one.
+ */
+export function reportFiles(views: readonly ReportView[] = REPORT_VIEWS): string[] {
+  const files = [...views.map((view) => view.file), ...views.flatMap((view) => (view.companions ?? []).map((companion) => companion.file))];
+  const twice = (names: readonly string[]) => names.filter((name, index) => names.indexOf(name) !== index);
+  const clashes = [...twice(views.map((view) => view.name)).map((name) => `view name ${name}`), ...twice(files).map((file) => `file ${file}`)];
+  if (clashes.length > 0) throw new Error(`the report views clash (a bug in queue-drill): ${clashes.join(', ')} given twice`);
+  return files;
 }
 
-/** Validates the report, writes report.json, report.md, junit.xml and report.schema.json into runDir, and points `latest` at runDir. */
-export function writeReport(runDir: string, report: DrillReport): WrittenReport {
+/** Validates the report, writes every registered view (report.json, report.md, junit.xml) and its companions (report.schema.json) into runDir, and points `latest` at runDir. */
+export function writeReport(runDir: string, report: DrillReport): WrittenReport;
+/** The same, for these views instead of the registered ones. */
+export function writeReport<Name extends string>(runDir: string, report: DrillReport, views: readonly ReportView<Name>[]): WrittenReport<Name>;
+export function writeReport(runDir: string, report: DrillReport, views: readonly ReportView[] = REPORT_VIEWS): WrittenReport<string> {
   const checked = checkReport(report);
   if (!checked.ok) {
     throw new ReportError('QD_REPORT_INVALID', `the report for ${runDir} does not validate against report schema version ${REPORT_VERSION} (a bug in queue-drill):`, checked.issues);
   }
+  reportFiles(views);
   const dir = resolve(runDir);
-  const files: WrittenReport = {
-    json: join(dir, REPORT_FILES.json),
-    markdown: join(dir, REPORT_FILES.markdown),
-    junit: join(dir, REPORT_FILES.junit),
-    schema: join(dir, REPORT_FILES.schema),
-  };
+  // Filled in the views' order, which is the order the summary lists them in.
+  const written: Record<string, string> = {};
+  for (const view of views) written[view.name] = join(dir, view.file);
   try {
     mkdirSync(dir, { recursive: true });
-    writeAtomically(files.json, `${JSON.stringify(checked.report, null, 2)}\n`);
-    writeAtomically(files.markdown, renderMarkdown(checked.report));
-    writeAtomically(files.junit, renderJunit(checked.report));
-    writeAtomically(files.schema, `${JSON.stringify(reportJsonSchema(), null, 2)}\n`);
+    for (const view of views) writeAtomically(join(dir, view.file), view.render(checked.report));
+    for (const companion of views.flatMap((view) => view.companions ?? [])) writeAtomically(join(dir, companion.file), companion.render(checked.report));
   } catch (error) {
     throw new ReportError('QD_REPORT_WRITE_FAILED', `could not write the report into ${dir}: ${messageOf(error)}`, [], { cause: error });
   }
   pointLatestAt(dir);
-  return files;
+  return written;
 }
 
 /** Reads and validates a report.json (for replay and comparisons); a clear error names the file and the path of every problem. */

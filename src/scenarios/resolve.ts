@@ -1,4 +1,7 @@
+import { argOf } from '../faults/action-fields.js';
+import { pointFaultAction } from '../faults/actions/index.js';
 import type { FaultRule } from '../faults/fault-plan.js';
+import { worldFaultAction } from '../world/fault-actions/index.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
 import { parsePlan, stepKey, type Plan } from '../saga/plan.js';
@@ -45,24 +48,8 @@ function resolveFault(fault: PointFault, index: number): FaultRule {
     ...(fault.first === undefined ? {} : { first: fault.first }),
     ...(fault.probability === undefined ? {} : { probability: fault.probability }),
   };
-  switch (fault.action) {
-    case 'crash':
-      return { ...base, action: 'crash' };
-    case 'hang':
-      return { ...base, action: 'hang' };
-    case 'exit':
-      return { ...base, action: 'exit', arg: { code: fault.code ?? 1 } };
-    case 'pause':
-      return { ...base, action: 'pause', arg: { ms: fault.ms! } };
-    case 'delay':
-      return { ...base, action: 'delay', arg: { ms: fault.ms! } };
-    case 'error':
-      return { ...base, action: 'error', arg: { kind: fault.kind!, ...(fault.message === undefined ? {} : { message: fault.message }) } };
-    default: {
-      const unreachable: never = fault.action;
-      throw new Error(`unknown fault action ${String(unreachable)}`);
-    }
-  }
+  const arg = argOf(pointFaultAction(fault.action)!, fault);
+  return { ...base, action: fault.action, ...(arg === undefined ? {} : { arg }) };
 }
 
 function resolveWorldFault(fault: WorldFault, jobs: ResolvedJob[], scenario: string): { spec: FaultSpecInput; describe: string } {
@@ -85,13 +72,9 @@ function resolveWorldFault(fault: WorldFault, jobs: ResolvedJob[], scenario: str
     match!.nth = fault.world.nth;
     where.push(`call #${fault.world.nth}`);
   }
-  const action: FaultSpecInput['action'] =
-    fault.action === 'delay'
-      ? { type: 'delay', ms: fault.ms!, applied: fault.applied! }
-      : fault.action === 'fail'
-        ? { type: 'fail', status: fault.status! }
-        : { type: fault.action };
-  const describe = `${fault.action}${fault.action === 'fail' ? ` ${fault.status}` : ''}${fault.action === 'delay' ? ` ${fault.ms} ms (${fault.applied ? 'applied' : 'not applied'})` : ''} on ${where.join(', ')}`;
+  const kind = worldFaultAction(fault.action)!;
+  const action = kind.fromScenario(fault as Record<string, unknown>) as FaultSpecInput['action'];
+  const describe = `${kind.describe(action as never)} on ${where.join(', ')}`;
   return { spec: { match, action, times: fault.times ?? 1 }, describe };
 }
 

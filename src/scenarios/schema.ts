@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { FAILPOINTS, FAULT_ACTIONS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import type { ActionField } from '../faults/action.js';
+import { collectFields, fieldIssues, type WithFields } from '../kernel/action-fields.js';
+import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
+import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { EXPECTED_STATUSES, INVARIANT_IDS } from '../kernel/vocabulary.js';
 import { PlanSchema } from '../saga/plan.js';
 import { TOOL_NAMES } from '../world/catalogue.js';
-import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS } from '../world/faults.js';
+import type { WorldActionField } from '../world/fault-actions/action.js';
+import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTION_NAMES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 
 /*
  * scenarios.yaml, as data. One schema is the source of the types, of the
@@ -41,17 +45,33 @@ const WhereSchema = z.strictObject({
   tool: z.string().min(1).optional(),
 });
 
+/** What each kind of action field holds, as the scenario file writes it. */
+const FIELD_SCHEMAS: Record<ActionField['kind'] | WorldActionField['kind'], z.ZodType> = {
+  ms,
+  'exit-code': z.int().min(0).max(255),
+  'error-kind': z.enum(INJECTED_ERROR_KINDS),
+  text: z.string(),
+  boolean: z.boolean(),
+  'fail-status': z.literal(WORLD_FAIL_STATUSES),
+};
+
+/** The fields a family of actions takes, each optional here and required by its own action in the refinement. */
+function fieldsShape(actions: ReadonlyArray<WithFields<keyof typeof FIELD_SCHEMAS>>): Record<string, z.ZodType> {
+  return Object.fromEntries([...collectFields(actions)].map(([name, field]) => [name, FIELD_SCHEMAS[field.kind].optional().describe(`${field.actions.join(', ')}: ${field.describe}`)]));
+}
+
+/** What a field of a kind may hold, for a message about one that is missing. */
+function allowedValues(kind: string): string | undefined {
+  if (kind === 'error-kind') return `one of ${INJECTED_ERROR_KINDS.join(', ')}`;
+  if (kind === 'fail-status') return `${WORLD_FAIL_STATUSES.slice(0, -1).join(', ')} or ${WORLD_FAIL_STATUSES.at(-1)}`;
+  return undefined;
+}
+
 /** A fault at a named point in a worker, coordinator or producer, decided by the harness. */
 const PointFaultSchema = z.strictObject({
   at: z.enum(FAILPOINTS),
-  action: z.enum(FAULT_ACTIONS),
-  /** pause/delay: how long. */
-  ms: ms.optional(),
-  /** exit: the exit code. */
-  code: z.int().min(0).max(255).optional(),
-  /** error: which typed error the point throws. */
-  kind: z.enum(INJECTED_ERROR_KINDS).optional(),
-  message: z.string().optional(),
+  action: z.enum(FAULT_ACTION_NAMES).describe(POINT_FAULT_ACTIONS.map((a) => `${a.name}: ${a.summary}`).join('; ')),
+  ...fieldsShape(POINT_FAULT_ACTIONS),
   where: WhereSchema.optional(),
   /** Only the first N matching hits. */
   first: positiveInt.optional(),
@@ -68,13 +88,8 @@ const WorldFaultSchema = z.strictObject({
     tool: z.enum(TOOL_NAMES).optional(),
     nth: positiveInt.optional(),
   }),
-  action: z.enum(WORLD_FAULT_ACTIONS),
-  /** delay: how long the answer is held; past the caller's timeout to make it a timeout. */
-  ms: ms.optional(),
-  /** delay: whether the effect is applied. */
-  applied: z.boolean().optional(),
-  /** fail: 503/429 transient, 401/403 permanent. */
-  status: z.literal(WORLD_FAIL_STATUSES).optional(),
+  action: z.enum(WORLD_FAULT_ACTION_NAMES).describe(WORLD_FAULT_ACTIONS.map((a) => `${a.name}: ${a.summary}`).join('; ')),
+  ...fieldsShape(WORLD_FAULT_ACTIONS),
   times: positiveInt.optional(),
 });
 
@@ -160,11 +175,12 @@ export const ScenarioFileSchema = z
       scenario.faults.forEach((fault, f) => {
         const path = ['scenarios', index, 'faults', f];
         if ('at' in fault) {
-          if ((fault.action === 'pause' || fault.action === 'delay') && fault.ms === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'ms'], message: `${fault.action} needs ms` });
-          if (fault.action === 'error' && fault.kind === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'kind'], message: `error needs kind: one of ${INJECTED_ERROR_KINDS.join(', ')}` });
+          for (const issue of actionFieldIssues(fault)) ctx.addIssue({ code: 'custom', path: [...path, issue.field], message: issue.message });
         } else {
-          if (fault.action === 'delay' && (fault.ms === undefined || fault.applied === undefined)) ctx.addIssue({ code: 'custom', path, message: 'a world delay needs ms and applied' });
-          if (fault.action === 'fail' && fault.status === undefined) ctx.addIssue({ code: 'custom', path: [...path, 'status'], message: `a world fail needs status: ${WORLD_FAIL_STATUSES.slice(0, -1).join(', ')} or ${WORLD_FAIL_STATUSES.at(-1)}` });
+          const action = worldFaultAction(fault.action)!;
+          for (const issue of fieldIssues(action, WORLD_FAULT_ACTIONS, fault, { action: `a world ${action.name}`, allowed: allowedValues })) {
+            ctx.addIssue({ code: 'custom', path: [...path, issue.field], message: issue.message });
+          }
           if (fault.world.step === undefined && fault.world.tool === undefined && fault.world.nth === undefined) {
             ctx.addIssue({ code: 'custom', path: [...path, 'world'], message: 'say which calls: step, tool or nth' });
           }
@@ -172,6 +188,12 @@ export const ScenarioFileSchema = z
       });
     });
   });
+
+/** What a point fault's action needs and does not take: a required field missing, a field of another action given. */
+function actionFieldIssues(fault: Record<string, unknown> & { action: string }): Array<{ field: string; message: string }> {
+  const action = pointFaultAction(fault.action);
+  return action ? fieldIssues(action, POINT_FAULT_ACTIONS, fault, { action: action.name, allowed: allowedValues }) : [];
+}
 
 export type ScenarioFile = z.infer<typeof ScenarioFileSchema>;
 export type ScenarioInput = z.infer<typeof ScenarioSchema>;

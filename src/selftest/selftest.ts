@@ -10,7 +10,9 @@ export interface SelftestRow {
   description: string;
   /** Should the drills catch it (a broken variant) or pass it (a sound queue)? */
   broken: boolean;
-  /** The first invariant and scenario that flagged it, or null. */
+  /** The invariants a broken variant declares its mistake breaks (its `breaks`); only one of them breaking catches it. Empty for a sound queue. */
+  expectedBreaks: string[];
+  /** For a broken variant, the first of its declared invariants to break, and where; else null. */
   caughtBy: { invariant: string; scenario: string; faults: number; replay: string } | null;
   /** Every scenario that flagged it, with what broke. */
   flagged: Array<{ scenario: string; verdict: ScenarioReport['verdict']; broken: string[] }>;
@@ -18,7 +20,7 @@ export interface SelftestRow {
   durationMs: number;
   /** Why it was not run at all (a server it needs did not answer), or null. */
   skipped: string | null;
-  /** The variant was caught, or the sound queue was not flagged (or could not be run: see skipped). */
+  /** The variant was caught by one of its declared invariants, or the sound queue was not flagged (or could not be run: see skipped). */
   ok: boolean;
 }
 
@@ -47,13 +49,32 @@ function flaggedScenarios(scenarios: ScenarioReport[]): SelftestRow['flagged'] {
     }));
 }
 
+/** The first of `expected` among the invariants a run broke (in the run's order), or undefined. */
+function expectedBreak(broken: readonly string[], expected: readonly string[]): string | undefined {
+  return broken.find((id) => expected.includes(id));
+}
+
+/**
+ * The first scenario in which one of the variant's declared invariants broke,
+ * and which one: a variant flagged only by some other invariant is caught by
+ * luck (or by a checker wrong about something else), not by its own mistake.
+ */
+export function catchIn(scenarios: readonly ScenarioReport[], expected: readonly string[]): SelftestRow['caughtBy'] {
+  for (const s of scenarios) {
+    if (s.verdict !== 'fail') continue;
+    const invariant = expectedBreak(s.invariants.filter((v) => v.status === 'broken').map((v) => v.id), expected);
+    if (invariant) return { invariant, scenario: s.name, faults: s.faults.length + s.worldFaults.length, replay: s.replay };
+  }
+  return null;
+}
+
 /*
  * Proves the judge: the shipped scenarios and a bounded explore run against
- * every queue implementation. A broken variant must be caught (some scenario
- * fails an invariant); a sound queue (the reference, on SQLite and on
- * PostgreSQL) must never be flagged. A checker
- * never seen failing proves nothing, and a judge that flags a correct queue is
- * no gate.
+ * every queue implementation. A broken variant must be caught by one of the
+ * invariants it declares its mistake breaks (some scenario fails it); a sound
+ * queue (the reference, on SQLite and on PostgreSQL) must never be flagged. A
+ * checker never seen failing proves nothing, a checker that catches a mistake
+ * it is not about proves little, and a judge that flags a correct queue is no gate.
  */
 export async function selftest(options: SelftestOptions): Promise<SelftestRow[]> {
   const impls = QUEUE_IMPLS.filter((q) => options.queues.length === 0 || options.queues.includes(q.name));
@@ -62,11 +83,12 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
     if (options.signal.aborted) break;
     const started = Date.now();
     const broken = impl.soundness === 'broken';
+    const expectedBreaks = broken ? [...(impl.breaks ?? [])] : [];
     try {
       await impl.preflight?.({});
     } catch (error) {
       // A queue on a server this machine does not run: said in its row, never passed off as clean.
-      const row: SelftestRow = { queue: impl.name, description: impl.description, broken, caughtBy: null, flagged: [], exploreViolations: 0, durationMs: Date.now() - started, skipped: error instanceof Error ? error.message : String(error), ok: true };
+      const row: SelftestRow = { queue: impl.name, description: impl.description, broken, expectedBreaks, caughtBy: null, flagged: [], exploreViolations: 0, durationMs: Date.now() - started, skipped: error instanceof Error ? error.message : String(error), ok: true };
       rows.push(row);
       options.onRow?.(row);
       continue;
@@ -84,15 +106,7 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
       toolVersion: options.toolVersion,
     });
     const flagged = flaggedScenarios(report.scenarios);
-    const catching = report.scenarios.find((s) => s.verdict === 'fail' && s.invariants.some((v) => v.status === 'broken'));
-    let caughtBy: SelftestRow['caughtBy'] = catching
-      ? {
-          invariant: catching.invariants.find((v) => v.status === 'broken')!.id,
-          scenario: catching.name,
-          faults: catching.faults.length + catching.worldFaults.length,
-          replay: catching.replay,
-        }
-      : null;
+    let caughtBy = catchIn(report.scenarios, expectedBreaks);
     let exploreViolations = 0;
     // Explore where the fixed scenarios saw nothing (a variant they miss), and always for the reference.
     if (options.exploreRuns > 0 && (!caughtBy || !broken) && !options.signal.aborted) {
@@ -106,13 +120,14 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
         signal: options.signal,
       });
       exploreViolations = explored.counterexamples.length;
-      const first = explored.counterexamples[0];
-      if (!caughtBy && first) caughtBy = { invariant: first.broken[0] ?? '?', scenario: `explore: ${first.file}`, faults: first.faults, replay: first.replay };
+      const first = explored.counterexamples.find((c) => expectedBreak(c.broken, expectedBreaks));
+      if (!caughtBy && first) caughtBy = { invariant: expectedBreak(first.broken, expectedBreaks)!, scenario: `explore: ${first.file}`, faults: first.faults, replay: first.replay };
     }
     const row: SelftestRow = {
       queue: impl.name,
       description: impl.description,
       broken,
+      expectedBreaks,
       caughtBy: broken ? caughtBy : null,
       flagged,
       exploreViolations,
@@ -126,20 +141,28 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
   return rows;
 }
 
+/** What caught a row's queue (or what flagged it, or why it was not run), for the table. */
+function caughtText(row: SelftestRow): string {
+  if (row.skipped !== null) return row.skipped;
+  const flagged = row.flagged.map((f) => `${f.scenario}: ${f.broken.join(', ')}`).join('; ');
+  if (!row.broken) return flagged || (row.exploreViolations > 0 ? `${row.exploreViolations} explore violation(s)` : '-');
+  if (row.caughtBy) return `${row.caughtBy.invariant} @ ${row.caughtBy.scenario}`;
+  if (row.expectedBreaks.length === 0) return '(declares no invariant its mistake breaks)';
+  // Flagged, but not for its own mistake: said, so a wrong declaration and a wrong checker both show.
+  return flagged ? `none of its own; flagged by ${flagged}` : '(nothing caught it)';
+}
+
+// Wide enough for the longest declaration (review-on-timer's three invariants) and a space.
+const EXPECTED_WIDTH = 52;
+
 /** The self-test as a table a person reads. */
 export function renderSelftest(rows: readonly SelftestRow[]): string {
-  const lines = ['queue                      verdict     caught by (invariant @ scenario)                       faults  time'];
+  const lines = [`${'queue'.padEnd(26)} ${'verdict'.padEnd(11)} ${'expected to break'.padEnd(EXPECTED_WIDTH)} ${'caught by (invariant @ scenario)'.padEnd(54)} faults  time`];
   for (const row of rows) {
     const verdict = row.skipped !== null ? 'SKIPPED' : row.broken ? (row.ok ? 'caught' : 'MISSED') : row.ok ? 'clean' : 'FLAGGED';
-    const by = row.skipped !== null
-      ? row.skipped
-      : row.broken
-      ? row.caughtBy
-        ? `${row.caughtBy.invariant} @ ${row.caughtBy.scenario}`
-        : '(nothing caught it)'
-      : row.flagged.map((f) => `${f.scenario}: ${f.broken.join(', ')}`).join('; ') || (row.exploreViolations > 0 ? `${row.exploreViolations} explore violation(s)` : '-');
+    const expected = row.expectedBreaks.join(', ') || '-';
     const faults = row.caughtBy ? String(row.caughtBy.faults) : '-';
-    lines.push(`${row.queue.padEnd(26)} ${verdict.padEnd(11)} ${by.padEnd(54)} ${faults.padStart(6)}  ${(row.durationMs / 1000).toFixed(1)}s`);
+    lines.push(`${row.queue.padEnd(26)} ${verdict.padEnd(11)} ${expected.padEnd(EXPECTED_WIDTH)} ${caughtText(row).padEnd(54)} ${faults.padStart(6)}  ${(row.durationMs / 1000).toFixed(1)}s`);
   }
   return lines.join('\n');
 }

@@ -17,6 +17,11 @@ export interface AppliedEffect {
   at: string;
 }
 
+/** The effect log that goes with a store file unless one is named. */
+export function effectLogFor(store: string): string {
+  return `${store}.effects.jsonl`;
+}
+
 /** Appends one applied effect. */
 export function appendEffect(file: string, effect: AppliedEffect): void {
   appendFileSync(file, `${JSON.stringify(effect)}\n`);

@@ -2,7 +2,8 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 import { JobError, PermanentError, TransientError, UnknownOutcomeError } from '../kernel/job-errors.js';
 import type { WorldErrorCode } from './errors.js';
 import type { ArmedFault, FaultSpecInput } from './faults.js';
-import type { CallRow, EffectRow } from './ledger.js';
+import type { CallRow } from './ledger/calls-table.js';
+import type { EffectRow } from './ledger/effects-table.js';
 import type { ReconcileAnswer } from './reconcile.js';
 import type { WorldState } from './state.js';
 

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { CATALOGUE, type ToolName } from './catalogue.js';
+import { argsDigest } from './args-digest.js';
 import { WorldError } from './errors.js';
-import { argsDigest, type CallMeta, type EffectRow, type NewEffect, type WorldLedger } from './ledger.js';
+import type { WorldLedger } from './ledger.js';
+import type { CallMeta } from './ledger/calls-table.js';
+import type { EffectRow, NewEffect } from './ledger/effects-table.js';
+import { publicationOf, publishArticle, recordPublication, unpublishArticle } from './systems/articles.js';
+import { branchCreateOf, branchExists, createBranch, deleteBranchCreatedBy, recordBranchCreate } from './systems/branches.js';
+import { fileAt, fileWriteOf, recordFileWrite, restoreFile, writeFile } from './systems/files.js';
 
 /*
  * What each tool does to the simulated systems (a file store, a git host, a
@@ -59,17 +65,15 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
   write_file(ledger, call, base) {
     const path = text(call.args, 'path');
     const content = text(call.args, 'content');
-    const before = ledger.db.prepare('SELECT content, version FROM world_files WHERE path = ?').get(path) as { content: string | null; version: number } | undefined;
+    const before = fileAt(ledger.db, path);
     const version = (before?.version ?? 0) + 1;
     const effect = ledger.insertEffect({
       ...base,
       compensates: null,
       result: () => ({ version, bytes: Buffer.byteLength(content, 'utf8'), contentSha256: sha256(content) }),
     });
-    ledger.db
-      .prepare('INSERT INTO world_files (path, content, version) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET content = excluded.content, version = excluded.version')
-      .run(path, content, version);
-    ledger.db.prepare('INSERT INTO world_file_writes (effect_seq, path, previous_content, version) VALUES (?, ?, ?, ?)').run(effect.seq, path, before?.content ?? null, version);
+    writeFile(ledger.db, path, content, version);
+    recordFileWrite(ledger.db, effect.seq, { path, previousContent: before?.content ?? null, version });
     return effect;
   },
 
@@ -77,21 +81,18 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
     const compensates = text(call.args, 'compensates');
     const original = originalsFor(ledger, call)[0];
     if (!original) return nothingToCompensate(ledger, base, compensates);
-    const write = ledger.db.prepare('SELECT path, previous_content, version FROM world_file_writes WHERE effect_seq = ?').get(original.seq) as {
-      path: string;
-      previous_content: string | null;
-      version: number;
-    };
-    const current = ledger.db.prepare('SELECT version FROM world_files WHERE path = ?').get(write.path) as { version: number };
+    const write = fileWriteOf(ledger.db, original.seq);
+    // The write's file row exists: a write never removes it, a restore only empties its content.
+    const current = fileAt(ledger.db, write.path) as { version: number };
     const version = current.version + 1;
-    ledger.db.prepare('UPDATE world_files SET content = ?, version = ? WHERE path = ?').run(write.previous_content, version, write.path);
+    restoreFile(ledger.db, write.path, write.previousContent, version);
     return ledger.insertEffect({
       ...base,
       compensates,
       result: () => ({
         restored: original.externalRef,
         version,
-        existedBefore: write.previous_content !== null,
+        existedBefore: write.previousContent !== null,
         // Versions after the compensated write (later writes, earlier restores) are overwritten too: visible, never silent.
         laterVersionsOverwritten: current.version - write.version,
       }),
@@ -100,10 +101,10 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
 
   create_branch(ledger, call, base) {
     const name = text(call.args, 'name');
-    const existed = ledger.db.prepare('SELECT 1 FROM world_branches WHERE name = ?').get(name) !== undefined;
+    const existed = branchExists(ledger.db, name);
     const effect = ledger.insertEffect({ ...base, compensates: null, result: () => ({ created: !existed }) });
-    if (!existed) ledger.db.prepare('INSERT INTO world_branches (name, created_by) VALUES (?, ?)').run(name, effect.seq);
-    ledger.db.prepare('INSERT INTO world_branch_creates (effect_seq, name, created) VALUES (?, ?, ?)').run(effect.seq, name, existed ? 0 : 1);
+    if (!existed) createBranch(ledger.db, name, effect.seq);
+    recordBranchCreate(ledger.db, effect.seq, { name, created: !existed });
     return effect;
   },
 
@@ -111,14 +112,14 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
     const compensates = text(call.args, 'compensates');
     const original = originalsFor(ledger, call)[0];
     if (!original) return nothingToCompensate(ledger, base, compensates);
-    const create = ledger.db.prepare('SELECT name, created FROM world_branch_creates WHERE effect_seq = ?').get(original.seq) as { name: string; created: number };
+    const create = branchCreateOf(ledger.db, original.seq);
     let result: Record<string, unknown>;
-    if (create.created === 0) {
+    if (!create.created) {
       // Exact rollback: that call created nothing, so deleting someone else's branch would be a new effect.
       result = { deleted: false, reason: 'the branch existed before that call' };
     } else {
-      const gone = ledger.db.prepare('DELETE FROM world_branches WHERE name = ? AND created_by = ?').run(create.name, original.seq);
-      result = gone.changes === 1 ? { deleted: true } : { deleted: false, reason: 'the branch that call created is already gone' };
+      const deleted = deleteBranchCreatedBy(ledger.db, create.name, original.seq);
+      result = deleted ? { deleted: true } : { deleted: false, reason: 'the branch that call created is already gone' };
     }
     return ledger.insertEffect({ ...base, compensates, result: () => ({ ...result, branch: original.externalRef }) });
   },
@@ -133,12 +134,9 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
 
   publish_article(ledger, call, base) {
     const slug = text(call.args, 'slug');
-    ledger.db
-      .prepare('INSERT INTO world_articles (slug, published, publications) VALUES (?, 1, 1) ON CONFLICT (slug) DO UPDATE SET published = 1, publications = publications + 1')
-      .run(slug);
-    const { publications } = ledger.db.prepare('SELECT publications FROM world_articles WHERE slug = ?').get(slug) as { publications: number };
+    const publications = publishArticle(ledger.db, slug);
     const effect = ledger.insertEffect({ ...base, compensates: null, result: (ref) => ({ publication: ref, publications }) });
-    ledger.db.prepare('INSERT INTO world_publications (effect_seq, slug) VALUES (?, ?)').run(effect.seq, slug);
+    recordPublication(ledger.db, effect.seq, slug);
     return effect;
   },
 
@@ -149,8 +147,7 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
     if (originals.length === 0) return nothingToCompensate(ledger, base, compensates);
     let unpublished = 0;
     for (const original of originals) {
-      const { slug } = ledger.db.prepare('SELECT slug FROM world_publications WHERE effect_seq = ?').get(original.seq) as { slug: string };
-      unpublished += ledger.db.prepare('UPDATE world_articles SET published = 0 WHERE slug = ? AND published = 1').run(slug).changes;
+      if (unpublishArticle(ledger.db, publicationOf(ledger.db, original.seq))) unpublished += 1;
     }
     return ledger.insertEffect({
       ...base,
@@ -161,9 +158,7 @@ const APPLIERS: Record<Exclude<ToolName, 'read_file'>, Applier> = {
 };
 
 function readFile(ledger: WorldLedger, call: WorldCall): unknown {
-  const row = ledger.db.prepare('SELECT content, version FROM world_files WHERE path = ?').get(text(call.args, 'path')) as
-    | { content: string | null; version: number }
-    | undefined;
+  const row = fileAt(ledger.db, text(call.args, 'path'));
   return { exists: row?.content != null, content: row?.content ?? null, version: row?.version ?? 0 };
 }
 

@@ -1,3 +1,6 @@
+import { CanonicalJsonError } from '../kernel/canonical-json.js';
+import { PythonJsonError } from '../kernel/python-json.js';
+
 /*
  * Errors of the world service, each with a stable code and the HTTP status it
  * is answered with, so the client (and a person reading a log) can tell a bad
@@ -61,4 +64,17 @@ export function issuesOf(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey
 export function badRequest(code: WorldErrorCode, what: string, issues: WorldIssue[]): WorldError {
   const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
   return new WorldError(code, `invalid ${what}: ${detail}`, 400, issues);
+}
+
+/** Any thrown value as a WorldError with the right status, so every failure is answered with a code. */
+export function asWorldError(error: unknown): WorldError {
+  if (error instanceof WorldError) return error;
+  if (error instanceof PythonJsonError || error instanceof CanonicalJsonError) {
+    return new WorldError('WORLD_BAD_REQUEST', `invalid call: args cannot be digested (${error.code})`, 400);
+  }
+  // SQLITE_BUSY: the transaction never committed, so nothing was applied: retrying is safe.
+  if (typeof error === 'object' && error !== null && 'code' in error && String(error.code).startsWith('SQLITE_BUSY')) {
+    return new WorldError('WORLD_INTERNAL', 'the ledger is busy; nothing was applied', 503);
+  }
+  return new WorldError('WORLD_INTERNAL', `internal error: ${error instanceof Error ? error.name : 'unknown'}`, 500);
 }

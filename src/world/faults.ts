@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { TOOL_NAMES } from './catalogue.js';
+import { WORLD_FAULT_ACTIONS, type WorldFaultActionSpec } from './fault-actions/index.js';
 import { badRequest, issuesOf } from './errors.js';
 import { withLedgerFile } from './ledger.js';
 
@@ -12,24 +13,15 @@ import { withLedgerFile } from './ledger.js';
  * claims to.
  */
 
-/** Every action a world fault can take. */
-export const WORLD_FAULT_ACTIONS = ['drop', 'delay', 'fail', 'error_after_apply'] as const;
-/** The HTTP statuses a `fail` fault answers: 503/429 transient, 401/403 permanent. */
-export const WORLD_FAIL_STATUSES = [503, 429, 401, 403] as const;
+export { WORLD_FAIL_STATUSES } from './fault-actions/index.js';
 
-/** What the world does to a matched call. */
-export const FaultActionSchema = z.discriminatedUnion('type', [
-  /** Apply (or not), then answer only after ms: past the caller's timeout. */
-  z.strictObject({ type: z.literal('delay'), ms: z.int().min(0).max(600_000), applied: z.boolean() }),
-  /** Apply, commit to the ledger, then destroy the socket without answering: the response is lost. */
-  z.strictObject({ type: z.literal('drop') }),
-  /** Fail before applying: 503/429 transient, 401/403 permanent. */
-  z.strictObject({ type: z.literal('fail'), status: z.literal(WORLD_FAIL_STATUSES) }),
-  /** Apply, then answer 500: the caller cannot tell it from a failure. */
-  z.strictObject({ type: z.literal('error_after_apply') }),
-]);
-/** One of the fault actions. */
-export type FaultAction = z.infer<typeof FaultActionSchema>;
+/** What the world does to a matched call: one of the actions of ./fault-actions/, told apart by `type`. */
+export const FaultActionSchema = z.discriminatedUnion(
+  'type',
+  WORLD_FAULT_ACTIONS.map((action) => action.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<WorldFaultActionSpec>;
+/** One of the fault actions, as the world's API takes it. */
+export type FaultAction = WorldFaultActionSpec;
 
 /**
  * Which calls a fault hits: every given matcher must hold; none given matches

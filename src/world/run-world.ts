@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { utc, type Clock } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
+import { withReleasers } from '../kernel/releasers.js';
 import { WorldLedger } from './ledger.js';
 import { startWorldServer } from './server.js';
 
@@ -28,8 +29,12 @@ export interface RunWorldOptions {
 export async function runWorld(options: RunWorldOptions): Promise<void> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const log = jsonLogger('world', () => utc(options.clock.now()), write);
-  const ledger = WorldLedger.open(options.ledger);
-  try {
+  // A failed release is logged even when another error is the one rethrown: a ledger left open is worth knowing about.
+  const releaseFailed = (resource: string, error: unknown): void => log({ event: 'release_failed', resource, error: error instanceof Error ? error.message : String(error) });
+  // Released in reverse: the server (which writes to the ledger) closes before the ledger does.
+  await withReleasers(async (releasers) => {
+    const ledger = WorldLedger.open(options.ledger);
+    releasers.add('ledger', () => ledger.close());
     const world = await startWorldServer({
       ledger,
       clock: options.clock,
@@ -37,12 +42,11 @@ export async function runWorld(options: RunWorldOptions): Promise<void> {
       // No arguments here, ever: only who called, which tool, and how it ended.
       onCall: (entry) => log({ event: 'call', ...entry }),
     });
+    releasers.add('world server', () => world.close());
     // Exactly this shape: the parent parses it to learn the port.
     write(`${JSON.stringify({ event: 'listening', port: world.port, pid: process.pid })}\n`);
     if (!options.signal.aborted) await once(options.signal, 'abort');
-    await world.close();
-    log({ event: 'stopped', pid: process.pid });
-  } finally {
-    ledger.close();
-  }
+  }, releaseFailed);
+  // Only once everything is closed: a parent that sees this line may open the ledger file itself.
+  log({ event: 'stopped', pid: process.pid });
 }

@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { withLedgerFile } from './ledger.js';
+import { withLedgerFile } from './ledger/read-file.js';
+import { allArticles } from './systems/articles.js';
+import { allBranches } from './systems/branches.js';
+import { allFiles } from './systems/files.js';
 
 /*
  * The state of the simulated systems after a drill: which files hold what
@@ -20,13 +23,10 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
 
 /** The state held by an open ledger database. */
 export function worldState(db: Database.Database): WorldState {
-  const files = db.prepare('SELECT path, content, version FROM world_files ORDER BY path').all() as Array<{ path: string; content: string | null; version: number }>;
-  const branches = db.prepare('SELECT name, created_by FROM world_branches ORDER BY name').all() as Array<{ name: string; created_by: number }>;
-  const articles = db.prepare('SELECT slug, published, publications FROM world_articles ORDER BY slug').all() as Array<{ slug: string; published: number; publications: number }>;
   return {
-    files: files.map((f) => ({ path: f.path, exists: f.content !== null, version: f.version, contentSha256: f.content === null ? null : sha256(f.content) })),
-    branches: branches.map((b) => ({ name: b.name, createdBy: b.created_by })),
-    articles: articles.map((a) => ({ slug: a.slug, published: a.published === 1, publications: a.publications })),
+    files: allFiles(db).map((f) => ({ path: f.path, exists: f.content !== null, version: f.version, contentSha256: f.content === null ? null : sha256(f.content) })),
+    branches: allBranches(db),
+    articles: allArticles(db),
   };
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { QUEUE_IMPLS, queueImpl, UnknownQueueError } from '../../src/adapters/registry.js';
+import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { DIGEST, storeFixture, type StoreFixture } from './fixture.js';
 
 let fx: StoreFixture;
@@ -27,6 +28,17 @@ describe('QUEUE_IMPLS', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     for (const impl of QUEUE_IMPLS) expect(impl.description.length).toBeGreaterThan(20);
+  });
+
+  // The self-test counts a variant as caught only by an invariant it declares: a declaration missing or wrong would pass a judge that is not.
+  it('every broken variant declares the invariants its mistake breaks (known ones, each once); no sound queue declares any', () => {
+    for (const impl of QUEUE_IMPLS) {
+      const breaks = impl.breaks ?? [];
+      if (impl.soundness === 'sound') expect(breaks, `${impl.name} is sound`).toEqual([]);
+      else expect(breaks.length, `${impl.name} declares what it breaks`).toBeGreaterThan(0);
+      for (const id of breaks) expect(INVARIANT_IDS, `${impl.name}: ${id}`).toContain(id);
+      expect(new Set(breaks).size, `${impl.name} lists each invariant once`).toBe(breaks.length);
+    }
   });
 
   it('refuses a name it does not know, listing the ones it does', () => {

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { effectLogFor } from '../../src/cli/paths.js';
+import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
 import { Supervisor, type Child } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { randomInt, seededRandom } from '../../src/kernel/random.js';
 import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { readEffects } from '../../src/worker/effect-log.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 const JOBS = 40;

@@ -5,7 +5,7 @@ import type { DrillReport } from '../../src/report/schema.js';
 import type { WrittenReport } from '../../src/report/write-report.js';
 import { drillReport, NEEDS_HISTORY, notJudgedReport, passingReport } from './fixture.js';
 
-const WRITTEN: WrittenReport = { json: '/runs/r/report.json', markdown: '/runs/r/report.md', junit: '/runs/r/junit.xml', schema: '/runs/r/report.schema.json' };
+const WRITTEN: WrittenReport = { json: '/runs/r/report.json', markdown: '/runs/r/report.md', junit: '/runs/r/junit.xml' };
 
 /** Everything a printer writes, as one string. */
 function captured(): { stream: Writable; text: () => string } {

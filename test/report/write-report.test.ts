@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpath
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_VERSION, ReportError } from '../../src/report/schema.js';
-import { LATEST_LINK, readReport, REPORT_FILES, writeReport } from '../../src/report/write-report.js';
+import { LATEST_LINK, readReport, reportFiles, writeReport } from '../../src/report/write-report.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { drillReport, notJudgedReport } from './fixture.js';
 
@@ -34,15 +34,15 @@ describe('writeReport', () => {
       json: join(runDir, 'report.json'),
       markdown: join(runDir, 'report.md'),
       junit: join(runDir, 'junit.xml'),
-      schema: join(runDir, 'report.schema.json'),
     });
-    expect(readdirSync(runDir).sort()).toEqual(Object.values(REPORT_FILES).sort());
+    expect(readdirSync(runDir).sort()).toEqual(['junit.xml', 'report.json', 'report.md', 'report.schema.json']);
+    expect(readdirSync(runDir).sort()).toEqual(reportFiles().sort());
     const json = readFileSync(files.json, 'utf8');
     expect(JSON.parse(json)).toEqual(report);
     expect(json).toContain(`\n  "version": ${REPORT_VERSION},\n`);
     expect(readFileSync(files.markdown, 'utf8')).toMatch(/^# queue-drill recovery report\n/);
     expect(readFileSync(files.junit, 'utf8')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
-    expect(JSON.parse(readFileSync(files.schema, 'utf8'))).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
+    expect(JSON.parse(readFileSync(join(runDir, 'report.schema.json'), 'utf8'))).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
 
     const latest = join(temp.dir, 'drill-runs', LATEST_LINK);
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
@@ -65,6 +65,16 @@ describe('writeReport', () => {
     expect(readdirSync(first).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('writes a report whose invariants were not judged, and reads it back unchanged', () => {
+    const report = notJudgedReport();
+    const files = writeReport(join(temp.dir, 'run'), report);
+    expect(readReport(files.json)).toEqual(report);
+    expect(readFileSync(files.markdown, 'utf8')).toContain('not judged: needs history');
+    expect(readFileSync(files.junit, 'utf8')).toContain('<skipped message="not judged: needs history');
+  });
+});
+
+describe('writeReport, refusing what it must not write', () => {
   it('refuses a report that does not validate, naming every problem, and writes nothing', () => {
     const runDir = join(temp.dir, 'drill-runs', 'bad');
     const report = drillReport();
@@ -83,14 +93,6 @@ describe('writeReport', () => {
     const error = reportErrorOf(() => writeReport(join(temp.dir, 'run'), report));
     // The summary's counts were made for the verdict as it was, so they disagree too.
     expect(error.issues.map((i) => i.path)).toEqual(['scenarios[0].verdict', 'summary.invariants.held', 'summary.invariants.broken']);
-  });
-
-  it('writes a report whose invariants were not judged, and reads it back unchanged', () => {
-    const report = notJudgedReport();
-    const files = writeReport(join(temp.dir, 'run'), report);
-    expect(readReport(files.json)).toEqual(report);
-    expect(readFileSync(files.markdown, 'utf8')).toContain('not judged: needs history');
-    expect(readFileSync(files.junit, 'utf8')).toContain('<skipped message="not judged: needs history');
   });
 
   it('refuses a report whose summary counts not-judged invariants as held', () => {

@@ -74,7 +74,7 @@ interface Case {
 
 const allowed = (values: readonly unknown[]): string => `allowed: ${values.join(', ')}`;
 const SETTINGS_KEYS = 'queue, pg_url, lease_ms, skew_margin_ms, call_timeout_ms, poll_ms, tick_ms, no_progress_ms, timeout_ms, max_attempts, producers, coordinator, approve, retry, restart';
-const POINT_FAULT_KEYS = 'at, action, ms, code, kind, message, where, first, probability';
+const POINT_FAULT_KEYS = 'at, action, code, ms, kind, message, where, first, probability';
 
 const CASES: Case[] = [
   // YAML itself
@@ -304,7 +304,15 @@ const CASES: Case[] = [
       { path: 'scenarios[0].faults[0].ms', at: 'pause', says: 'pause needs ms' },
       { path: 'scenarios[0].faults[1].kind', at: 'error', says: `error needs kind: one of ${INJECTED_ERROR_KINDS.join(', ')}` },
       { path: 'scenarios[0].faults[2].status', at: 'fail', says: 'a world fail needs status: 503, 429, 401 or 403' },
-      { path: 'scenarios[0].faults[3]', at: 'delay', says: 'a world delay needs ms and applied' },
+      { path: 'scenarios[0].faults[3].applied', at: 'delay', says: 'a world delay needs applied' },
+    ],
+  },
+  {
+    name: 'a field the fault action does not take',
+    text: withScenario(`${BASIC}\nfaults:\n  - at: after_claim\n    action: crash\n    ms: 100 #@ms\n  - world: { step: write }\n    action: drop\n    status: 503 #@status`),
+    issues: [
+      { path: 'scenarios[0].faults[0].ms', at: 'ms', says: 'crash takes no ms' },
+      { path: 'scenarios[0].faults[1].status', at: 'status', says: 'a world drop takes no status' },
     ],
   },
   {

@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { QUEUE_IMPLS } from '../../src/adapters/registry.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
-import type { SelftestRow } from '../../src/selftest/selftest.js';
+import type { ScenarioReport } from '../../src/report/schema.js';
+import { catchIn, renderSelftest, type SelftestRow } from '../../src/selftest/selftest.js';
 import { PG_AVAILABLE } from '../helpers/postgres.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
@@ -23,11 +24,14 @@ describe('queue-drill selftest (fast subset)', () => {
       expect(rows.map((r) => r.queue)).toEqual(QUEUE_IMPLS.map((q) => q.name));
       for (const row of rows.filter((r) => !r.broken)) {
         expect(row.flagged, `${row.queue}, a sound queue, is never flagged`).toEqual([]);
+        expect(row.expectedBreaks, `${row.queue}, a sound queue, expects nothing to break`).toEqual([]);
         if (PG_AVAILABLE || row.queue !== 'postgres') expect(row.skipped, `${row.queue} ran`).toBeNull();
       }
       expect(rows.filter((r) => !r.broken).map((r) => r.queue)).toEqual(['reference', 'postgres']);
       for (const row of rows.filter((r) => r.broken)) {
         expect(row.caughtBy, `${row.queue} is caught`).not.toBeNull();
+        expect(row.expectedBreaks, `${row.queue}: the row carries its declaration`).toEqual([...(QUEUE_IMPLS.find((q) => q.name === row.queue)?.breaks ?? [])]);
+        expect(row.expectedBreaks, `${row.queue} is caught by an invariant its mistake breaks`).toContain(row.caughtBy!.invariant);
         expect(row.caughtBy!.faults, `${row.queue}: a scenario of at most 3 faults catches it`).toBeLessThanOrEqual(3);
         expect(row.caughtBy!.replay).toContain(`--queue ${row.queue}`);
       }
@@ -36,5 +40,61 @@ describe('queue-drill selftest (fast subset)', () => {
     } finally {
       run.remove();
     }
+  });
+});
+
+/** A scenario's report, as much of it as the self-test reads. */
+function scenario(name: string, broken: string[]): ScenarioReport {
+  return {
+    name,
+    verdict: broken.length > 0 ? 'fail' : 'pass',
+    invariants: ['no-lost-job', 'lease-released', 'single-holder', 'history-complete'].map((id) => ({ id, status: broken.includes(id) ? 'broken' : 'held' })),
+    faults: [{}],
+    worldFaults: [],
+    replay: `queue-drill run --only ${name}`,
+  } as unknown as ScenarioReport;
+}
+
+const ROW: SelftestRow = {
+  queue: 'claim-no-transaction',
+  description: 'a variant',
+  broken: true,
+  expectedBreaks: ['single-holder'],
+  caughtBy: null,
+  flagged: [],
+  exploreViolations: 0,
+  durationMs: 1000,
+  skipped: null,
+  ok: false,
+};
+
+describe('catchIn', () => {
+  it('counts a variant as caught only where one of its declared invariants broke, and names that one', () => {
+    const scenarios = [scenario('clean', []), scenario('other-mistake', ['history-complete']), scenario('own-mistake', ['lease-released', 'single-holder', 'history-complete'])];
+    expect(catchIn(scenarios, ['single-holder'])).toEqual({ invariant: 'single-holder', scenario: 'own-mistake', faults: 1, replay: 'queue-drill run --only own-mistake' });
+    expect(catchIn(scenarios, ['lease-released', 'single-holder'])?.invariant).toBe('lease-released');
+    expect(catchIn(scenarios, ['no-lost-job'])).toBeNull();
+    expect(catchIn(scenarios, [])).toBeNull();
+  });
+});
+
+describe('renderSelftest', () => {
+  it('shows what each queue was expected to break beside what caught it', () => {
+    const table = renderSelftest([
+      { ...ROW, caughtBy: { invariant: 'single-holder', scenario: 'crash-after-claim', faults: 1, replay: '' }, ok: true },
+      { ...ROW, queue: 'reference', broken: false, expectedBreaks: [], ok: true },
+    ]);
+    const [header, caught, clean] = table.split('\n');
+    expect(header).toMatch(/verdict\s+expected to break\s+caught by/);
+    expect(caught).toMatch(/^claim-no-transaction\s+caught\s+single-holder\s+single-holder @ crash-after-claim\s+1/);
+    expect(clean).toMatch(/^reference\s+clean\s+-\s+-\s+-/);
+  });
+
+  it('says when a variant was flagged, but not by an invariant it declares', () => {
+    const flagged = { scenario: 'crash-after-claim', verdict: 'fail' as const, broken: ['history-complete'] };
+    const table = renderSelftest([{ ...ROW, flagged: [flagged] }, { ...ROW, queue: 'undeclared', expectedBreaks: [] }]);
+    expect(table).toContain('MISSED');
+    expect(table).toContain('none of its own; flagged by crash-after-claim: history-complete');
+    expect(table).toContain('(declares no invariant its mistake breaks)');
   });
 });

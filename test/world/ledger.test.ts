@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, utc } from '../../src/kernel/clock.js';
 import { applyCall, type WorldCall } from '../../src/world/effects.js';
 import { WorldError } from '../../src/world/errors.js';
-import { argsDigest, effectsByKey, externalRefFor, readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';
+import { argsDigest } from '../../src/world/args-digest.js';
+import { readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';
+import { effectsByKey, externalRefFor } from '../../src/world/ledger/effects-table.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const META = { job: '7', step: 'charge', attempt: 1, worker: 'w1', pid: 4242 };

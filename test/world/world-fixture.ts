@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { ManualClock, systemClock, type Clock } from '../../src/kernel/clock.js';
 import { WorldClient, type WorldCallMeta } from '../../src/world/client.js';
 import { WorldLedger } from '../../src/world/ledger.js';
-import { startWorldServer, type CallLogEntry, type WorldServer } from '../../src/world/server.js';
+import type { CallLogEntry } from '../../src/world/received-call.js';
+import { startWorldServer, type WorldServer } from '../../src/world/server.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /** A world served in this process on a fresh ledger, with a client, and one stop() for all of it. */

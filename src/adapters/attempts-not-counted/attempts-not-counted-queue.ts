@@ -1,4 +1,4 @@
-import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
+import { SqliteQueue } from '../sqlite/sqlite-queue.js';
 import { uncountedClaim } from './claim.js';
 
 /**
@@ -10,8 +10,5 @@ import { uncountedClaim } from './claim.js';
  * longer match the job's count.
  */
 export class AttemptsNotCountedQueue extends SqliteQueue {
-  override claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = uncountedClaim(this.db, { workerId, now: this.options.clock.now(), leaseMs, skewMarginMs: this.skewMarginMs });
-    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
-  }
+  protected override readonly claimer = uncountedClaim;
 }

@@ -1,5 +1,4 @@
-import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
-import { WORK_WINDOW_MS } from '../work-window.js';
+import { SqliteQueue } from '../sqlite/sqlite-queue.js';
 import { lookUpThenUpdate } from './claim.js';
 
 /**
@@ -14,9 +13,5 @@ import { lookUpThenUpdate } from './claim.js';
  * race is the only mistake.
  */
 export class ClaimNoTransactionQueue extends SqliteQueue {
-  override claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    this.sweepExpiredLeases('worker', workerId);
-    const job = lookUpThenUpdate(this.db, { workerId, now: this.options.clock.now(), leaseMs, workMs: WORK_WINDOW_MS });
-    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
-  }
+  protected override readonly claimer = lookUpThenUpdate;
 }

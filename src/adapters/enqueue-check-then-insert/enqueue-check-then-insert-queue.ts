@@ -1,9 +1,7 @@
-import { utc } from '../../kernel/clock.js';
-import { SqliteQueue, type EnqueueRequest, type QueueOptions } from '../sqlite/sqlite-queue.js';
+import { SqliteQueue, type QueueOptions } from '../sqlite/sqlite-queue.js';
 import { openStore } from '../sqlite/store.js';
-import { WORK_WINDOW_MS } from '../work-window.js';
 import { checkThenInsert } from './enqueue.js';
-import { createStoreWithoutUniqueKey } from './schema.js';
+import { SCHEMA_WITHOUT_UNIQUE_KEY_SQL } from './schema.js';
 
 /**
  * The reference queue with one plausible mistake: deduplication on enqueue is
@@ -16,23 +14,10 @@ import { createStoreWithoutUniqueKey } from './schema.js';
  * fails loudly instead; only a store this variant made shows the mistake.
  */
 export class EnqueueCheckThenInsertQueue extends SqliteQueue {
-  /** Makes the store without the unique key if it has no tables yet, then opens it as the reference does. */
-  static override open(file: string, options: QueueOptions): EnqueueCheckThenInsertQueue {
-    createStoreWithoutUniqueKey(file);
-    return new EnqueueCheckThenInsertQueue(openStore(file), options);
-  }
+  protected override readonly enqueuer = checkThenInsert;
 
-  override enqueue(request: EnqueueRequest): { created: boolean; jobId: number } {
-    return checkThenInsert(
-      this.db,
-      {
-        key: request.key,
-        action: request.action,
-        payloadJson: typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload),
-        maxAttempts: request.maxAttempts ?? this.defaultMaxAttempts,
-        at: utc(this.options.clock.now()),
-      },
-      WORK_WINDOW_MS,
-    );
+  /** Opens the store, making its tables without the unique key where it has none yet. */
+  static override open(file: string, options: QueueOptions): EnqueueCheckThenInsertQueue {
+    return new EnqueueCheckThenInsertQueue(openStore(file, { schema: SCHEMA_WITHOUT_UNIQUE_KEY_SQL }), options);
   }
 }

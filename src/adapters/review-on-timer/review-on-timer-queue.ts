@@ -1,9 +1,9 @@
 import { openStore, type Db } from '../sqlite/store.js';
-import { SqliteQueue, type Claimed, type QueueOptions } from '../sqlite/sqlite-queue.js';
+import { SqliteQueue, type QueueOptions } from '../sqlite/sqlite-queue.js';
 import { timerClaim } from './claim.js';
 
-/** How long a job waits in review before a worker takes it again. */
-export const REVIEW_TIMER_MS = 300;
+/** How long a job waits in review before this queue's claim takes it again (defined beside the claim). */
+export { REVIEW_TIMER_MS } from './claim.js';
 
 /** The store's trigger that refuses any change the state machine does not allow (src/queue/states.ts). */
 const TRANSITION_TRIGGER = 'agent_jobs_allowed_transitions';
@@ -20,21 +20,12 @@ const TRANSITION_TRIGGER = 'agent_jobs_allowed_transitions';
  * against policy is run again without anyone having looked at it.
  */
 export class ReviewOnTimerQueue extends SqliteQueue {
+  protected override readonly claimer = timerClaim;
+
   /** Opens the store and drops its transition trigger (openStore makes it again on every open). */
   static override open(file: string, options: QueueOptions): ReviewOnTimerQueue {
     const db: Db = openStore(file);
     db.exec(`DROP TRIGGER IF EXISTS ${TRANSITION_TRIGGER}`);
     return new ReviewOnTimerQueue(db, options);
-  }
-
-  override claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = timerClaim(this.db, {
-      workerId,
-      now: this.options.clock.now(),
-      leaseMs,
-      skewMarginMs: this.skewMarginMs,
-      reviewAfterMs: REVIEW_TIMER_MS,
-    });
-    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
   }
 }

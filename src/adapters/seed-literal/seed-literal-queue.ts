@@ -1,4 +1,4 @@
-import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
+import { SqliteQueue } from '../sqlite/sqlite-queue.js';
 import { seedLiteralClaim } from './claim.js';
 import { unfencedWrite } from './unfenced-write.js';
 
@@ -12,10 +12,5 @@ import { unfencedWrite } from './unfenced-write.js';
  */
 export class SeedLiteralQueue extends SqliteQueue {
   protected override readonly write = unfencedWrite;
-
-  override claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = seedLiteralClaim(this.db, { workerId, now: this.options.clock.now(), leaseMs });
-    return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
-  }
-
+  protected override readonly claimer = seedLiteralClaim;
 }

@@ -5,18 +5,29 @@ import { JOB_STATUSES, transitionTriggerSql } from '../../queue/states.js';
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const statusList = sqlList(JOB_STATUSES);
 
+/** What a store's schema may leave out; the reference's is REFERENCE_SCHEMA_RULES. */
+export interface SchemaRules {
+  /** Whether idempotency_key is UNIQUE: the store, not a look-up, refuses a second job for a key. */
+  uniqueKey: boolean;
+}
+
+/** The reference store keeps every constraint. */
+export const REFERENCE_SCHEMA_RULES: SchemaRules = { uniqueKey: true };
+
 /**
- * The store's schema. `agent_jobs` keeps seed 000's column names so a table made
- * from the seed's design reads the same; the additions are `lease_fence` (bumped
- * by every claim: the job's epoch, the fencing token every lease holder's write
- * is guarded by), `review_reason`, and `outcome` (how a done or review job
- * ended, said explicitly rather than in a reason's prefix). All times are fixed-width UTC strings written by the caller's
- * clock (never CURRENT_TIMESTAMP), so string order is time order.
+ * The store's schema, made by `rules`. `agent_jobs` keeps seed 000's column
+ * names so a table made from the seed's design reads the same; the additions
+ * are `lease_fence` (bumped by every claim: the job's epoch, the fencing token
+ * every lease holder's write is guarded by), `review_reason`, and `outcome`
+ * (how a done or review job ended, said explicitly rather than in a reason's
+ * prefix). All times are fixed-width UTC strings written by the caller's clock
+ * (never CURRENT_TIMESTAMP), so string order is time order.
  */
-export const SCHEMA_SQL = `
+export function schemaSql(rules: SchemaRules): string {
+  return `
 CREATE TABLE IF NOT EXISTS agent_jobs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  idempotency_key TEXT NOT NULL UNIQUE,
+  idempotency_key TEXT NOT NULL${rules.uniqueKey ? ' UNIQUE' : ''},
   action TEXT NOT NULL,
   payload_json TEXT NOT NULL,
   status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN (${statusList})),
@@ -52,6 +63,10 @@ CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, 
 ${transitionTriggerSql('agent_jobs')}
 
 ${sagaTablesSql({ log: 'agent_tx_log', incidents: 'agent_incidents', jobId: 'job_id INTEGER NOT NULL REFERENCES agent_jobs(id)' })}`;
+}
+
+/** The reference store's schema. */
+export const SCHEMA_SQL = schemaSql(REFERENCE_SCHEMA_RULES);
 
 /**
  * Seed 003's transaction log and incident store as SQLite tables: in the

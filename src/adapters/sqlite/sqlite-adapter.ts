@@ -13,6 +13,7 @@ export interface SqliteQueueSpec {
   name: string;
   description: string;
   soundness: QueueAdapter['soundness'];
+  breaks?: QueueAdapter['breaks'];
   open(file: string, options: QueueOptions): SqliteQueue;
 }
 
@@ -28,6 +29,7 @@ export function sqliteAdapter(spec: SqliteQueueSpec): QueueAdapter {
     version: `queue-drill ${toolVersion()} (SQLite)`,
     capabilities: referenceCapabilities('caller'),
     soundness: spec.soundness,
+    ...(spec.breaks ? { breaks: spec.breaks } : {}),
     locatorKind: 'file',
     async provision(request) {
       const file = join(request.runDir, 'queue.db');

@@ -7,10 +7,10 @@ import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../qu
 import { storableError } from '../../kernel/redact.js';
 import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../queue/retry-delay.js';
 import { beginCompensation } from './sql/begin-compensation.js';
-import { claim } from './sql/claim.js';
+import { claim, type Claimer } from './sql/claim.js';
 import { claimCompensation } from './sql/claim-compensation.js';
 import { complete } from './sql/complete.js';
-import { enqueue } from './sql/enqueue.js';
+import { enqueue, type Enqueuer } from './sql/enqueue.js';
 import { finishCompensation } from './sql/finish-compensation.js';
 import { heartbeat } from './sql/heartbeat.js';
 import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './sql/reads.js';
@@ -29,6 +29,7 @@ import { expireLease } from './sql/expire-lease.js';
 import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
 import { releaseExpired } from './sql/release-expired.js';
 
+/** How a queue connection behaves: its clock, its randomness, its leases and retries. */
 export interface QueueOptions {
   clock: Clock;
   random: Random;
@@ -42,6 +43,7 @@ export interface QueueOptions {
   defaultMaxAttempts?: number;
 }
 
+/** A job to enqueue under its idempotency key. */
 export interface EnqueueRequest {
   key: string;
   action: string;
@@ -74,6 +76,10 @@ export class SqliteQueue {
   readonly defaultMaxAttempts: number;
   /** How lease holders' writes reach the store; a broken variant swaps it. */
   protected readonly write: LeaseWriter = writeUnderLease;
+  /** How a worker's claim reaches the store; a broken variant swaps it. */
+  protected readonly claimer: Claimer = claim;
+  /** How a producer's enqueue reaches the store; a broken variant swaps it. */
+  protected readonly enqueuer: Enqueuer = enqueue;
 
   constructor(
     readonly db: Db,
@@ -96,7 +102,7 @@ export class SqliteQueue {
 
   /** Adds a job unless its idempotency key is taken; `created` says which. */
   enqueue(request: EnqueueRequest): { created: boolean; jobId: number } {
-    return enqueue(this.db, {
+    return this.enqueuer(this.db, {
       key: request.key,
       action: request.action,
       payloadJson: typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload),
@@ -107,7 +113,7 @@ export class SqliteQueue {
 
   /** Claims the oldest ready job for `workerId`, or null when none is ready. */
   claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = claim(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
+    const job = this.claimer(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
     return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
   }
 

@@ -1,21 +1,24 @@
 import Database from 'better-sqlite3';
 import { SCHEMA_SQL } from './schema.js';
 
+/** A connection to a queue store file. */
 export type Db = Database.Database;
 
 /**
  * Opens (creating if needed) a queue store file. WAL lets readers run beside the
  * one writer; synchronous=NORMAL in WAL mode survives any process crash (SIGKILL
  * included: only power loss can cost the last commits); busy_timeout makes
- * writers from many processes queue up instead of failing at once.
+ * writers from many processes queue up instead of failing at once. The schema
+ * (the reference's unless a variant passes its own) only makes what is missing:
+ * a store made by another schema keeps the tables it was made with.
  */
-export function openStore(file: string, options: { busyTimeoutMs?: number } = {}): Db {
+export function openStore(file: string, options: { busyTimeoutMs?: number; schema?: string } = {}): Db {
   const db = new Database(file);
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.exec(SCHEMA_SQL);
+  db.exec(options.schema ?? SCHEMA_SQL);
   return db;
 }
 

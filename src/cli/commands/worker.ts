@@ -5,7 +5,8 @@ import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';
 import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
-import { effectLogFor, localUrl } from '../paths.js';
+import { effectLogFor } from '../../worker/effect-log.js';
+import { localUrl } from '../paths.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill worker`: one worker process on a store file, until SIGTERM (or drained). */

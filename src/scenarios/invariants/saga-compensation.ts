@@ -52,27 +52,31 @@ interface Saga {
   final: boolean;
 }
 
-function checkSaga(saga: Saga): void {
-  const { found, job, label, plan, rows } = saga;
-  const comp = rows.filter((row) => row.action === 'compensate');
-  const effectRows = (stepId: string) => rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
-  const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(job.key, stepId)).length > 0;
-  // Took effect: the world has it, or the log says it succeeded last. Compensation must cover these.
-  const tookEffect = (stepId: string): boolean => effectRows(stepId).pop()?.status === 'success' || inLedger(stepId);
-  // May have happened: a success or an unknown outcome not since reconciled as not executed, or a call
-  // still in flight. Compensating such a step is right even when the world turns out not to have it.
-  const mayHaveHappened = (stepId: string): boolean => {
-    let applied = false;
-    let inFlight = false;
-    for (const row of effectRows(stepId)) {
-      inFlight = row.status === 'started';
-      if (row.status === 'success' || row.status === 'unknown') applied = true;
-      if (row.status === 'not_executed') applied = false;
-    }
-    return applied || inFlight || inLedger(stepId);
+/** What the log and the ledger say of each step: whether it took effect, and whether it may have. */
+function stepEvidence(saga: Saga): { tookEffect(stepId: string): boolean; mayHaveHappened(stepId: string): boolean } {
+  const effectRows = (stepId: string) => saga.rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
+  const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(saga.job.key, stepId)).length > 0;
+  return {
+    // Took effect: the world has it, or the log says it succeeded last. Compensation must cover these.
+    tookEffect: (stepId) => effectRows(stepId).pop()?.status === 'success' || inLedger(stepId),
+    // May have happened: a success or an unknown outcome not since reconciled as not executed, or a call
+    // still in flight. Compensating such a step is right even when the world turns out not to have it.
+    mayHaveHappened(stepId) {
+      let applied = false;
+      let inFlight = false;
+      for (const row of effectRows(stepId)) {
+        inFlight = row.status === 'started';
+        if (row.status === 'success' || row.status === 'unknown') applied = true;
+        if (row.status === 'not_executed') applied = false;
+      }
+      return applied || inFlight || inLedger(stepId);
+    },
   };
+}
 
-  // Order: first started/skipped row of each step, in log order, must walk the plan backwards.
+/** The first started or skipped row of each step, in log order, walks the plan backwards, and only over steps that may have happened. */
+function checkOrder(saga: Saga, comp: readonly TxRow[], mayHaveHappened: (stepId: string) => boolean): void {
+  const { found, label, plan } = saga;
   const order: Array<{ index: number; row: TxRow }> = [];
   const seen = new Set<string>();
   for (const row of comp) {
@@ -86,39 +90,50 @@ function checkSaga(saga: Saga): void {
     const before = order[i - 1];
     const after = order[i];
     if (before && after && after.index > before.index) {
-      found.breach(`${label}: compensated out of order: ${after.row.step_id} (step ${after.index + 1}, ${txLabel(after.row)}) after ${before.row.step_id} (step ${before.index + 1}, ${txLabel(before.row)}); reverse plan order undoes ${after.row.step_id} first`);
+      found.breach(
+        `${label}: compensated out of order: ${after.row.step_id} (step ${after.index + 1}, ${txLabel(after.row)}) after ${before.row.step_id} ` +
+          `(step ${before.index + 1}, ${txLabel(before.row)}); reverse plan order undoes ${after.row.step_id} first`,
+      );
     }
   }
-
   for (const { row } of order) {
-    if (!mayHaveHappened(row.step_id)) found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which cannot have taken effect (no success, unknown or unfinished call in the log, nothing in the ledger)`);
+    if (!mayHaveHappened(row.step_id)) {
+      found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which cannot have taken effect (no success, unknown or unfinished call in the log, nothing in the ledger)`);
+    }
   }
+}
 
-  // Failed compensations with no later success or skip for the step.
+/** Failed compensations with no later success or skip for their step. */
+function unresolvedFailures(comp: readonly TxRow[]): Map<string, TxRow> {
   const unresolved = new Map<string, TxRow>();
   for (const row of comp) {
     if (row.status === 'failed') unresolved.set(row.step_id, row);
     if (row.status === 'success' || row.status === 'skipped') unresolved.delete(row.step_id);
   }
-  for (const step of plan.steps) {
-    const key = stepKey(job.key, step.step_id);
-    const applied = saga.compensationsOf.get(key) ?? [];
-    if (applied.length > 1) found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
-  }
-  if (!saga.final) return;
+  return unresolved;
+}
+
+/** A saga's end: a failed compensation is an incident and ends compensation_failed; nothing else may end it but compensated. */
+function checkEnding(saga: Saga, unresolved: ReadonlyMap<string, TxRow>): void {
+  const { found, job, label } = saga;
   const reason = job.reviewReason ?? '';
   const outcome = job.outcome;
-  if (job.status !== 'review') return; // an unfinished saga is no-lost-job's finding
   for (const [stepId, row] of unresolved) {
     if (!saga.incidents.has(stepId)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}) and was never retried to success, but no incident was recorded for it`);
-    if (outcome !== 'compensation_failed') found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), not compensation_failed`);
+    if (outcome !== 'compensation_failed') {
+      found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), not compensation_failed`);
+    }
   }
   if (outcome === 'compensation_failed' && saga.incidents.size === 0) found.breach(`${label}: ended compensation_failed but no incident was recorded for a person`);
   if (outcome !== 'compensation_failed' && outcome !== 'compensated') {
     found.breach(`${label}: its saga ended in review as ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), neither compensated nor compensation_failed`);
   }
-  if (outcome !== 'compensated') return;
-  for (const step of plan.steps) {
+}
+
+/** "Compensated" covers every step that took effect: a reversible one by one compensation in the ledger, an irreversible one named for a person. */
+function checkCoverage(saga: Saga, comp: readonly TxRow[], tookEffect: (stepId: string) => boolean): void {
+  const { found, job, label } = saga;
+  for (const step of saga.plan.steps) {
     if (!step.has_side_effect || !tookEffect(step.step_id)) continue;
     const key = stepKey(job.key, step.step_id);
     const mine = comp.filter((row) => row.step_id === step.step_id);
@@ -133,8 +148,26 @@ function checkSaga(saga: Saga): void {
       found.breach(`${label}: ended compensated, but step ${step.step_id} (${step.tool}) took effect and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`);
     }
     const applied = saga.compensationsOf.get(key) ?? [];
-    if (applied.length !== 1) found.breach(`${label}: ended compensated, but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`);
+    if (applied.length !== 1) {
+      const which = applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : '';
+      found.breach(`${label}: ended compensated, but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${which}`);
+    }
   }
+}
+
+function checkSaga(saga: Saga): void {
+  const { found, job, label, plan } = saga;
+  const comp = saga.rows.filter((row) => row.action === 'compensate');
+  const { tookEffect, mayHaveHappened } = stepEvidence(saga);
+  checkOrder(saga, comp, mayHaveHappened);
+  for (const step of plan.steps) {
+    const applied = saga.compensationsOf.get(stepKey(job.key, step.step_id)) ?? [];
+    if (applied.length > 1) found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
+  }
+  // The review reason is the saga's verdict only when its end is the job's last change; an unfinished saga is no-lost-job's finding.
+  if (!saga.final || job.status !== 'review') return;
+  checkEnding(saga, unresolvedFailures(comp));
+  if (job.outcome === 'compensated') checkCoverage(saga, comp, tookEffect);
 }
 
 /** After a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated". */

@@ -1,3 +1,4 @@
+import { pointFaultAction } from '../../faults/actions/index.js';
 import type { TxRow } from '../../port/checkpoint.js';
 import type { Transition } from '../../port/snapshot.js';
 import type { EffectRow } from '../../world/ledger.js';
@@ -221,15 +222,15 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
 function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>, marginMs: number): void {
   const events = list(evidence.timeline);
   for (const [index, hit] of events.entries()) {
-    // A plain hit, or a pause or delay it came back from.
-    const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && (hit.action === 'pause' || hit.action === 'delay')));
+    // A plain hit, or a fault it came back from: one that held it for a while, or made it wait (it has an ms).
+    const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && hit.ms !== undefined));
     if (!atComplete || !hit.process || hit.job === undefined || hit.attempt === undefined) continue;
     const worker = hit.worker ?? hit.process.replace(/#\d+$/, '');
-    // A held worker writes only once it goes on: after its resume (a pause), or its delay.
+    // It writes only once it goes on: when the harness let a held process go, or after its wait.
     const resumedAt =
       hit.kind !== 'fault-fired'
         ? hit.at
-        : hit.action === 'pause'
+        : pointFaultAction(hit.action)?.holds
           ? events.slice(index + 1).find((e) => e.kind === 'resume' && e.process === hit.process)?.at
           : new Date(Date.parse(hit.at) + (hit.ms ?? 0)).toISOString();
     if (resumedAt === undefined) continue;

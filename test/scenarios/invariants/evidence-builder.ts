@@ -5,7 +5,7 @@ import { EVIDENCE_KINDS, type Actor, type EvidenceKind, type JobOutcome, type Jo
 import type { TxAction, TxRow, TxStatus } from '../../../src/port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
 import { compensationKey, stepKey, type Plan, type PlanStep } from '../../../src/saga/plan.js';
-import type { FaultActionName } from '../../../src/faults/points.js';
+import type { FaultActionName } from '../../../src/faults/actions/index.js';
 import type { Evidence, EvidenceAvailability, Expectation, Invariant, TimelineEvent, Verdict } from '../../../src/scenarios/evidence.js';
 import { toolMetadata } from '../../../src/world/catalogue.js';
 import type { EffectRow } from '../../../src/world/ledger.js';

@@ -30,7 +30,9 @@ const GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_
 // holder that lost its lease meanwhile is refused, never let through on a
 // stale read. FOR NO KEY UPDATE: see claim.ts.
 const HELD = `SELECT ${JOB_COLUMNS} FROM agent_jobs WHERE ${GUARD} FOR NO KEY UPDATE`;
-const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = @jobId`;
+// Locked too: the refusal's read of the job and its history row must not fall between a concurrent claim's
+// update and its event (a refusal naming attempt 2 after the claim of attempt 3 breaks the history's order).
+const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = @jobId FOR NO KEY UPDATE`;
 
 /**
  * Applies a lease holder's write in the caller's transaction: the row is read

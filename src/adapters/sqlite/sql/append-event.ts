@@ -1,6 +1,7 @@
 import { assertTransition, type Actor, type JobStatus } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 
+/** One history row: a transition, or a refused write. */
 export interface EventInput {
   jobId: number;
   kind: 'transition' | 'refused';

@@ -1,9 +1,14 @@
 import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
+import type { JobStatus } from '../../../queue/states.js';
+import { workBetweenCheckAndAct } from '../../work-window.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
+import { REFERENCE_CLAIM_RULES, type ClaimRules } from './claim-rules.js';
+import { claimSql } from './claim-sql.js';
 import { sweepExpiredLeases } from './sweep-expired-leases.js';
 
+/** Who claims, when, and for how long. */
 export interface ClaimInput {
   workerId: string;
   now: number;
@@ -11,45 +16,49 @@ export interface ClaimInput {
   skewMarginMs: number;
 }
 
-// Oldest first, as seed 000 orders it. Unlike seed 000, a crashed worker's job is
-// not stuck in `running`: the sweep in the same transaction has already put every
-// expired lease back to `retry`.
-const NEXT = `
-SELECT id, status FROM agent_jobs
-WHERE status IN ('pending', 'retry') AND next_run_at <= @at AND attempts < max_attempts
-ORDER BY created_at, id
-LIMIT 1`;
+/** How a worker's claim reaches the store: the reference claim below, or a variant's. */
+export type Claimer = (db: Db, input: ClaimInput) => JobRow | null;
 
-const TAKE = `
-UPDATE agent_jobs
-SET status = 'running', leased_by = @workerId, lease_until = @leaseUntil,
-    attempts = attempts + 1, lease_fence = lease_fence + 1, updated_at = @at
-WHERE id = @id AND status IN ('pending', 'retry')
-RETURNING *`;
+/**
+ * A claim made by `rules` (each rule not given is the reference's): sweep
+ * expired leases, look up the next ready job, take it under a fresh lease,
+ * record the claim. Null when nothing is ready, or when the take finds the job
+ * gone (only possible outside one transaction). The reference and the broken
+ * variants differ only in the rules.
+ */
+export function claimWith(given: Partial<ClaimRules> = {}): Claimer {
+  const rules: ClaimRules = { ...REFERENCE_CLAIM_RULES, ...given };
+  const sql = claimSql(rules);
+  const sources = new Map(rules.alsoFrom.map((s) => [s.status, s]));
+  const sweep = (db: Db, input: ClaimInput) =>
+    sweepExpiredLeases(db, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
+  const claimOnce = (db: Db, input: ClaimInput): JobRow | null => {
+    const at = utc(input.now);
+    if (rules.sweepsExpired) {
+      if (rules.oneTransaction) sweep(db, input);
+      else db.transaction(() => sweep(db, input)).immediate();
+    }
+    const params = Object.assign({ at }, ...rules.alsoFrom.map((s) => s.params(input.now))) as Record<string, unknown>;
+    const next = statement(db, sql.lookUp).get(params) as { id: number; status: JobStatus } | undefined;
+    if (!next) return null;
+    workBetweenCheckAndAct(rules.workMs);
+    const job = statement(db, sql.take).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow | undefined;
+    if (!job) return null;
+    // What the look-up saw is what this claim believes it changed (outside one transaction, perhaps wrongly).
+    const source = sources.get(next.status);
+    if (source) source.record(db, job, at);
+    else recordClaim(db, job, next.status as 'pending' | 'retry', at);
+    return job;
+  };
+  return rules.oneTransaction ? (db, input) => db.transaction(() => claimOnce(db, input)).immediate() : claimOnce;
+}
 
 /**
  * Claims the oldest ready job in one immediate write transaction (no other
  * writer can slip between the look-up and the update), counting the attempt and
  * taking a fresh lease with a new fence. Null when nothing is ready.
  */
-export function claim(db: Db, input: ClaimInput): JobRow | null {
-  return db
-    .transaction((): JobRow | null => {
-      const at = utc(input.now);
-      sweepExpiredLeases(db, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
-      const next = statement(db, NEXT).get({ at }) as { id: number; status: 'pending' | 'retry' } | undefined;
-      if (!next) return null;
-      const job = statement(db, TAKE).get({
-        id: next.id,
-        workerId: input.workerId,
-        leaseUntil: utc(input.now + input.leaseMs),
-        at,
-      }) as JobRow;
-      recordClaim(db, job, next.status, at);
-      return job;
-    })
-    .immediate();
-}
+export const claim: Claimer = claimWith(REFERENCE_CLAIM_RULES);
 
 /** Records a claim in the history: the job moved from `from` to running under its new lease. */
 export function recordClaim(db: Db, job: JobRow, from: 'pending' | 'retry', at: string): void {

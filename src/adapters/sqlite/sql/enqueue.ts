@@ -1,6 +1,8 @@
+import { workBetweenCheckAndAct } from '../../work-window.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 
+/** A job to add, as the store writes it: payload already JSON, times already UTC strings. */
 export interface EnqueueInput {
   key: string;
   action: string;
@@ -9,30 +11,63 @@ export interface EnqueueInput {
   at: string;
 }
 
-// One statement decides: the UNIQUE constraint, not a look-up before the insert
-// (check-then-insert lets two racing producers both see "absent").
+/** How a producer's enqueue reaches the store: the reference enqueue below, or a variant's. */
+export type Enqueuer = (db: Db, input: EnqueueInput) => { created: boolean; jobId: number };
+
+/** What an enqueue does about a key that is already taken; the reference's are REFERENCE_ENQUEUE_RULES. */
+export interface EnqueueRules {
+  /**
+   * Who decides that a key is taken: the insert itself, on the store's UNIQUE
+   * key (one statement), or a look-up before the insert (check, then act).
+   */
+  dedupe: 'unique-key' | 'check-then-insert';
+  /** How long the work between the look-up and the insert lasts (see ../../work-window.ts). */
+  workMs: number;
+}
+
+/**
+ * One statement decides: the UNIQUE constraint, not a look-up before the
+ * insert (check-then-insert lets two racing producers both see "absent").
+ */
+export const REFERENCE_ENQUEUE_RULES: EnqueueRules = { dedupe: 'unique-key', workMs: 0 };
+
 const INSERT = `
 INSERT INTO agent_jobs (idempotency_key, action, payload_json, max_attempts, next_run_at, created_at, updated_at)
-VALUES (@key, @action, @payloadJson, @maxAttempts, @at, @at, @at)
-ON CONFLICT (idempotency_key) DO NOTHING
-RETURNING id`;
+VALUES (@key, @action, @payloadJson, @maxAttempts, @at, @at, @at)`;
 
-const EXISTING = `SELECT id FROM agent_jobs WHERE idempotency_key = ?`;
+// The first job with the key: on a store without the unique key there may be more than one.
+const EXISTING = `SELECT id FROM agent_jobs WHERE idempotency_key = ? ORDER BY id LIMIT 1`;
 
-/** Adds a job unless one with the key exists; says whether it created it. */
-export function enqueue(db: Db, input: EnqueueInput): { created: boolean; jobId: number } {
-  return db
-    .transaction(() => {
-      const inserted = statement(db, INSERT).get(input) as { id: number } | undefined;
-      if (inserted) {
+/**
+ * An enqueue made by `rules` (each rule not given is the reference's): adds a
+ * job unless one with the key exists, and says whether it created it. The job
+ * and its history row are written in one immediate transaction; with
+ * check-then-insert, the look-up runs before that transaction, and a lost race
+ * is a second job (or, where the store still has the key, a constraint error).
+ */
+export function enqueueWith(given: Partial<EnqueueRules> = {}): Enqueuer {
+  const rules: EnqueueRules = { ...REFERENCE_ENQUEUE_RULES, ...given };
+  const insert = `${INSERT}${rules.dedupe === 'unique-key' ? '\nON CONFLICT (idempotency_key) DO NOTHING' : ''}\nRETURNING id`;
+  const existing = (db: Db, key: string) => statement(db, EXISTING).get(key) as { id: number } | undefined;
+  return (db, input) => {
+    if (rules.dedupe === 'check-then-insert') {
+      const found = existing(db, input.key);
+      if (found) return { created: false, jobId: found.id };
+      workBetweenCheckAndAct(rules.workMs);
+    }
+    return db
+      .transaction(() => {
+        const inserted = statement(db, insert).get(input) as { id: number } | undefined;
+        if (!inserted) return { created: false, jobId: existing(db, input.key)!.id };
         recordCreation(db, inserted.id, input.at);
         return { created: true, jobId: inserted.id };
-      }
-      const existing = statement(db, EXISTING).get(input.key) as { id: number };
-      return { created: false, jobId: existing.id };
-    })
-    .immediate();
+      })
+      .immediate();
+  };
 }
+
+/** Adds a job unless one with the key exists (the store's UNIQUE key decides); says whether it created it. */
+export const enqueue: Enqueuer = enqueueWith(REFERENCE_ENQUEUE_RULES);
 
 /** Records a job's creation in the history: the first line of its life. */
 export function recordCreation(db: Db, jobId: number, at: string): void {

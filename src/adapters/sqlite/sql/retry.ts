@@ -4,6 +4,7 @@ import type { Actor } from '../../../queue/states.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
+/** What releasing a held job for another attempt needs: when, how long to wait, and the error. */
 export interface RetryInput {
   now: number;
   delayMs: number;

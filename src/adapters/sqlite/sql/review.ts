@@ -4,6 +4,7 @@ import type { Actor } from '../../../queue/states.js';
 import type { Db } from '../store.js';
 import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
 
+/** What sending a held job to review needs: when, why, and how it ended. */
 export interface ReviewInput {
   now: number;
   /** Why a person must look: already redacted. */

@@ -4,8 +4,10 @@ import type { Actor } from '../../../queue/states.js';
 import { statement, type Db } from '../store.js';
 import { appendEvent } from './append-event.js';
 import { defaultRelease } from '../../../queue/release.js';
+/** Where an expired lease's job goes by default (retry, or review with no attempts left); re-exported for the sweep's callers. */
 export { defaultRelease };
 
+/** Who sweeps expired leases, and when. */
 export interface SweepInput {
   now: number;
   /** A lease counts as expired only this long after its end: slack for clock skew between processes. */

@@ -1,0 +1,52 @@
+import type { JobRow } from '../../../queue/job.js';
+import type { JobStatus } from '../../../queue/states.js';
+import type { Db } from '../store.js';
+
+/** A status a claim may also take a job from, besides pending and retry, and how such a claim is written to the history. */
+export interface ClaimSource {
+  status: JobStatus;
+  /** SQL over @at and this source's `params`: when a job in `status` may be claimed. */
+  ready: string;
+  /** The look-up's parameters `ready` needs, from the claim's time. */
+  params(now: number): Record<string, unknown>;
+  /** Writes the claim of a job that was in `status` to the history. */
+  record(db: Db, job: JobRow, at: string): void;
+}
+
+/**
+ * What a claim does, one rule each: the reference's are REFERENCE_CLAIM_RULES,
+ * and a broken variant differs from them in the rule it gets wrong.
+ */
+export interface ClaimRules {
+  /** SQL over @at: which pending or retry jobs the look-up may find. */
+  ready: string;
+  /** Whether the take counts the attempt (`attempts = attempts + 1`); the fence moves either way. */
+  countsAttempt: boolean;
+  /** What the take's UPDATE checks besides the id: that the job is still in a status a claim takes from, or nothing. */
+  guard: 'status' | 'id';
+  /** Whether expired leases are taken back (to retry, or review) before the look-up. */
+  sweepsExpired: boolean;
+  /** Whether the sweep, the look-up and the take share one immediate transaction (else each commits on its own). */
+  oneTransaction: boolean;
+  /** How long the work between the look-up and the take lasts (see ../../work-window.ts). */
+  workMs: number;
+  /** Statuses a claim also takes from, besides pending and retry. */
+  alsoFrom: readonly ClaimSource[];
+}
+
+/**
+ * The reference claim. Oldest ready job first, as seed 000 orders it; unlike
+ * seed 000, a crashed worker's job is not stuck in `running`, because the
+ * sweep in the same transaction has already put every expired lease back to
+ * `retry`. One immediate transaction means no other writer slips between the
+ * look-up and the take, and the take's status guard says so again in SQL.
+ */
+export const REFERENCE_CLAIM_RULES: ClaimRules = {
+  ready: 'next_run_at <= @at AND attempts < max_attempts',
+  countsAttempt: true,
+  guard: 'status',
+  sweepsExpired: true,
+  oneTransaction: true,
+  workMs: 0,
+  alsoFrom: [],
+};

@@ -1,0 +1,51 @@
+import { renderHistory } from '../observe/history.js';
+import type { JobSnapshot } from '../port/snapshot.js';
+import type { JobReport } from '../report/schema.js';
+import { duplicatesOfJob, type DuplicatedEffect } from './duplicated-effects.js';
+import type { Evidence } from './evidence.js';
+import { expectationMismatch } from './invariants/index.js';
+import type { ResolvedJob } from './resolve.js';
+
+/** What a job ended as, in the terms a scenario expects (a compensated saga is its own outcome). */
+export function outcomeOf(job: JobSnapshot): string {
+  if (job.status !== 'review') return job.status;
+  return job.outcome ?? 'review';
+}
+
+/** A job's life as a person reads it, one line per event, from every source of evidence. */
+function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence): string[] {
+  return renderHistory({
+    job,
+    states,
+    steps: evidence.txLog.filter((t) => t.job_id === job.id),
+    effects: evidence.effects.filter((f) => f.job === job.id),
+    incidents: evidence.incidents.filter((i) => i.job_id === job.id),
+  }).split('\n');
+}
+
+/** One planned job's report: found in the store by its key (or missing), how it ended against what was expected, its duplicates and its history. */
+export function jobReport(planned: Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>, evidence: Evidence, duplicates: readonly DuplicatedEffect[]): JobReport {
+  const job = evidence.jobs.find((j) => j.key === planned.key);
+  const states = job ? evidence.events.filter((e) => e.jobId === job.id) : [];
+  // Located: the history holds its creation, and its last state change is where the store says it is.
+  const located = job !== undefined && states[0]?.from === null && states.filter((e) => e.kind === 'transition').at(-1)?.to === job.status;
+  const actual = job ? outcomeOf(job) : 'missing';
+  return {
+    id: job?.id ?? null,
+    key: planned.key,
+    expected: planned.expect,
+    actual: { status: actual, reason: job?.reviewReason ?? null },
+    // The same judgement as the expectation lines, so the two never disagree.
+    matches: expectationMismatch(job, planned.key, planned.expect) === null,
+    attempts: job?.attempts ?? 0,
+    maxAttempts: job?.maxAttempts ?? planned.maxAttempts,
+    duplicatedEffects: job ? duplicatesOfJob(duplicates, job.key) : [],
+    located,
+    history: job ? historyOf(job, states, evidence) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
+  };
+}
+
+/** Every planned job's report, in the scenario's order. */
+export function jobReports(planned: ReadonlyArray<Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>>, evidence: Evidence, duplicates: readonly DuplicatedEffect[]): JobReport[] {
+  return planned.map((job) => jobReport(job, evidence, duplicates));
+}

@@ -1,0 +1,68 @@
+import type { JobSnapshot } from '../../port/snapshot.js';
+import type { Settings } from '../schema.js';
+
+/** What the drill looks like at one tick, for the rest check. */
+export interface DrillState {
+  jobs: readonly JobSnapshot[];
+  /** How many jobs the scenario asked for. */
+  expectedJobs: number;
+  /** Processes a fault holds right now (a pause). */
+  held: number;
+  /** A producer has not yet finished its part. */
+  producing: boolean;
+  /** A process waits to be started again. */
+  restarting: boolean;
+  /** The harness approves what waits for a person. */
+  approve: boolean;
+}
+
+/**
+ * At rest: nothing held or about to start, every job the scenario asked for
+ * made, and each done or in review (not in review only to wait for an
+ * approval the harness will give).
+ */
+export function atRest(state: DrillState): boolean {
+  if (state.held > 0 || state.producing || state.restarting) return false;
+  if (state.jobs.length < state.expectedJobs) return false;
+  return state.jobs.every((job) => job.status === 'done' || (job.status === 'review' && !(state.approve && job.outcome === 'awaiting_approval')));
+}
+
+/** How long the drill must stay at rest before it ends: long enough for a worker's poll or a coordinator's tick to have seen it. */
+export function quietMs(settings: Pick<Settings, 'poll_ms' | 'tick_ms'>): number {
+  return Math.max(100, 3 * settings.poll_ms, 2 * settings.tick_ms);
+}
+
+/** The no-progress watchdog: the drill is stuck when what it sees has not changed for `limitMs`. */
+export class Watchdog {
+  private seen: string | undefined;
+  private since = 0;
+
+  constructor(private readonly limitMs: number) {}
+
+  /** Feeds what the drill sees now (any text that changes when something happens); true when it has not changed for the limit. */
+  stuck(fingerprint: string, now: number): boolean {
+    if (fingerprint !== this.seen) {
+      this.seen = fingerprint;
+      this.since = now;
+      return false;
+    }
+    return now - this.since >= this.limitMs;
+  }
+}
+
+/** The drill has stayed at rest for its quiet time. */
+export class RestWatch {
+  private since: number | null = null;
+
+  constructor(private readonly quietMs: number) {}
+
+  /** Feeds whether the drill is at rest now; true once it has been so for the quiet time. */
+  settled(restNow: boolean, now: number): boolean {
+    if (!restNow) {
+      this.since = null;
+      return false;
+    }
+    this.since ??= now;
+    return now - this.since >= this.quietMs;
+  }
+}

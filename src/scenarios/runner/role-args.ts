@@ -1,0 +1,48 @@
+import type { ResolvedScenario } from '../resolve.js';
+
+/** What the drill's processes are told besides the scenario: where the queue is, the world, the jobs file, the producers' common start. */
+export interface RoleContext {
+  locator: string;
+  worldUrl: string;
+  jobsFile: string;
+  /** Epoch ms: producers started one by one begin together, so they really race on every key. */
+  startAt: number;
+}
+
+/** One process of the drill: its name, its kind, and its command line (the same on every restart). */
+export interface RoleSpec {
+  name: string;
+  kind: 'worker' | 'coordinator' | 'producer';
+  args: string[];
+}
+
+/** The drill's processes, in the order they start: the coordinator (if the scenario has one), the producers, the workers. */
+export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): RoleSpec[] {
+  const settings = scenario.settings;
+  const common = ['--store', context.locator, '--queue', settings.queue, '--skew-margin-ms', String(settings.skew_margin_ms)];
+  const timing = ['--lease-ms', String(settings.lease_ms), '--call-timeout-ms', String(settings.call_timeout_ms)];
+  const roles: RoleSpec[] = [];
+  if (settings.coordinator) {
+    roles.push({ name: 'coordinator', kind: 'coordinator', args: ['coordinator', ...common, '--world', context.worldUrl, '--tick-ms', String(settings.tick_ms), ...timing] });
+  }
+  for (let p = 1; p <= settings.producers; p++) {
+    roles.push({
+      name: `p${p}`,
+      kind: 'producer',
+      args: ['producer', '--store', context.locator, '--queue', settings.queue, '--jobs', context.jobsFile, '--name', `p${p}`, '--start-at', String(context.startAt)],
+    });
+  }
+  scenario.workers.forEach((worker, index) => {
+    const retry = settings.retry;
+    roles.push({
+      name: worker.id,
+      kind: 'worker',
+      args: [
+        'worker', ...common, '--id', worker.id, '--world', context.worldUrl, ...timing, '--poll-ms', String(settings.poll_ms),
+        '--seed', String(scenario.seed + index + 1), '--clock-skew-ms', String(worker.clockSkewMs),
+        '--retry-base-ms', String(retry.base_ms), '--retry-cap-ms', String(retry.cap_ms), '--retry-jitter-ms', String(retry.jitter_ms),
+      ],
+    });
+  });
+  return roles;
+}

@@ -1,0 +1,61 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { QueueConnection } from '../../port/adapter.js';
+import type { JobSnapshot } from '../../port/snapshot.js';
+import { approveStep } from '../../saga/approve.js';
+import type { ResolvedScenario } from '../resolve.js';
+import type { Timeline } from '../timeline.js';
+import type { DrillProcesses } from './drill-processes.js';
+import { atRest, quietMs, RestWatch, Watchdog } from './rest.js';
+
+/** Why a drill stopped. */
+export type DrillEnding = 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
+
+/** What the supervision loop watches and acts on. */
+export interface Supervised {
+  scenario: ResolvedScenario;
+  queue: QueueConnection;
+  processes: DrillProcesses;
+  timeline: Timeline;
+  /** Processes a fault holds right now. */
+  held(): number;
+  signal: AbortSignal;
+  /** When the drill must end at the latest (epoch ms). */
+  deadline: number;
+}
+
+/**
+ * Watches a running drill every few milliseconds: restarts what died, approves
+ * what waits for a person (a recorded action), and ends it once the system has
+ * stayed at rest for a quiet moment, or when nothing has changed for
+ * no_progress_ms (the watchdog), or at the deadline, or on an interrupt.
+ */
+export async function supervise(drill: Supervised): Promise<DrillEnding> {
+  const settings = drill.scenario.settings;
+  const watchdog = new Watchdog(settings.no_progress_ms);
+  const rest = new RestWatch(quietMs(settings));
+  for (;;) {
+    if (drill.signal.aborted) return 'interrupted';
+    const now = Date.now();
+    if (now >= drill.deadline) return 'timeout';
+    await drill.processes.tend(now);
+    // One read of the jobs a tick, for the approvals and the rest check alike.
+    const { jobs } = await drill.queue.snapshot({ history: false });
+    if (settings.approve) await approveWaiting(drill, jobs);
+    if (watchdog.stuck(`${await drill.queue.progress()}:${drill.timeline.events.length}`, now)) {
+      drill.timeline.record('watchdog', `no progress for ${settings.no_progress_ms} ms`);
+      return 'no-progress';
+    }
+    const state = { jobs, expectedJobs: drill.scenario.jobs.length, held: drill.held(), producing: drill.processes.producing, restarting: drill.processes.restarting, approve: settings.approve };
+    if (rest.settled(atRest(state), now)) return 'at-rest';
+    await sleep(5);
+  }
+}
+
+/** The harness's own person: approves every prepared step waiting for one, on the timeline. */
+async function approveWaiting(drill: Supervised, jobs: readonly JobSnapshot[]): Promise<void> {
+  for (const job of jobs) {
+    if (job.status !== 'review' || job.outcome !== 'awaiting_approval') continue;
+    const step = await approveStep(drill.queue, job.id, 'drill', job);
+    drill.timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`, undefined, { job: job.id, step });
+  }
+}

@@ -1,0 +1,141 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QueueConnection } from '../../src/port/adapter.js';
+import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog } from '../../src/scenarios/accepted-jobs.js';
+import { gatherEvidence, readLogs } from '../../src/scenarios/gather-evidence.js';
+import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
+import { BUILT_IN_DEFAULTS, type Settings } from '../../src/scenarios/schema.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+import { ALL_AVAILABLE, cleanBuilder, digestOf, planOf, SECRET, STEPS } from './invariants/evidence-builder.js';
+
+/*
+ * What a run directory's logs say about enqueues, read as the drill reads
+ * them: producer p1 enqueued three keys and was killed while writing its
+ * fourth line, restarted (p1.2) and enqueued all four again; producer p2
+ * raced it, one of its enqueues failing. Only the producers' own lines count.
+ */
+
+const [K1, K2, K3, K4, NEVER] = ['one', 'two', 'three', 'four', 'never'].map((name) => digestOf(`key ${name}`)) as [string, string, string, string, string];
+
+const enqueued = (key: string, jobId: string, created: boolean) => `${JSON.stringify({ event: 'enqueued', key, jobId, created })}\n`;
+const failed = (key: string) => `${JSON.stringify({ event: 'enqueue-failed', key, definite: false, error: 'the store did not answer in time' })}\n`;
+
+/** The logs of the run directory, by file name. */
+const LOGS: Record<string, string> = {
+  // Killed after its third line, halfway through the fourth: a line with no newline, cut after "enqueued".
+  'p1.1.log': `${enqueued(K1, '1', true)}${enqueued(K2, '2', true)}${enqueued(K3, '3', true)}${enqueued(K4, '4', true).slice(0, 40)}`,
+  'p1.1.log.err': `warning: ${enqueued(K1, '1', true)}`,
+  'p1.2.log': `${enqueued(K1, '1', false)}${enqueued(K2, '2', false)}${enqueued(K3, '3', false)}${enqueued(K4, '4', true)}`,
+  'p2.1.log': `${enqueued(K1, '1', false)}${failed(K2)}${enqueued(K3, '3', false)}${JSON.stringify({ event: 'produced', pid: 4321, created: 0, existing: 2 })}\n`,
+  // A worker that prints the word is no producer.
+  'w1.1.log': `{"event":"claimed","note":"enqueued"}\n${enqueued(K1, '1', true)}`,
+};
+
+function planned(key: string, n: number): ResolvedJob {
+  return { n, key, plan: planOf(STEPS.write), maxAttempts: 3, expect: { status: 'done' } };
+}
+
+const JOBS: ResolvedJob[] = [K1, K2, K3, K4, NEVER].map((key, index) => planned(key, index + 1));
+
+let temp: ReturnType<typeof tempRunDir>;
+beforeEach(() => {
+  temp = tempRunDir('gather');
+  for (const [name, text] of Object.entries(LOGS)) writeFileSync(join(temp.dir, name), text);
+  writeFileSync(join(temp.dir, 'jobs.json'), '[]');
+  writeFileSync(join(temp.dir, 'notes.txt'), enqueued(K1, '1', true));
+});
+afterEach(() => temp.remove());
+
+describe('readLogs', () => {
+  it("reads every process's log and stderr, whole and in name order, and nothing else", () => {
+    const logs = readLogs(temp.dir);
+    expect(logs.map((l) => l.name)).toEqual(['p1.1.log', 'p1.1.log.err', 'p1.2.log', 'p2.1.log', 'w1.1.log']);
+    for (const log of logs) expect(log.text).toBe(LOGS[log.name]);
+  });
+});
+
+describe('which producer created which key', () => {
+  it('counts every enqueue a producer reported, and each time it was told it created the job', () => {
+    const accepted = acceptedJobs(JOBS, readLogs(temp.dir));
+    expect(accepted.map(({ key, enqueueAttempts, createdCount }) => ({ key, enqueueAttempts, createdCount }))).toEqual([
+      // p1.1, p1.2, p2.1; only p1.1 created it (the worker's line and p1's stderr do not count).
+      { key: K1, enqueueAttempts: 3, createdCount: 1 },
+      // p2's enqueue failed: no acceptance.
+      { key: K2, enqueueAttempts: 2, createdCount: 1 },
+      { key: K3, enqueueAttempts: 3, createdCount: 1 },
+      // p1.1 was killed before it finished saying so; p1.2 created it.
+      { key: K4, enqueueAttempts: 1, createdCount: 1 },
+      { key: NEVER, enqueueAttempts: 0, createdCount: 0 },
+    ]);
+  });
+
+  it("keeps each planned job's plan and expectation, in the scenario's order", () => {
+    const jobs = [planned(K3, 1), { ...planned(K1, 2), plan: planOf(STEPS.email), expect: { status: 'review' as const, reason: 'exhausted' } }];
+    expect(acceptedJobs(jobs, readLogs(temp.dir))).toEqual([
+      { key: K3, plan: planOf(STEPS.write), enqueueAttempts: 3, createdCount: 1, expect: { status: 'done' } },
+      { key: K1, plan: planOf(STEPS.email), enqueueAttempts: 3, createdCount: 1, expect: { status: 'review', reason: 'exhausted' } },
+    ]);
+  });
+
+  it('a half line at the end of a killed producer’s log counts for nothing; a whole last line without its newline still counts', () => {
+    expect(enqueuedLines(LOGS['p1.1.log']!).map((e) => e.key)).toEqual([K1, K2, K3]);
+    // Cut before the event's name is even written.
+    expect(enqueuedLines(`${enqueued(K1, '1', true)}{"eve`)).toEqual([{ event: 'enqueued', key: K1, jobId: '1', created: true }]);
+    expect(enqueuedLines(enqueued(K2, '2', false).trimEnd())).toEqual([{ event: 'enqueued', key: K2, jobId: '2', created: false }]);
+    expect(enqueuedLines('')).toEqual([]);
+  });
+
+  it('a finished line that is not JSON is a bug, and is not passed over', () => {
+    expect(() => enqueuedLines(`{"event":"enqueued","key":\n${enqueued(K1, '1', true)}`)).toThrow(SyntaxError);
+  });
+
+  it('reads only the producers’ own logs', () => {
+    expect(['p1.1.log', 'p12.3.log', 'p1.1.log.err', 'w1.1.log', 'coordinator.1.log', 'pq.1.log'].filter(isProducerLog)).toEqual(['p1.1.log', 'p12.3.log']);
+    expect(enqueueCounts([{ name: 'w1.1.log', text: enqueued(K1, '1', true) }]).size).toBe(0);
+  });
+});
+
+describe('gatherEvidence', () => {
+  it("puts the queue's snapshot and checkpoints, the logs, the producers' counts and the scenario's settings together", async () => {
+    const { b } = cleanBuilder();
+    const store = b.build();
+    const queue = {
+      snapshot: async () => ({ jobs: store.jobs, history: store.events }),
+      saga: { rows: async () => store.txLog, incidents: async () => store.incidents },
+    } as unknown as QueueConnection;
+    const scenario: ResolvedScenario = {
+      name: 'gathered',
+      description: 'read back',
+      covers: null,
+      settings: { ...structuredClone(BUILT_IN_DEFAULTS), lease_ms: 900, skew_margin_ms: 75 } as Settings,
+      seed: 3,
+      workers: [{ id: 'w1', clockSkewMs: 0 }],
+      jobs: JOBS,
+      pointFaults: [],
+      worldFaults: [],
+      invariants: ['no-lost-job'],
+      secrets: [SECRET],
+    };
+    const timeline = [{ at: '2026-08-25T10:00:00.000Z', kind: 'spawn' as const, detail: 'worker w1' }];
+    const evidence = await gatherEvidence({ scenario, runDir: temp.dir, queue, available: ALL_AVAILABLE, ledger: join(temp.dir, 'ledger.db'), timeline, atRest: false });
+    expect(evidence).toEqual({
+      scenario: 'gathered',
+      available: ALL_AVAILABLE,
+      jobs: store.jobs,
+      events: store.events,
+      txLog: store.txLog,
+      incidents: store.incidents,
+      // No ledger file: the world never applied anything.
+      effects: [],
+      accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
+      timeline,
+      logs: readLogs(temp.dir),
+      artefacts: [],
+      secrets: [SECRET],
+      atRest: false,
+      leaseMs: 900,
+      skewMarginMs: 75,
+    });
+  });
+});
