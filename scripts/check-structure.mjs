@@ -33,7 +33,7 @@ export const LAYERS = {
   explore: ['kernel', 'faults', 'world', 'saga', 'report', 'scenarios'],
   selftest: ['kernel', 'adapters', 'report', 'scenarios', 'explore'],
   demo: ['kernel', 'port', 'harness', 'adapters', 'worker'],
-  cli: Object.keys({}),
+  cli: [],
 };
 // The command line is the top: it may import anything.
 LAYERS.cli = Object.keys(LAYERS).filter((folder) => folder !== 'cli');
@@ -54,8 +54,15 @@ function topFolder(srcDir, file) {
 function importsOf(file, source) {
   const found = [];
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) found.push(node.arguments[0].text);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      found.push(node.moduleSpecifier.text);
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      found.push(node.arguments[0].text);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -66,10 +73,23 @@ function importsOf(file, source) {
 function functionsOf(file, source) {
   const found = [];
   const visit = (node) => {
-    if (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)) {
+    if (
+      ts.isFunctionDeclaration(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isConstructorDeclaration(node) ||
+      ts.isGetAccessor(node) ||
+      ts.isSetAccessor(node)
+    ) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
-      const name = node.name && ts.isIdentifier(node.name) ? node.name.text : ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) ? node.parent.name.text : '(anonymous)';
+      const name =
+        node.name && ts.isIdentifier(node.name)
+          ? node.name.text
+          : ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name)
+            ? node.parent.name.text
+            : '(anonymous)';
       found.push({ file, name, start, lines: end - start + 1 });
     }
     ts.forEachChild(node, visit);
@@ -127,14 +147,18 @@ export function checkStructure(root, layers = LAYERS) {
       graph.get(from).add(to);
       const allowed = layers[from];
       if (allowed === undefined) breaches.push(`${shown}: src/${from}/ is in no layer (add it to LAYERS in scripts/check-structure.mjs)`);
-      else if (!allowed.includes(to)) breaches.push(`${shown} imports src/${to}/ (${relative(root, target)}): ${from} may import only ${allowed.join(', ') || 'nothing outside itself'}`);
+      else if (!allowed.includes(to))
+        breaches.push(
+          `${shown} imports src/${to}/ (${relative(root, target)}): ${from} may import only ${allowed.join(', ') || 'nothing outside itself'}`,
+        );
     }
     text.split('\n').forEach((line, i) => {
       if (line.length > MAX_LINE) breaches.push(`${shown}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE})`);
     });
     for (const fn of functionsOf(shown, source)) {
       functions.push(fn);
-      if (fn.lines > MAX_FUNCTION_LINES) breaches.push(`${shown}:${fn.start}: function ${fn.name} is ${fn.lines} lines (at most ${MAX_FUNCTION_LINES})`);
+      if (fn.lines > MAX_FUNCTION_LINES)
+        breaches.push(`${shown}:${fn.start}: function ${fn.name} is ${fn.lines} lines (at most ${MAX_FUNCTION_LINES})`);
     }
   }
   for (const cycle of cycles(graph)) breaches.push(`folders import each other in a cycle: ${cycle.join(', ')}`);

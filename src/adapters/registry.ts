@@ -8,17 +8,17 @@ import { COMPENSATION_FORWARD_RULES } from './compensation-forward/rules.js';
 import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
-import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
-import { SeedLiteralQueue } from './seed-literal/seed-literal-queue.js';
-import { sqliteAdapter, type SqliteQueueSpec } from './sqlite/sqlite-adapter.js';
+import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
+import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
+import { type SqliteQueueSpec, sqliteAdapter } from './sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
 import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
 import { openStore } from './sqlite/store.js';
 import { UnguardedWritesQueue } from './unguarded-writes/unguarded-writes-queue.js';
 import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
 
-/** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from seed 003's. */
+/** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
 export interface QueueImpl extends QueueAdapter {
   aliases?: readonly string[];
   /** The saga runtime's decisions where this implementation makes them differently (a broken variant's). */
@@ -29,21 +29,23 @@ type SqliteImpl = SqliteQueueSpec & { aliases?: readonly string[]; sagaRules?: S
 
 const reference = (file: string, options: QueueOptions): SqliteQueue => new ReferenceQueue(openStore(file), options);
 
-/** The SQLite queues: the reference, seed 000 as written, and one plausible mistake each (the drills must catch every one). */
+/** The SQLite queues: the reference, the queue sketch as written, and one plausible mistake each (the drills must catch every one). */
 const SQLITE_QUEUES: readonly SqliteImpl[] = [
   {
     name: 'reference',
     aliases: ['sqlite'],
     soundness: 'sound',
-    description: "the reference queue on one SQLite file: seed 000's design built right (leases that expire, fencing, review)",
+    description: "the reference queue on one SQLite file: the queue sketch's design built right (leases that expire, fencing, review)",
     open: reference,
   },
   {
-    name: 'seed-literal',
+    name: 'sketch-literal',
+    // Its name before the design documents were called sketches.
+    aliases: ['seed-literal'],
     soundness: 'broken',
     breaks: ['no-lost-job', 'lease-released', 'single-holder'],
-    description: "seed 000's queue as written: claim never takes running jobs back; refused writes pass silently",
-    open: (file, options) => new SeedLiteralQueue(openStore(file), options),
+    description: 'the queue sketch as written: claim never takes running jobs back; refused writes pass silently',
+    open: (file, options) => new SketchLiteralQueue(openStore(file), options),
   },
   {
     name: 'claim-no-transaction',
@@ -143,6 +145,10 @@ export function openSqliteQueue(name: string, file: string, options: QueueOption
 }
 
 /** Connects to a queue with the reference's lease settings where the caller has none of its own (a producer, an observer). */
-export function connectQueue(impl: QueueImpl, locator: string, options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>): Promise<QueueConnection> {
+export function connectQueue(
+  impl: QueueImpl,
+  locator: string,
+  options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>,
+): Promise<QueueConnection> {
   return impl.connect(locator, { leaseMs: 30_000, skewMarginMs: 1_000, retryDelay: SEED_RETRY_DELAY, ...options });
 }

@@ -43,7 +43,7 @@ export function defineCommand<const O extends OptionSpecs>(command: Command<O>):
 }
 
 /** The command as yargs names it: `approve [job]`. */
-export function yargsCommandName(command: Command<any>): string {
+export function yargsCommandName(command: Pick<Command, 'name' | 'positional'>): string {
   return [command.name, ...(command.positional ?? []).map((name) => `[${name}]`)].join(' ');
 }
 

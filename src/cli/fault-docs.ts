@@ -1,6 +1,6 @@
-import type { FieldSpec } from '../kernel/action-fields.js';
 import { POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
 import { FAILPOINTS } from '../faults/points.js';
+import type { FieldSpec } from '../kernel/action-fields.js';
 import { WORLD_FAULT_ACTIONS } from '../world/fault-actions/index.js';
 
 /** Where the generated page lives, from the repository root. */
@@ -34,7 +34,7 @@ export function renderFaultDocs(): string {
     '  ms: 900',
     '  where: { worker: w1, attempt: 1, step: charge, tool: charge_customer }   # optional limits',
     '  first: 1                   # only the first N matching hits',
-    '  probability: 0.5           # fire with this chance, drawn from the drill\'s seed',
+    "  probability: 0.5           # fire with this chance, drawn from the drill's seed",
     '```',
     '',
     `The points: ${FAILPOINTS.map((p) => `\`${p}\``).join(', ')} (where each is: [design.md](design.md#named-fault-points)).`,

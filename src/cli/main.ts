@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { parseFast, withOptions, yargsCommandName, type Command } from './command.js';
+import { exitCodeFor, UsageError } from '../kernel/errors.js';
+import { redact } from '../kernel/redact.js';
+import { type Command, parseFast, withOptions, yargsCommandName } from './command.js';
 import { approveCommand } from './commands/approve.js';
 import { contractCommand } from './commands/contract.js';
 import { coordinatorCommand } from './commands/coordinator.js';
@@ -16,9 +18,9 @@ import { selftestCommand } from './commands/selftest.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
-import { redact } from '../kernel/redact.js';
-import { exitCodeFor, UsageError } from '../kernel/errors.js';
 
+// Each command has its own option types; the table only needs what every command shares.
+// biome-ignore lint/suspicious/noExplicitAny: commands differ in their options' types, which run() checks for itself.
 const COMMANDS: readonly Command<any>[] = [
   runCommand,
   exploreCommand,

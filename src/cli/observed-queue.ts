@@ -5,7 +5,10 @@ import type { QueueConnection } from '../port/adapter.js';
 import { existingFile } from './paths.js';
 
 /** Connects the observe commands (status, history, approve, enqueue) to `--queue` at `--store`; a store file must exist (opening would make an empty one). */
-export async function observedQueue(args: { queue: string; store: string; 'pg-url'?: string | undefined }, options: { mustExist?: boolean } = {}): Promise<QueueConnection> {
+export async function observedQueue(
+  args: { queue: string; store: string; 'pg-url'?: string | undefined },
+  options: { mustExist?: boolean } = {},
+): Promise<QueueConnection> {
   const impl = queueImpl(args.queue);
   if (impl.locatorKind === 'file' && options.mustExist !== false) existingFile(args.store, '--store');
   return connectQueue(impl, args.store, { clock: systemClock(), random: seededRandom(1), servers: { pgUrl: args['pg-url'] } });

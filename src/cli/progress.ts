@@ -22,7 +22,10 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     ...report.unfired,
     ...(report.error ? [report.error] : []),
   ];
-  return `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`;
+  return (
+    `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ` +
+    `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`
+  );
 }
 
 /**
@@ -37,7 +40,9 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     pending = false;
   };
   return {
-    onScenario(event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number }): void {
+    onScenario(
+      event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number },
+    ): void {
       if (event.phase === 'start') running.add(event.name);
       else running.delete(event.report.name);
       clear();
@@ -52,9 +57,13 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     summary(report: DrillReport, written: WrittenReport<string>): void {
       clear();
       const s = report.summary;
-      const notJudged = s.invariants.notJudged > 0 ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)` : '';
+      const notJudged =
+        s.invariants.notJudged > 0
+          ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)`
+          : '';
       stream.write(
-        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
+        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ` +
+          `${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
           `report: ${Object.values(written).join('\n        ')}\n`,
       );
     },

@@ -1,6 +1,10 @@
 /** The options every command that touches one queue takes: which implementation, and where its queue is. */
 export const QUEUE_OPTIONS = {
   queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill selftest --help lists them)' },
-  store: { type: 'string', demandOption: true, describe: 'where the queue is: a SQLite file, or a PostgreSQL schema (the server from --pg-url or QD_PG_URL)' },
+  store: {
+    type: 'string',
+    demandOption: true,
+    describe: 'where the queue is: a SQLite file, or a PostgreSQL schema (the server from --pg-url or QD_PG_URL)',
+  },
   'pg-url': { type: 'string', describe: 'PostgreSQL, for --queue postgres [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]' },
 } as const;

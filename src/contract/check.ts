@@ -1,8 +1,7 @@
 import type { QueueImpl } from '../adapters/registry.js';
 import { InternalError } from '../kernel/errors.js';
-import type { ManualOps, QueueConnection } from '../port/adapter.js';
+import type { EnqueueResult, ManualOps, QueueConnection } from '../port/adapter.js';
 import type { Claim } from '../port/delivery.js';
-import type { EnqueueResult } from '../port/adapter.js';
 
 /*
  * The adapter contract's own checks: what any queue behind the port must do,
@@ -78,7 +77,10 @@ export async function oneClaimedJob(ctx: ContractContext, key: string, maxAttemp
   return { manual, claim };
 }
 
-/** Makes a held lease run out: forced where the queue lets a test do it (so a check about fencing is not about lease lengths), else by letting the lease's time pass. */
+/**
+ * Makes a held lease run out: forced where the queue lets a test do it (so a check
+ * about fencing is not about lease lengths), else by letting the lease's time pass.
+ */
 export async function expireLease(ctx: ContractContext, jobId: string): Promise<void> {
   if (ctx.queue.takeover) await ctx.queue.takeover.expireLease(jobId);
   else await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);

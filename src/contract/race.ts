@@ -21,7 +21,10 @@ export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'startAt' | 'thre
   const runs = tasks.map(
     (task, index) =>
       new Promise<RaceResult>((resolve, reject) => {
-        const worker = new Worker(THREAD_SCRIPT, { workerData: { ...task, thread: index + 1, startAt } satisfies RaceTask, env: { ...process.env, ...env } });
+        const worker = new Worker(THREAD_SCRIPT, {
+          workerData: { ...task, thread: index + 1, startAt } satisfies RaceTask,
+          env: { ...process.env, ...env },
+        });
         let answer: { ok: true; result: RaceResult } | { ok: false; error: string } | undefined;
         worker.on('message', (message: typeof answer) => {
           answer = message;
@@ -29,7 +32,10 @@ export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'startAt' | 'thre
         worker.on('error', reject);
         worker.on('exit', (code) => {
           if (answer?.ok) resolve(answer.result);
-          else reject(new HarnessError('QD_CONTRACT_RACE', `racing thread ${index + 1} failed: ${answer && !answer.ok ? answer.error : `exit code ${code}`}`));
+          else
+            reject(
+              new HarnessError('QD_CONTRACT_RACE', `racing thread ${index + 1} failed: ${answer && !answer.ok ? answer.error : `exit code ${code}`}`),
+            );
         });
       }),
   );

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 import { seededRandom } from '../kernel/random.js';
 import type { ServerSettings } from '../port/adapter.js';
-import { ContractViolation, type ContractCheck, type ContractContext } from './check.js';
+import { type ContractCheck, type ContractContext, ContractViolation } from './check.js';
 import { CONTRACT_CHECKS } from './checks/index.js';
 import { race } from './race.js';
 
@@ -33,15 +33,26 @@ let runs = 0;
 /** Runs one check on a fresh queue of its own, made and removed around it. */
 async function runCheck(impl: QueueImpl, check: ContractCheck, options: ContractOptions): Promise<ContractResult> {
   const started = Date.now();
-  const result = (status: ContractResult['status'], detail: string | null): ContractResult => ({ check: check.id, statement: check.statement, status, detail, durationMs: Date.now() - started });
+  const result = (status: ContractResult['status'], detail: string | null): ContractResult => ({
+    check: check.id,
+    statement: check.statement,
+    status,
+    detail,
+    durationMs: Date.now() - started,
+  });
   const dir = mkdtempSync(join(tmpdir(), `queue-drill-contract-${check.id}-`));
   const { leaseMs, skewMarginMs } = LEASES[impl.capabilities.clock];
   let offsetMs = 0;
   const clock = { now: () => Date.now() + offsetMs };
   try {
-    const provisioned = await impl.provision({ runDir: dir, runId: `contract ${impl.name} ${check.id} ${process.pid} ${++runs}`, servers: options.servers });
+    const provisioned = await impl.provision({
+      runDir: dir,
+      runId: `contract ${impl.name} ${check.id} ${process.pid} ${++runs}`,
+      servers: options.servers,
+    });
     try {
-      const connect = () => connectQueue(impl, provisioned.locator, { clock, random: seededRandom(runs), leaseMs, skewMarginMs, servers: options.servers });
+      const connect = () =>
+        connectQueue(impl, provisioned.locator, { clock, random: seededRandom(runs), leaseMs, skewMarginMs, servers: options.servers });
       const queue = await connect();
       try {
         if (check.needs.includes('manual') && !queue.manual) return result('not_applicable', `${impl.name} offers no manual claim and settle`);
@@ -56,7 +67,15 @@ async function runCheck(impl: QueueImpl, check: ContractCheck, options: Contract
           },
           race: (threads, op) =>
             race(
-              Array.from({ length: threads }, () => ({ queue: impl.name, locator: provisioned.locator, servers: options.servers, offsetMs, leaseMs, skewMarginMs, op })),
+              Array.from({ length: threads }, () => ({
+                queue: impl.name,
+                locator: provisioned.locator,
+                servers: options.servers,
+                offsetMs,
+                leaseMs,
+                skewMarginMs,
+                op,
+              })),
               provisioned.env,
             ),
         };
@@ -89,6 +108,9 @@ export function renderContract(queue: string, results: readonly ContractResult[]
   const mark = { passed: 'PASS', failed: 'FAIL', not_applicable: 'N/A ' } as const;
   return [
     `adapter contract: ${queue}`,
-    ...results.map((r) => `  ${mark[r.status]}  ${r.check.padEnd(26)} ${(r.durationMs / 1000).toFixed(1)}s  ${r.status === 'passed' ? r.statement : (r.detail ?? '')}`),
+    ...results.map(
+      (r) =>
+        `  ${mark[r.status]}  ${r.check.padEnd(26)} ${(r.durationMs / 1000).toFixed(1)}s  ${r.status === 'passed' ? r.statement : (r.detail ?? '')}`,
+    ),
   ].join('\n');
 }

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { utc, type Clock } from '../kernel/clock.js';
+import type { QueueImpl } from '../adapters/registry.js';
+import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
-import type { QueueImpl } from '../adapters/registry.js';
 import type { QueueConnection } from '../port/adapter.js';
+import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';
-import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import { reconcileExpiredLeases } from './reconcile-expired.js';
 
 export interface CoordinatorOptions {
@@ -27,7 +27,7 @@ export interface CoordinatorOptions {
 }
 
 /**
- * The transaction coordinator of seed 003, as a process that can be killed and
+ * The transaction coordinator of the transaction sketch, as a process that can be killed and
  * restarted like a worker: each tick it sweeps expired leases (reconciling
  * what a dead worker left in doubt), then compensates every saga that waits for
  * it, under a fenced lease so a restarted coordinator resumes half-done work.
@@ -47,7 +47,8 @@ export async function runCoordinator(options: CoordinatorOptions): Promise<void>
   log({ event: 'started', pid: process.pid });
   try {
     while (!options.stop.aborted) {
-      for (const released of await reconcileExpiredLeases(queue, options.world, options.id, options.queue.sagaRules)) log({ event: 'lease-expired', ...released });
+      for (const released of await reconcileExpiredLeases(queue, options.world, options.id, options.queue.sagaRules))
+        log({ event: 'lease-expired', ...released });
       await compensateWaiting(queue, options, log);
       await sleep(options.tickMs, undefined, { signal: options.stop }).catch(() => undefined);
     }
@@ -67,7 +68,7 @@ async function compensateWaiting(queue: QueueConnection, options: CoordinatorOpt
     const secrets = secretsInPayload(payload);
     const outcome = await compensatePlan({
       claim,
-      log: await queue.saga.logFor(claim),
+      txLog: await queue.saga.logFor(claim),
       plan: parsePlan(payload.plan),
       world: options.world,
       secrets,

@@ -1,8 +1,8 @@
-import type { QueueConnection, Release } from '../port/adapter.js';
+import type { ExpiredLeaseRelease, QueueConnection } from '../port/adapter.js';
 import type { TxEntry } from '../port/checkpoint.js';
 import type { Claim } from '../port/delivery.js';
 import { defaultRelease } from '../queue/release.js';
-import { parsePlan, stepKey, type Plan, type PlanStep } from '../saga/plan.js';
+import { type Plan, type PlanStep, parsePlan, stepKey } from '../saga/plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../saga/rules.js';
 import { inDoubt, stepStates } from '../saga/tx-log.js';
 import type { WorldPort } from '../saga/world-port.js';
@@ -29,7 +29,12 @@ async function stepInDoubt(queue: QueueConnection, job: Claim, plan: Plan, rules
 }
 
 /** The answer of the world as a checkpoint under the expired lease, and where the job goes with it. */
-function settledBy(answer: Awaited<ReturnType<WorldPort['reconcile']>>, job: Claim, step: PlanStep, key: string): { checkpoint: TxEntry; release: Release } {
+function settledBy(
+  answer: Awaited<ReturnType<WorldPort['reconcile']>>,
+  job: Claim,
+  step: PlanStep,
+  key: string,
+): { checkpoint: TxEntry; release: ExpiredLeaseRelease } {
   const release = defaultRelease({ attempts: job.attempt, max_attempts: job.maxAttempts, leased_by: job.holder, lease_until: job.leaseUntil });
   const entry = { stepId: step.step_id, action: 'reconcile' as const, key };
   switch (answer.status) {
@@ -48,7 +53,9 @@ function settledBy(answer: Awaited<ReturnType<WorldPort['reconcile']>>, job: Cla
         checkpoint: { ...entry, status: 'unknown', detail: answer.reason },
         release: {
           to: 'review',
-          reason: `lease of ${job.holder} expired during step ${step.step_id} (${step.tool}); its outcome is unknown and reconciliation cannot settle it (${answer.reason}); a person must check`,
+          reason:
+            `lease of ${job.holder} expired during step ${step.step_id} (${step.tool}); its outcome ` +
+            `is unknown and reconciliation cannot settle it (${answer.reason}); a person must check`,
         },
       };
     default: {
@@ -67,7 +74,12 @@ function settledBy(answer: Awaited<ReturnType<WorldPort['reconcile']>>, job: Cla
  * The answer and the release commit together or not at all: if the lease came
  * back to life meanwhile (a zombie's heartbeat), neither may stand.
  */
-export async function reconcileExpiredLeases(queue: QueueConnection, world: WorldPort, coordinatorId: string, rules: SagaRules = REFERENCE_SAGA_RULES): Promise<Released[]> {
+export async function reconcileExpiredLeases(
+  queue: QueueConnection,
+  world: WorldPort,
+  coordinatorId: string,
+  rules: SagaRules = REFERENCE_SAGA_RULES,
+): Promise<Released[]> {
   const takeover = queue.takeover;
   if (!takeover) return [];
   const released: Released[] = [];
@@ -80,7 +92,7 @@ export async function reconcileExpiredLeases(queue: QueueConnection, world: Worl
       continue;
     }
     const key = stepKey(job.key, step.step_id);
-    let answer;
+    let answer: Awaited<ReturnType<WorldPort['reconcile']>>;
     try {
       // Fenced one past the expired lease: the dead (or merely paused) holder can never apply it after this answer.
       answer = await world.reconcile(step.tool, key, { epoch: job.epoch + 1, job: job.jobId });

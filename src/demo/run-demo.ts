@@ -1,11 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connectQueue, queueImpl } from '../adapters/registry.js';
+import { type Child, Supervisor } from '../harness/supervisor.js';
+import { waitFor } from '../harness/wait-for.js';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
-import { Supervisor, type Child } from '../harness/supervisor.js';
-import { waitFor } from '../harness/wait-for.js';
 import { effectLogFor, readEffects } from '../worker/effect-log.js';
 
 export interface DemoOptions {
@@ -47,17 +46,9 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
   const effectLog = effectLogFor(store);
   const observer = await connectQueue(impl, store, { clock: systemClock(), random: seededRandom(options.seed) });
   const jobs = async () => (await observer.snapshot({ history: false })).jobs;
-  const counts = async () => {
-    const all = await jobs();
-    const count = (status: JobSnapshot['status']) => all.filter((j) => j.status === status).length;
-    return { pending: count('pending'), running: count('running'), retry: count('retry'), done: count('done'), review: count('review'), compensating: count('compensating') };
-  };
+  const counts = async () => countByStatus(await jobs());
   const supervisor = new Supervisor(options.dir);
-  const workerArgs = (id: string, n: number) => [
-    'worker', '--store', store, '--id', id, '--lease-ms', String(options.leaseMs),
-    '--skew-margin-ms', '100', '--seed', String(options.seed + n), '--effect-log', effectLog,
-    '--retry-base-ms', '100', '--retry-cap-ms', '1000', '--retry-jitter-ms', '50',
-  ];
+  const workerArgs = (id: string, n: number) => demoWorkerArgs(store, effectLog, id, options.leaseMs, options.seed + n);
   try {
     print(`queue-drill demo: ${options.jobs} jobs, ${options.workers} workers, lease ${options.leaseMs} ms, seed ${options.seed}`);
     const producers = ['p1', 'p2'].map((name) =>
@@ -91,7 +82,10 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
     const final = await counts();
     const snapshot = await observer.snapshot();
     const created = Object.fromEntries(producers.map((p) => [p.name, producedCount(p.logFile)]));
-    print(`producers: ${producers.map((p) => `${p.name} created ${created[p.name]}`).join(', ')} of the same ${options.jobs} keys; the store holds ${snapshot.jobs.length} jobs`);
+    print(
+      `producers: ${producers.map((p) => `${p.name} created ${created[p.name]}`).join(', ')} ` +
+        `of the same ${options.jobs} keys; the store holds ${snapshot.jobs.length} jobs`,
+    );
     const history = snapshot.history.filter((e) => e.jobId === held.id);
     const duplicates = duplicateEffects(readEffects(effectLog).map((e) => e.key));
     const elapsedMs = Date.now() - started;
@@ -102,6 +96,40 @@ export async function runDemo(options: DemoOptions, print: (line: string) => voi
     await supervisor.stopAll();
     await observer.close();
   }
+}
+
+/** How many jobs stand in each status. */
+function countByStatus(all: JobSnapshot[]) {
+  const count = (status: JobSnapshot['status']) => all.filter((j) => j.status === status).length;
+  return {
+    pending: count('pending'),
+    running: count('running'),
+    retry: count('retry'),
+    done: count('done'),
+    review: count('review'),
+    compensating: count('compensating'),
+  };
+}
+
+/** A demo worker: short retries, so a killed worker's job comes back within a second of its lease. */
+function demoWorkerArgs(store: string, effectLog: string, id: string, leaseMs: number, seed: number): string[] {
+  const retries = ['--retry-base-ms', '100', '--retry-cap-ms', '1000', '--retry-jitter-ms', '50'];
+  return [
+    'worker',
+    '--store',
+    store,
+    '--id',
+    id,
+    '--lease-ms',
+    String(leaseMs),
+    '--skew-margin-ms',
+    '100',
+    '--seed',
+    String(seed),
+    '--effect-log',
+    effectLog,
+    ...retries,
+  ];
 }
 
 function duplicateEffects(keys: string[]): Array<{ key: string; times: number }> {
@@ -125,17 +153,26 @@ function printSummary(
 ): void {
   const attempts = r.jobs.reduce((sum, job) => sum + job.attempts, 0);
   print(`result: ${r.counts.done} done, ${r.counts.review} in review, ${r.counts.running} running; ${attempts} attempts for ${r.jobs.length} jobs`);
-  print(r.duplicates.length === 0 ? 'effects: every job applied its effect exactly once' : `effects: DUPLICATED ${r.duplicates.map((d) => `${d.key.slice(0, 12)} x${d.times}`).join(', ')}`);
+  print(
+    r.duplicates.length === 0
+      ? 'effects: every job applied its effect exactly once'
+      : `effects: DUPLICATED ${r.duplicates.map((d) => `${d.key.slice(0, 12)} x${d.times}`).join(', ')}`,
+  );
   const done = r.history.find((e) => e.to === 'done' && e.kind === 'transition');
   if (done) print(`recovery: job ${r.crashed.jobId} done ${Date.parse(done.at) - r.crashed.at} ms after the kill`);
   print(`history of job ${r.crashed.jobId}:`);
   for (const e of r.history) {
-    print(`  ${e.at}  ${(e.from ?? '(new)').padEnd(7)} -> ${e.to.padEnd(7)} ${e.kind === 'refused' ? 'REFUSED ' : ''}attempt ${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`);
+    print(
+      `  ${e.at}  ${(e.from ?? '(new)').padEnd(7)} -> ${e.to.padEnd(7)} ` +
+        `${e.kind === 'refused' ? 'REFUSED ' : ''}attempt ${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
+    );
   }
   print(`took ${r.elapsedMs} ms; store, effect log and process logs kept in ${r.dir}`);
 }
 
 function producedCount(logFile: string): number {
-  const line = readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"produced"'));
+  const line = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((l) => l.includes('"produced"'));
   return line ? (JSON.parse(line) as { created: number }).created : 0;
 }

@@ -1,13 +1,13 @@
-import fc from 'fast-check';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { stringify } from 'yaml';
+import type { ScenarioReport } from '../report/schema.js';
 import { judgeScenario } from '../scenarios/judge.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { runScenario } from '../scenarios/run-scenario.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
-import type { ScenarioReport } from '../report/schema.js';
-import { scheduleArbitrary, type Schedule } from './schedule.js';
+import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
 
 export interface ExploreOptions {
@@ -103,7 +103,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const [schedule] = details.counterexample;
     const name = `explored-lane${index + 1}`;
     const file = join(options.out, `counterexample-lane${index + 1}.yaml`);
-    const scenario = scheduleScenario(schedule, name, `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`);
+    const scenario = scheduleScenario(
+      schedule,
+      name,
+      `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`,
+    );
     writeFileSync(file, `# Replay: queue-drill run ${file} --seed ${seed} --queue ${options.queue}\n${stringify(exploreFile([scenario]))}`);
     // Judge the shrunk schedule once more, as its replay will.
     const report = await runSchedule(schedule, options, join(options.out, `counterexample-lane${index + 1}`), seed);
@@ -119,5 +123,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     });
   };
   await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i)));
-  return { runs: total, counterexamples, interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs, durationMs: Date.now() - started, out: options.out };
+  return {
+    runs: total,
+    counterexamples,
+    interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs,
+    durationMs: Date.now() - started,
+    out: options.out,
+  };
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { POINT_FAULT_ACTIONS, type FaultActionName } from '../faults/actions/index.js';
+import { type FaultActionName, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
 import { FAILPOINTS, type FailpointName } from '../faults/points.js';
-import { EXPLORE_PLANS } from './plans.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
+import { EXPLORE_PLANS } from './plans.js';
 
 /*
  * A fault schedule, as fast-check generates and shrinks it. The fields are in
@@ -43,7 +43,16 @@ const first = fc.integer({ min: 1, max: 2 });
 const pointFault: fc.Arbitrary<PointFaultSpec> = fc.oneof(
   ...POINT_FAULT_ACTIONS.flatMap((action) =>
     action.explore
-      ? [fc.record({ kind: fc.constant('point' as const), at: fc.constantFrom(...FAILPOINTS), action: fc.constant(action.name as FaultActionName), fields: action.explore(fc), attempt, first })]
+      ? [
+          fc.record({
+            kind: fc.constant('point' as const),
+            at: fc.constantFrom(...FAILPOINTS),
+            action: fc.constant(action.name as FaultActionName),
+            fields: action.explore(fc),
+            attempt,
+            first,
+          }),
+        ]
       : [],
   ),
 );
@@ -52,9 +61,15 @@ const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ...WORLD_FAULT_ACTIONS.flatMap((action) =>
     action.explore
       ? [
-          fc
-            .record({ stepIndex: fc.nat(2), drawn: action.explore(fc) })
-            .map(({ stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({ kind: 'world', stepIndex, action: action.name as WorldFaultActionName, fields, times })),
+          fc.record({ stepIndex: fc.nat(2), drawn: action.explore(fc) }).map(
+            ({ stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({
+              kind: 'world',
+              stepIndex,
+              action: action.name as WorldFaultActionName,
+              fields,
+              times,
+            }),
+          ),
         ]
       : [],
   ),

@@ -11,7 +11,6 @@ export const EXPLORE_SETTINGS = {
   timeout_ms: 15_000,
 } as const;
 
-
 type ScenarioEntry = ScenarioFile['scenarios'][number];
 
 /** One scenario of scenarios.yaml's format that runs the schedule: what explore runs and writes out. */

@@ -1,12 +1,12 @@
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { ControlFactory, ControlHandler, ControlledChild } from './control-channel.js';
-import { systemClock, type Clock } from '../kernel/clock.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
+import { InternalError } from '../kernel/errors.js';
 import type { FiringControl } from './action.js';
 import { pointFaultAction } from './actions/index.js';
-import type { FaultAction, FaultPlan } from './fault-plan.js';
-import { isFailpointName, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
-import { InternalError } from '../kernel/errors.js';
+import type { ControlFactory, ControlHandler, ControlledChild } from './control-channel.js';
+import type { FaultPlan, PointFaultActionSpec } from './fault-plan.js';
+import { type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest, isFailpointName } from './points.js';
 
 /*
  * The harness's side of one child's control channel. It reads the child's
@@ -32,7 +32,7 @@ export interface ControlEvent {
   kind: 'hit' | 'fired' | 'resumed';
   point: FailpointName;
   context: FailpointContext;
-  action: FaultAction | { type: 'continue' };
+  action: PointFaultActionSpec | { type: 'continue' };
   /** The id of the rule that fired; absent for a plain hit. */
   rule?: string;
 }
@@ -121,14 +121,15 @@ export class FailpointController implements ControlHandler {
 
   private receive(chunk: Buffer | string): void {
     this.pending += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    let newline: number;
-    while ((newline = this.pending.indexOf('\n')) !== -1) {
+    for (let newline = this.pending.indexOf('\n'); newline !== -1; newline = this.pending.indexOf('\n')) {
       const line = this.pending.slice(0, newline);
       this.pending = this.pending.slice(newline + 1);
       // One request at a time, in order, even if a pause is still running.
       this.queue = this.queue
         .then(() => this.handle(line))
-        .catch((cause: unknown) => this.fail(new ControlChannelError('QD_CONTROL_FAILED', `failpoint controller of ${this.who()} failed: ${String(cause)}`, { cause })));
+        .catch((cause: unknown) =>
+          this.fail(new ControlChannelError('QD_CONTROL_FAILED', `failpoint controller of ${this.who()} failed: ${String(cause)}`, { cause })),
+        );
     }
   }
 

@@ -51,7 +51,7 @@ function takeControlFd(): number | undefined {
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(fd)) {
     throw new FailpointChannelError('QD_FAILPOINT_BAD_FD', `${CONTROL_FD_ENV}=${JSON.stringify(raw)} is not a file descriptor number`);
   }
-  let stat;
+  let stat: ReturnType<typeof fstatSync>;
   try {
     stat = fstatSync(fd);
   } catch (cause) {

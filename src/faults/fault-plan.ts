@@ -1,7 +1,7 @@
 import { InputError } from '../kernel/errors.js';
-import { seededRandom, type Random } from '../kernel/random.js';
-import { FAULT_ACTION_NAMES, pointFaultAction, type FaultAction, type FaultActionName } from './actions/index.js';
-import { isFailpointName, type FailpointContext, type FailpointName } from './points.js';
+import { type Random, seededRandom } from '../kernel/random.js';
+import { FAULT_ACTION_NAMES, type FaultActionName, type PointFaultActionSpec, pointFaultAction } from './actions/index.js';
+import { type FailpointContext, type FailpointName, isFailpointName } from './points.js';
 
 /*
  * The harness's decision at a failpoint, pure: rules in, decisions out, no I/O
@@ -21,7 +21,7 @@ import { isFailpointName, type FailpointContext, type FailpointName } from './po
  * hits change. Same rules, same seed, same sequence of hits: same decisions.
  */
 
-export type { FaultAction, FaultActionName } from './actions/index.js';
+export type { FaultActionName, PointFaultActionSpec } from './actions/index.js';
 
 /** The context a rule is limited to; every field given must equal the hit's. */
 export interface FaultWhere {
@@ -50,7 +50,7 @@ export interface FaultRule {
 /** A rule fired at a hit: which, and what to do. */
 export interface FaultDecision {
   rule: FaultRule;
-  action: FaultAction;
+  action: PointFaultActionSpec;
 }
 
 /** How often a rule's point was reached in its context, and how often it fired. */
@@ -68,7 +68,7 @@ export class FaultPlanError extends InputError {
 
 interface RuleState {
   rule: FaultRule;
-  action: FaultAction;
+  action: PointFaultActionSpec;
   random: Random;
   hits: number;
   fires: number;
@@ -84,7 +84,13 @@ export class FaultPlan {
       validateRule(rule, index);
       if (ids.has(rule.id)) throw new FaultPlanError(`fault rule ids must be unique: ${JSON.stringify(rule.id)} appears twice`);
       ids.add(rule.id);
-      return { rule, action: pointFaultAction(rule.action)!.resolve(rule.arg, rule) as FaultAction, random: seededRandom(Math.floor(random.next() * 2 ** 32)), hits: 0, fires: 0 };
+      return {
+        rule,
+        action: pointFaultAction(rule.action)!.resolve(rule.arg, rule) as PointFaultActionSpec,
+        random: seededRandom(Math.floor(random.next() * 2 ** 32)),
+        hits: 0,
+        fires: 0,
+      };
     });
   }
 
@@ -128,7 +134,10 @@ export function describeUnfired(stats: RuleStats): string {
     ...(rule.first !== undefined ? [`first ${rule.first}`] : []),
     ...(rule.probability !== undefined ? [`probability ${rule.probability}`] : []),
   ];
-  return `${rule.action} at ${rule.point} (rule ${rule.id}${limits.length ? `, ${limits.join(', ')}` : ''}) never fired: ${stats.hits} hit${stats.hits === 1 ? '' : 's'}`;
+  return (
+    `${rule.action} at ${rule.point} (rule ${rule.id}${limits.length ? `, ${limits.join(', ')}` : ''}) ` +
+    `never fired: ${stats.hits} hit${stats.hits === 1 ? '' : 's'}`
+  );
 }
 
 function matches(rule: FaultRule, context: FailpointContext): boolean {
@@ -164,7 +173,8 @@ function validateRule(rule: FaultRule, index: number): void {
   for (const [key, value] of Object.entries(rule.where ?? {})) {
     const type = WHERE_FIELDS[key as keyof typeof WHERE_FIELDS];
     if (type === undefined) fail(`unknown where.${key}; allowed: ${Object.keys(WHERE_FIELDS).join(', ')}`);
-    if (value !== undefined && (type === 'string' ? typeof value !== 'string' : !Number.isInteger(value))) fail(`where.${key} must be ${type === 'string' ? 'a string' : 'an integer'}`);
+    if (value !== undefined && (type === 'string' ? typeof value !== 'string' : !Number.isInteger(value)))
+      fail(`where.${key} must be ${type === 'string' ? 'a string' : 'an integer'}`);
   }
   const problem = action!.checkArg(rule.arg);
   if (problem !== null) fail(problem);

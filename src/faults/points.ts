@@ -1,6 +1,6 @@
 /*
- * The named fault points of a job's stages (DESIGN.md, "A job's stages and the
- * named fault points"), and the two lines that cross the control channel when a
+ * The named fault points of a job's stages (docs/design.md, "Named fault
+ * points"), and the two lines that cross the control channel when a
  * child reaches one: the child's request, the harness's answer. This module is
  * imported by children on every start, so it holds types and constants only.
  */

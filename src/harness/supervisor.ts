@@ -1,6 +1,6 @@
-import { execa, type Options, type ResultPromise } from 'execa';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { execa, type Options, type ResultPromise } from 'execa';
 import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
 import { CLI_PATH } from './cli-path.js';

@@ -20,13 +20,16 @@ export interface WithFields<Kind extends string = string> {
 }
 
 /** Every field any of the actions takes, with its kind, what it holds, and the actions that take it; a name used with two kinds is a bug. */
-export function collectFields<Kind extends string>(actions: ReadonlyArray<WithFields<Kind>>): Map<string, { kind: Kind; describe: string; actions: string[] }> {
+export function collectFields<Kind extends string>(
+  actions: ReadonlyArray<WithFields<Kind>>,
+): Map<string, { kind: Kind; describe: string; actions: string[] }> {
   const fields = new Map<string, { kind: Kind; describe: string; actions: string[] }>();
   for (const action of actions) {
     for (const [name, field] of Object.entries(action.fields)) {
       const known = fields.get(name);
       // One field name means one thing for every action, or a scenario schema could not say what it holds.
-      if (known && known.kind !== field.kind) throw new Error(`field ${name} is a ${known.kind} for ${known.actions.join(', ')} but a ${field.kind} for ${action.name}`);
+      if (known && known.kind !== field.kind)
+        throw new Error(`field ${name} is a ${known.kind} for ${known.actions.join(', ')} but a ${field.kind} for ${action.name}`);
       if (known) known.actions.push(action.name);
       else fields.set(name, { kind: field.kind, describe: field.describe, actions: [action.name] });
     }
@@ -59,7 +62,8 @@ export function fieldIssues<Kind extends string>(
   }
   const takes = Object.keys(action.fields);
   for (const name of collectFields(family).keys()) {
-    if (fault[name] !== undefined && !takes.includes(name)) issues.push({ field: name, message: `${say.action} takes no ${name}${takes.length > 0 ? `; it takes ${takes.join(', ')}` : ''}` });
+    if (fault[name] !== undefined && !takes.includes(name))
+      issues.push({ field: name, message: `${say.action} takes no ${name}${takes.length > 0 ? `; it takes ${takes.join(', ')}` : ''}` });
   }
   return issues;
 }

@@ -2,8 +2,8 @@
 // separators=(",", ":")), then .encode("utf-8"). Hashes of this text must match Python's byte for
 // byte, so every formatting rule below follows CPython 3.11's C encoder (Modules/_json.c).
 
-import { PY_INT_MAX_STR_DIGITS, type PyJson } from './python-json.js';
 import { InputError } from './errors.js';
+import { PY_INT_MAX_STR_DIGITS, type PyJson } from './python-json.js';
 
 /** Why a tree could not be written the way Python would. */
 export type CanonicalJsonErrorCode = 'LONE_SURROGATE' | 'INT_TOO_LONG' | 'NOT_PY_JSON' | 'CIRCULAR_REFERENCE';
@@ -124,10 +124,7 @@ function formatInt(n: bigint): string {
   const text = n.toString();
   const digits = n < 0n ? text.length - 1 : text.length;
   if (digits > PY_INT_MAX_STR_DIGITS) {
-    throw new CanonicalJsonError(
-      'INT_TOO_LONG',
-      `Integer has ${digits} digits, over Python's int-to-str limit of ${PY_INT_MAX_STR_DIGITS}`,
-    );
+    throw new CanonicalJsonError('INT_TOO_LONG', `Integer has ${digits} digits, over Python's int-to-str limit of ${PY_INT_MAX_STR_DIGITS}`);
   }
   return text;
 }

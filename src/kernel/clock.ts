@@ -26,7 +26,7 @@ export class ManualClock implements Clock {
 /**
  * The one time representation of the store: ISO 8601 UTC with milliseconds,
  * fixed width ("2026-08-25T10:00:00.000Z"), so string order is time order.
- * Seed 000 mixed "2026-08-25 10:00:00" with "...T10:00:00+00:00", whose string
+ * The queue sketch mixed "2026-08-25 10:00:00" with "...T10:00:00+00:00", whose string
  * order is not time order.
  */
 export function utc(ms: number): string {

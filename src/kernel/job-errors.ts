@@ -1,6 +1,6 @@
 /*
- * The failures a job step can end in, after seed 003's recovery matrix. A step
- * throws one of these typed errors; message matching (seed 000's classify_error)
+ * The failures a job step can end in, after the transaction sketch's recovery matrix. A step
+ * throws one of these typed errors; message matching (the queue sketch's classify_error)
  * is only the fallback for errors from code that does not know them.
  */
 
@@ -56,7 +56,7 @@ export class PolicyViolationError extends JobError {
 
 /**
  * The kind of any thrown value. Typed errors carry their kind; for foreign
- * errors, seed 000's message matching, corrected: a timeout or a dropped
+ * errors, the queue sketch's message matching, corrected: a timeout or a dropped
  * connection is an unknown outcome (the request may have been applied), not a
  * transient error, so it is never retried blind.
  */

@@ -252,10 +252,10 @@ class Parser {
       }
       // Backslash escape.
       if (at + 1 >= this.text.length) this.fail('UNTERMINATED_STRING', 'Unterminated string starting', start);
-      const escape = this.text.charAt(at + 1);
-      if (escape !== 'u') {
-        const decoded = ESCAPES.get(escape);
-        if (decoded === undefined) this.fail('INVALID_ESCAPE', `Invalid \\escape ${JSON.stringify(escape)}`);
+      const escaped = this.text.charAt(at + 1);
+      if (escaped !== 'u') {
+        const decoded = ESCAPES.get(escaped);
+        if (decoded === undefined) this.fail('INVALID_ESCAPE', `Invalid \\escape ${JSON.stringify(escaped)}`);
         this.pos += 2;
         appendCodePoint(decoded.charCodeAt(0), at);
         continue;

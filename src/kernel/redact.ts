@@ -7,10 +7,13 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Seed 000 kept the last 500 characters of an error; so do we, after redaction. */
+/** The queue sketch kept the last 500 characters of an error; so do we, after redaction. */
 export const MAX_ERROR_LENGTH = 500;
 
-const SECRET_NAME = /(pass(word|wd|phrase)?|pwd|secret|secret[-_]?key|token|api[-_]?key|access[-_]?key|private[-_]?key|auth(orization)?|cookie|session|credential|card(number)?|cvv)s?$/i;
+/** Words that name a secret inside a longer name (db_password, apiKey, session_token). */
+const SECRET_WORDS = 'pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|api[-_]?key|access[-_]?key|private[-_]?key|session|credential';
+
+const SECRET_NAME = new RegExp(`(${SECRET_WORDS}|auth(?:orization)?|cookie|card(?:number)?|cvv)s?$`, 'i');
 
 const SHAPES: Array<[RegExp, string]> = [
   // Authorization: Bearer abc / Basic abc
@@ -19,19 +22,13 @@ const SHAPES: Array<[RegExp, string]> = [
   [/\b(set-cookie|cookie)\s*:\s*[^\r\n]+/gi, `$1: ${REDACTED}`],
   // "password": "x" (or a number) in JSON text
   [
-    /("(?:[A-Za-z0-9_-]*)(?:pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|api[-_]?key|access[-_]?key|private[-_]?key|authorization|cookie|session|credential)s?"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)/gi,
+    new RegExp(`("(?:[A-Za-z0-9_-]*)(?:${SECRET_WORDS}|authorization|cookie)s?"\\s*:\\s*)(?:"(?:[^"\\\\]|\\\\.)*"|-?\\d[\\d.eE+-]*)`, 'gi'),
     `$1"${REDACTED}"`,
   ],
   // password="x y", 'api_key': 'x' (a Python repr), password: 'x' (a Node inspect): a quoted value, whole
-  [
-    /\b([A-Za-z0-9_-]*(?:pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|api[-_]?key|access[-_]?key|private[-_]?key|session|credential)s?['"]?)(\s*[=:]\s*)(["'])(?:\\.|(?!\3)[^\\])*\3/gi,
-    `$1$2$3${REDACTED}$3`,
-  ],
+  [new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)(["'])(?:\\\\.|(?!\\3)[^\\\\])*\\3`, 'gi'), `$1$2$3${REDACTED}$3`],
   // password=x, api_key: x, token=x in text, URLs and headers
-  [
-    /\b([A-Za-z0-9_-]*(?:pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|api[-_]?key|access[-_]?key|private[-_]?key|session|credential)s?['"]?)(\s*[=:]\s*)([^\s&;,'"]+)/gi,
-    `$1$2${REDACTED}`,
-  ],
+  [new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)([^\\s&;,'"]+)`, 'gi'), `$1$2${REDACTED}`],
   // user:password@ in URLs, up to the last @ of the authority (a password may hold an unescaped @)
   [/(\/\/[^/\s:@]+):[^/?#\s]+@/g, `$1:${REDACTED}@`],
   // JWTs

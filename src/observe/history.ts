@@ -1,7 +1,7 @@
 import type { QueueConnection } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
-import { readLedger, type EffectRow } from '../world/ledger.js';
+import { type EffectRow, readLedger } from '../world/ledger.js';
 
 /** One job's life from every source of evidence. */
 export interface JobHistory {
@@ -30,7 +30,10 @@ export async function jobHistory(queue: QueueConnection, jobId: string, ledgerFi
 /** The history as a timeline a person reads, every source merged in time order. */
 export function renderHistory(history: JobHistory): string {
   const { job } = history;
-  const head = [`job ${job.id} (${job.action}) key ${job.key.slice(0, 16)}…: ${job.status}${job.outcome && job.outcome !== job.status ? ` (${job.outcome})` : ''}, attempt ${job.attempts} of ${job.maxAttempts}`];
+  const head = [
+    `job ${job.id} (${job.action}) key ${job.key.slice(0, 16)}…: ` +
+      `${job.status}${job.outcome && job.outcome !== job.status ? ` (${job.outcome})` : ''}, attempt ${job.attempts} of ${job.maxAttempts}`,
+  ];
   if (job.reviewReason && job.status === 'review') head.push(`  review: ${job.reviewReason}`);
   if (job.resultDigest) head.push(`  verified result ${job.resultDigest}`);
   // Ties in time are broken by what causes what: an effect is applied, then checkpointed, then the state moves.
@@ -38,17 +41,20 @@ export function renderHistory(history: JobHistory): string {
     ...history.effects.map((f): [string, number, string] => [
       f.at,
       0,
-      `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
+      `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ` +
+        `${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
     ]),
     ...history.states.map((e): [string, number, string] => [
       e.at,
       2,
-      `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
+      `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ` +
+        `${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
     ]),
     ...history.steps.map((s): [string, number, string] => [
       s.at,
       1,
-      `step    ${s.step_id.padEnd(12)} ${s.action.padEnd(10)} ${s.status.padEnd(12)} #${s.attempt} ${s.worker}${s.external_reference ? ` ref ${s.external_reference}` : ''}${s.detail ? `: ${s.detail}` : ''}`,
+      `step    ${s.step_id.padEnd(12)} ${s.action.padEnd(10)} ${s.status.padEnd(12)} #${s.attempt} ` +
+        `${s.worker}${s.external_reference ? ` ref ${s.external_reference}` : ''}${s.detail ? `: ${s.detail}` : ''}`,
     ]),
     ...history.incidents.map((i): [string, number, string] => [i.at, 3, `INCIDENT ${i.step_id}: ${i.status}: ${i.error}`]),
   ];

@@ -2,7 +2,7 @@ import { parseUtc } from '../kernel/clock.js';
 import { JOB_STATUSES, type JobStatus } from '../kernel/vocabulary.js';
 import type { QueueConnection } from '../port/adapter.js';
 
-/** Seed 000's observability list, computed from the queue alone. */
+/** The queue sketch's observability list, computed from the queue alone. */
 export interface QueueStatus {
   counts: Record<JobStatus, number>;
   jobs: number;
@@ -54,7 +54,8 @@ export function renderStatus(status: QueueStatus): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const lines = [
     `jobs: ${status.jobs}  pending ${c.pending}  running ${c.running}  retry ${c.retry}  done ${c.done}  review ${c.review}  compensating ${c.compensating}`,
-    `retry rate ${pct(status.retryRate)}  review rate ${pct(status.reviewRate)}  lease timeouts ${status.leaseTimeouts}  refused writes ${status.refusedWrites}  incidents ${status.incidents}`,
+    `retry rate ${pct(status.retryRate)}  review rate ${pct(status.reviewRate)}  lease timeouts ` +
+      `${status.leaseTimeouts}  refused writes ${status.refusedWrites}  incidents ${status.incidents}`,
     status.completionMs
       ? `completion time: p50 ${status.completionMs.p50} ms  p95 ${status.completionMs.p95} ms  max ${status.completionMs.max} ms`
       : 'completion time: no job done yet',

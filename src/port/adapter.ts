@@ -118,7 +118,7 @@ export class EnqueueError extends InputError {
 }
 
 /** Where a dead holder's job goes: another attempt, or review (none left, or its outcome is unknown). */
-export interface Release {
+export interface ExpiredLeaseRelease {
   to: 'retry' | 'review';
   reason: string;
 }
@@ -144,7 +144,7 @@ export interface TakeoverOps {
    * Takes an expired lease back if it is still the same one (same epoch, still
    * expired); with a checkpoint, both commit together or neither does.
    */
-  releaseExpired(expired: Claim, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
+  releaseExpired(expired: Claim, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): Promise<boolean>;
   /**
    * Runs the queue's own upkeep now, as its scheduler would later (pg-boss's
    * maintenance, BullMQ's stalled-job check, the reference's sweep of expired

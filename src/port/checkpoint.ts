@@ -1,5 +1,5 @@
 /*
- * The saga runtime's transaction log (seed 003), as a port: every checkpoint
+ * The saga runtime's transaction log (the transaction sketch), as a port: every checkpoint
  * of a plan step, written before and after each call to the world, so whoever
  * resumes a job knows where it stands. A store that shares a transaction with
  * its queue (the reference on SQLite or PostgreSQL) guards every checkpoint by
@@ -48,7 +48,7 @@ export interface TxEntry {
   errorKind?: string | null;
 }
 
-/** A compensation that failed for good: a person must recover by hand (seed 003's incident store). */
+/** A compensation that failed for good: a person must recover by hand (the transaction sketch's incident store). */
 export interface Incident {
   id: number;
   job_id: string;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { failpoint } from '../faults/failpoint.js';
 import { connectQueue, type QueueImpl } from '../adapters/registry.js';
-import { EnqueueError } from '../port/adapter.js';
+import { failpoint } from '../faults/failpoint.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
+import { EnqueueError } from '../port/adapter.js';
 
 /** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
 export interface PlannedJob {
@@ -37,7 +37,12 @@ export async function producePlans(options: {
     for (const job of jobs) {
       await failpoint('enqueue', { worker: options.name, key: job.key });
       try {
-        const result = await queue.enqueue({ key: job.key, action: 'plan', payload: JSON.stringify({ plan: job.plan }), maxAttempts: job.maxAttempts });
+        const result = await queue.enqueue({
+          key: job.key,
+          action: 'plan',
+          payload: JSON.stringify({ plan: job.plan }),
+          maxAttempts: job.maxAttempts,
+        });
         options.write(`${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.outcome === 'created' })}\n`);
       } catch (error) {
         if (!(error instanceof EnqueueError)) throw error;

@@ -1,7 +1,7 @@
+import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
 import type { Random } from '../kernel/random.js';
-import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 
 export interface ProduceOptions {
   queue: QueueImpl;
@@ -38,7 +38,8 @@ export async function produce(options: ProduceOptions): Promise<{ created: numbe
         workflowVersion: options.workflowVersion,
       });
       keys.push(key);
-      if ((await queue.enqueue({ key, action: options.action, payload: payloadJson, maxAttempts: options.maxAttempts })).outcome === 'created') created++;
+      if ((await queue.enqueue({ key, action: options.action, payload: payloadJson, maxAttempts: options.maxAttempts })).outcome === 'created')
+        created++;
     }
   } finally {
     await queue.close();

@@ -1,6 +1,6 @@
 import type { Random } from '../kernel/random.js';
 import type { JobStatus } from '../kernel/vocabulary.js';
-import type { Release } from '../port/adapter.js';
+import type { ExpiredLeaseRelease } from '../port/adapter.js';
 import type { Incident, TxEntry, TxRow } from '../port/checkpoint.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from './job.js';
 import type { RetryDelayPolicy } from './retry-delay.js';
@@ -67,7 +67,7 @@ export interface LeaseStore {
    * under that epoch), both commit together or neither does. The event's actor
    * is the coordinator. True when it released the job.
    */
-  releaseExpired(job: ExpiredLease, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean>;
+  releaseExpired(job: ExpiredLease, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): Promise<boolean>;
   /** Moves a running or compensating job's lease end into the past (tests and drills: "its holder stopped long ago"). */
   expireLease(jobId: number): Promise<void>;
   /**

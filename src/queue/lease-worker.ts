@@ -50,31 +50,40 @@ function parsedOrNull(json: string): unknown {
   }
 }
 
-async function deliver(store: LeaseStore, saga: SagaStore, claim: Claim, handler: DeliveryHandler, options: WorkOptions & { leaseMs: number }): Promise<void> {
+async function deliver(
+  store: LeaseStore,
+  saga: SagaStore,
+  claim: Claim,
+  handler: DeliveryHandler,
+  options: WorkOptions & { leaseMs: number },
+): Promise<void> {
   options.log({ event: 'claimed', jobId: claim.jobId, attempt: claim.attempt, epoch: claim.epoch });
   const lost = new AbortController();
   const claimedAt = Date.now();
   // Renew well before expiry; a refused renewal means someone else owns the job now.
-  const renewal = setInterval(async () => {
-    if (lost.signal.aborted) return;
-    if (Date.now() - claimedAt > options.maxAttemptMs) {
-      options.log({ event: 'attempt-deadline', jobId: claim.jobId, attempt: claim.attempt, maxAttemptMs: options.maxAttemptMs });
-      lost.abort();
-      return;
-    }
-    await options.beforeRenewal?.(claim);
-    if (lost.signal.aborted) return;
-    try {
-      const renewed = await store.heartbeat(leaseOf(claim));
-      if (!renewed.ok) {
-        options.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, current: renewed.current });
+  const renewal = setInterval(
+    async () => {
+      if (lost.signal.aborted) return;
+      if (Date.now() - claimedAt > options.maxAttemptMs) {
+        options.log({ event: 'attempt-deadline', jobId: claim.jobId, attempt: claim.attempt, maxAttemptMs: options.maxAttemptMs });
         lost.abort();
+        return;
       }
-    } catch (error) {
-      // A store that cannot be reached now: the next renewal tries again, and the lease's expiry decides.
-      options.log({ event: 'renewal-failed', jobId: claim.jobId, error: storableError(error) });
-    }
-  }, Math.max(10, Math.floor(options.leaseMs / 3)));
+      await options.beforeRenewal?.(claim);
+      if (lost.signal.aborted) return;
+      try {
+        const renewed = await store.heartbeat(leaseOf(claim));
+        if (!renewed.ok) {
+          options.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, current: renewed.current });
+          lost.abort();
+        }
+      } catch (error) {
+        // A store that cannot be reached now: the next renewal tries again, and the lease's expiry decides.
+        options.log({ event: 'renewal-failed', jobId: claim.jobId, error: storableError(error) });
+      }
+    },
+    Math.max(10, Math.floor(options.leaseMs / 3)),
+  );
   try {
     const log = await saga.logFor(claim);
     const settlement = await handler({ ...claim, signal: lost.signal, saga: log });
@@ -94,7 +103,9 @@ export async function settle(store: LeaseStore, claim: Claim, settlement: Settle
     case 'retry':
       return toWriteResult(await store.retry(lease, settlement.error));
     case 'review':
-      return toWriteResult(await store.review(lease, settlement.reason, settlement.error, settlement.awaitingApproval ? 'awaiting_approval' : 'review'));
+      return toWriteResult(
+        await store.review(lease, settlement.reason, settlement.error, settlement.awaitingApproval ? 'awaiting_approval' : 'review'),
+      );
     case 'compensate':
       return toWriteResult(await store.beginCompensation(lease, settlement.reason, settlement.error));
     case 'lease_lost':

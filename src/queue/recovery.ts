@@ -4,13 +4,10 @@ import type { ErrorKind } from '../kernel/job-errors.js';
 export type EffectKind = 'none' | 'idempotent' | 'non_idempotent';
 
 /** The queue's next move after a failure. */
-export type RecoveryDecision =
-  | { action: 'retry' }
-  | { action: 'reconcile' }
-  | { action: 'review'; reason: string };
+export type RecoveryDecision = { action: 'retry' } | { action: 'reconcile' } | { action: 'review'; reason: string };
 
 /**
- * Seed 003's recovery matrix: transient, retry while attempts last; permanent,
+ * The transaction sketch's recovery matrix: transient, retry while attempts last; permanent,
  * stop and report; business, a person re-plans; policy, blocked; unknown
  * outcome, reconcile against the world first unless repeating the step is
  * harmless. A decision to retry with no attempts left becomes review at the store.

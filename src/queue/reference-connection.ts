@@ -31,7 +31,12 @@ export function referenceConnection(store: LeaseStore, options: { leaseMs: numbe
   const saga = inQueueSagaStore(store);
   return {
     async enqueue(request) {
-      const result = await store.enqueue({ key: request.key, action: request.action, payloadJson: request.payload, maxAttempts: request.maxAttempts });
+      const result = await store.enqueue({
+        key: request.key,
+        action: request.action,
+        payloadJson: request.payload,
+        maxAttempts: request.maxAttempts,
+      });
       return { outcome: result.created ? 'created' : 'deduplicated', jobId: String(result.jobId) };
     },
     work: (handler, work) => leaseWorker(store, saga, handler, { ...work, leaseMs: options.leaseMs }),

@@ -1,9 +1,9 @@
-import { randomInt, type Random } from '../kernel/random.js';
+import { type Random, randomInt } from '../kernel/random.js';
 import type { RetryDelayPolicy } from '../port/adapter.js';
 
 export type { RetryDelayPolicy } from '../port/adapter.js';
 
-/** Seed 000's schedule: 15 s doubling to a 15 min cap, plus 0 to 10 s of jitter. */
+/** The queue sketch's schedule: 15 s doubling to a 15 min cap, plus 0 to 10 s of jitter. */
 export const SEED_RETRY_DELAY = { baseMs: 15_000, capMs: 900_000, jitterMs: 10_000 } satisfies RetryDelayPolicy;
 
 /** The delay before attempt `attempt + 1`, with jitter from the injected random source. */

@@ -72,6 +72,8 @@ export function leaseOf(claim: Pick<Claim, 'jobId' | 'holder' | 'epoch'>): Lease
 export function toWriteResult(result: LeaseWriteResult): WriteResult {
   if (result.ok) return result;
   const current = result.current;
-  const held = current ? `job is ${current.status}${current.leasedBy ? `, held by ${current.leasedBy} under epoch ${current.fence}` : ', not leased'}` : 'job not found';
+  const held = current
+    ? `job is ${current.status}${current.leasedBy ? `, held by ${current.leasedBy} under epoch ${current.fence}` : ', not leased'}`
+    : 'job not found';
   return { ok: false, refused: `lease lost (${held})` };
 }

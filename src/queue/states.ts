@@ -1,4 +1,5 @@
 import { InternalError } from '../kernel/errors.js';
+
 /*
  * The job state machine, described once, here.
  *
@@ -19,7 +20,8 @@ import { InternalError } from '../kernel/errors.js';
  * compensated or as a failed compensation needing manual recovery.
  */
 
-export { ACTORS, JOB_STATUSES, type Actor, type JobStatus } from '../kernel/vocabulary.js';
+export { ACTORS, type Actor, JOB_STATUSES, type JobStatus } from '../kernel/vocabulary.js';
+
 import type { Actor, JobStatus } from '../kernel/vocabulary.js';
 
 interface Edge {
@@ -43,9 +45,7 @@ export const ALLOWED_TRANSITIONS: readonly Edge[] = [
 
 /** Whether `from -> to` by `actor` is an allowed change. */
 export function isAllowedTransition(from: JobStatus | null, to: JobStatus, actor?: Actor): boolean {
-  return ALLOWED_TRANSITIONS.some(
-    (edge) => edge.from === from && edge.to === to && (actor === undefined || edge.actors.includes(actor)),
-  );
+  return ALLOWED_TRANSITIONS.some((edge) => edge.from === from && edge.to === to && (actor === undefined || edge.actors.includes(actor)));
 }
 
 /** Thrown when code tries a change the state machine does not allow: a bug, never a retry. */

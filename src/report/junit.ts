@@ -16,10 +16,7 @@ import type { DrillReport, ScenarioReport } from './schema.js';
  * a suite's, so this keeps both views of time the same.
  */
 
-type Outcome =
-  | { kind: 'passed' }
-  | { kind: 'skipped'; message: string }
-  | { kind: 'failure' | 'error'; type: string; message: string; body: string };
+type Outcome = { kind: 'passed' } | { kind: 'skipped'; message: string } | { kind: 'failure' | 'error'; type: string; message: string; body: string };
 
 interface TestCase {
   name: string;
@@ -63,7 +60,11 @@ function testCases(scenario: ScenarioReport): TestCase[] {
   const invariants = scenario.invariants.map((verdict): TestCase => {
     if (verdict.status === 'not_judged') {
       // Counted apart from passed: the queue could not give what this invariant needs.
-      return { name: verdict.id, seconds: 0, outcome: { kind: 'skipped', message: `not judged: ${verdict.note ?? 'the queue cannot give the evidence it needs'}` } };
+      return {
+        name: verdict.id,
+        seconds: 0,
+        outcome: { kind: 'skipped', message: `not judged: ${verdict.note ?? 'the queue cannot give the evidence it needs'}` },
+      };
     }
     if (verdict.status === 'broken') {
       const first = verdict.evidence[0];
@@ -74,12 +75,17 @@ function testCases(scenario: ScenarioReport): TestCase[] {
           kind: 'failure',
           type: 'invariant',
           // The testcase's name is the invariant; its first piece of evidence says best what broke.
-          message: first === undefined ? verdict.statement : `${first}${verdict.evidence.length > 1 ? ` (and ${verdict.evidence.length - 1} more)` : ''}`,
+          message:
+            first === undefined ? verdict.statement : `${first}${verdict.evidence.length > 1 ? ` (and ${verdict.evidence.length - 1} more)` : ''}`,
           body: [verdict.statement, '', ...verdict.evidence].join('\n'),
         },
       };
     }
-    return { name: verdict.id, seconds: 0, outcome: verdict.note !== undefined ? { kind: 'skipped', message: `nothing to judge: ${verdict.note}` } : { kind: 'passed' } };
+    return {
+      name: verdict.id,
+      seconds: 0,
+      outcome: verdict.note !== undefined ? { kind: 'skipped', message: `nothing to judge: ${verdict.note}` } : { kind: 'passed' },
+    };
   });
   return [...invariants, expectedOutcome(scenario), faultsFired(scenario)];
 }
@@ -87,14 +93,38 @@ function testCases(scenario: ScenarioReport): TestCase[] {
 function expectedOutcome(scenario: ScenarioReport): TestCase {
   const seconds = scenario.durationMs / 1000;
   if (scenario.error !== null) {
-    return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'error', type: 'harness', message: `the harness failed: ${scenario.error}`, body: `${scenario.error}\n\nreplay: ${scenario.replay}` } };
+    return {
+      name: JUNIT_CASES.outcome,
+      seconds,
+      outcome: {
+        kind: 'error',
+        type: 'harness',
+        message: `the harness failed: ${scenario.error}`,
+        body: `${scenario.error}\n\nreplay: ${scenario.replay}`,
+      },
+    };
   }
   const wrong = scenario.jobs.filter((job) => !job.matches);
   if (scenario.expectations.length === 0 && wrong.length === 0) return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'passed' } };
   // The expectation lines say it best; a job marked as not matching without one still gets a line.
-  const lines = scenario.expectations.length > 0 ? scenario.expectations : wrong.map((job) => `job ${job.id ?? '(no job in the queue)'} (${job.key}): expected ${job.expected.status}, ended ${job.actual.status}`);
-  const message = wrong.length > 0 ? `${wrong.length} of ${scenario.jobs.length} jobs did not end as expected` : `${lines.length} expectation${lines.length === 1 ? '' : 's'} not met`;
-  return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'failure', type: 'expectation', message: `${message}: ${lines[0] ?? ''}`, body: [...lines, '', `replay: ${scenario.replay}`].join('\n') } };
+  const lines =
+    scenario.expectations.length > 0
+      ? scenario.expectations
+      : wrong.map((job) => `job ${job.id ?? '(no job in the queue)'} (${job.key}): expected ${job.expected.status}, ended ${job.actual.status}`);
+  const message =
+    wrong.length > 0
+      ? `${wrong.length} of ${scenario.jobs.length} jobs did not end as expected`
+      : `${lines.length} expectation${lines.length === 1 ? '' : 's'} not met`;
+  return {
+    name: JUNIT_CASES.outcome,
+    seconds,
+    outcome: {
+      kind: 'failure',
+      type: 'expectation',
+      message: `${message}: ${lines[0] ?? ''}`,
+      body: [...lines, '', `replay: ${scenario.replay}`].join('\n'),
+    },
+  };
 }
 
 function faultsFired(scenario: ScenarioReport): TestCase {
@@ -102,9 +132,14 @@ function faultsFired(scenario: ScenarioReport): TestCase {
   if (scenario.error !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: 'not judged: the harness failed' } };
   if (scenario.unfired.length > 0) {
     const message = `${scenario.unfired.length} armed fault${scenario.unfired.length === 1 ? '' : 's'} never fired: ${scenario.unfired[0]}`;
-    return { name, seconds: 0, outcome: { kind: 'failure', type: 'vacuous', message, body: [...scenario.unfired, '', `replay: ${scenario.replay}`].join('\n') } };
+    return {
+      name,
+      seconds: 0,
+      outcome: { kind: 'failure', type: 'vacuous', message, body: [...scenario.unfired, '', `replay: ${scenario.replay}`].join('\n') },
+    };
   }
-  if (scenario.faults.length === 0 && scenario.worldFaults.length === 0) return { name, seconds: 0, outcome: { kind: 'skipped', message: 'no fault was armed' } };
+  if (scenario.faults.length === 0 && scenario.worldFaults.length === 0)
+    return { name, seconds: 0, outcome: { kind: 'skipped', message: 'no fault was armed' } };
   return { name, seconds: 0, outcome: { kind: 'passed' } };
 }
 
@@ -171,7 +206,16 @@ function escapeText(value: string): string {
   return xmlChars(value).replace(/[&<>\r]/g, (c) => ATTRIBUTE_ENTITIES[c] ?? c);
 }
 
-const ATTRIBUTE_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const ATTRIBUTE_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
 
 // XML 1.0 cannot carry most C0 controls even as character references, nor
 // U+FFFE/U+FFFF or unpaired surrogates. Logs hold them (ANSI colours, NULs),

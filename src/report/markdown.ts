@@ -39,7 +39,8 @@ function header(report: DrillReport, out: string[]): void {
   ].filter((part) => part !== null);
   const line = allPassed
     ? `✅ all ${summary.scenarios} scenario${summary.scenarios === 1 ? '' : 's'} passed`
-    : `${summary.failed + summary.errors > 0 ? '❌' : '⚠️'} ${summary.passed} of ${summary.scenarios} scenario${summary.scenarios === 1 ? '' : 's'} passed${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`;
+    : `${summary.failed + summary.errors > 0 ? '❌' : '⚠️'} ${summary.passed} of ${summary.scenarios} ` +
+      `scenario${summary.scenarios === 1 ? '' : 's'} passed${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`;
   out.push(
     '# queue-drill recovery report',
     '',
@@ -72,7 +73,9 @@ function scenarioTable(report: DrillReport, out: string[]): void {
         scenario.faultPoints.length > 0 ? scenario.faultPoints.map(code).join(', ') : '—',
         firedOfArmed(scenario),
         jobsCell(scenario.jobs),
-        scenario.duplicatedEffects.length > 0 ? scenario.duplicatedEffects.map((d) => `${code(d.tool)} ×${d.times} (${code(d.key)})`).join(', ') : 'none',
+        scenario.duplicatedEffects.length > 0
+          ? scenario.duplicatedEffects.map((d) => `${code(d.tool)} ×${d.times} (${code(d.key)})`).join(', ')
+          : 'none',
         recoveryCell(scenario),
         duration(scenario.durationMs),
       ]),
@@ -101,7 +104,10 @@ function recoveryCell(scenario: ScenarioReport): string {
   const settled = scenario.recovery.map((r) => r.killToSettledMs).filter((ms) => ms !== null);
   const unsettled = scenario.recovery.filter((r) => r.jobId !== null && r.settledAt === null).length;
   const kills = `${scenario.recovery.length} kill${scenario.recovery.length === 1 ? '' : 's'}`;
-  const parts = [settled.length > 0 ? `settled in ${duration(Math.max(...settled))}` : null, unsettled > 0 ? `${unsettled} job${unsettled === 1 ? '' : 's'} never settled` : null].filter((p) => p !== null);
+  const parts = [
+    settled.length > 0 ? `settled in ${duration(Math.max(...settled))}` : null,
+    unsettled > 0 ? `${unsettled} job${unsettled === 1 ? '' : 's'} never settled` : null,
+  ].filter((p) => p !== null);
   return `${parts.length > 0 ? parts.join(', ') : 'no job to settle'} (${kills})`;
 }
 
@@ -147,13 +153,18 @@ function evidenceCell(v: ScenarioReport['invariants'][number]): string {
 function details(scenario: ScenarioReport, label: string, out: string[]): void {
   const holding = scenario.invariants.filter((v) => v.status === 'held').length;
   const notJudged = scenario.invariants.filter((v) => v.status === 'not_judged').length;
-  const judgedLine = scenario.invariants.length > 0 ? `${holding}/${scenario.invariants.length} invariants hold${notJudged > 0 ? `, ${notJudged} not judged` : ''}` : 'no invariant judged';
+  const judgedLine =
+    scenario.invariants.length > 0
+      ? `${holding}/${scenario.invariants.length} invariants hold${notJudged > 0 ? `, ${notJudged} not judged` : ''}`
+      : 'no invariant judged';
   out.push(
     '<details>',
-    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${judgedLine}, ${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
+    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${judgedLine}, ` +
+      `${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
     // A blank line after <summary> lets GitHub render the Markdown inside.
     '',
-    `Queue ${code(scenario.queue)} (${text(scenario.queueVersion)}), seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
+    `Queue ${code(scenario.queue)} (${text(scenario.queueVersion)}), seed ${code(String(scenario.seed))}, ` +
+      `run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
     '',
   );
   if (scenario.invariants.length > 0) {
@@ -175,7 +186,12 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
     out.push('');
   }
   if (scenario.recovery.length > 0) {
-    out.push('#### Recovery', '', row(['Process', 'Killed at', 'Point', 'Job', 'Reclaimed after', 'Settled after']), row(Array.from({ length: 6 }, () => '---')));
+    out.push(
+      '#### Recovery',
+      '',
+      row(['Process', 'Killed at', 'Point', 'Job', 'Reclaimed after', 'Settled after']),
+      row(Array.from({ length: 6 }, () => '---')),
+    );
     for (const r of scenario.recovery) {
       out.push(
         row([
@@ -218,7 +234,8 @@ function jobDetails(job: JobReport, out: string[]): void {
   const expected = `${text(job.expected.status)}${job.expected.reason !== undefined ? ` (reason matching ${code(job.expected.reason)})` : ''}`;
   const actual = `${text(job.actual.status)}${job.actual.reason !== null ? ` (${text(job.actual.reason)})` : ''}`;
   out.push(
-    `**Job ${jobName(job.id)}** ${code(job.key)} ${job.matches ? '✅' : '❌'}: expected ${expected}, ended ${actual}; attempts ${job.attempts}/${job.maxAttempts}.`,
+    `**Job ${jobName(job.id)}** ${code(job.key)} ${job.matches ? '✅' : '❌'}: expected ` +
+      `${expected}, ended ${actual}; attempts ${job.attempts}/${job.maxAttempts}.`,
     '',
   );
   if (job.duplicatedEffects.length > 0) {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { EXIT, QueueDrillError, type ExitCode } from '../kernel/errors.js';
 import { FAULT_ACTION_NAMES } from '../faults/actions/index.js';
 import { FAILPOINTS } from '../faults/points.js';
-import { EVIDENCE_KINDS, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS, type EvidenceKind } from '../kernel/vocabulary.js';
+import { EXIT, type ExitCode, QueueDrillError } from '../kernel/errors.js';
+import { EVIDENCE_KINDS, type EvidenceKind, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS } from '../kernel/vocabulary.js';
 import { scenarioVerdict, summarize } from './verdict.js';
 
 /*
@@ -34,7 +34,6 @@ export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
 /** A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired), error (the harness failed). */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 
-
 const utcTimestamp = () => z.iso.datetime({ error: 'expected a UTC ISO 8601 timestamp ending in Z' });
 const count = () => z.int().min(0);
 const milliseconds = () => z.number().min(0);
@@ -44,7 +43,9 @@ const text = () => z.string().min(1);
 export const VerdictSchema = z.strictObject({
   id: z.enum(INVARIANT_IDS),
   statement: text(),
-  status: z.enum(INVARIANT_STATUSES).describe('held; broken (see evidence); or not_judged: the queue could not give the evidence it needs (see note)'),
+  status: z
+    .enum(INVARIANT_STATUSES)
+    .describe('held; broken (see evidence); or not_judged: the queue could not give the evidence it needs (see note)'),
   evidence: z.array(z.string()).describe('one line per piece of breaking evidence; empty unless broken'),
   note: z.string().optional().describe('for not_judged, why; for held, what it had nothing to judge'),
 });
@@ -132,7 +133,12 @@ export const ScenarioReportSchema = z.strictObject({
   queue: text(),
   queueVersion: text(),
   available: z
-    .strictObject(Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, z.union([z.literal(true), text()])])) as Record<EvidenceKind, z.ZodUnion<[z.ZodLiteral<true>, z.ZodString]>>)
+    .strictObject(
+      Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, z.union([z.literal(true), text()])])) as Record<
+        EvidenceKind,
+        z.ZodUnion<[z.ZodLiteral<true>, z.ZodString]>
+      >,
+    )
     .describe('each kind of evidence: given by the queue (true), or why not'),
   seed: z.int(),
   repeat: z.int().min(1).describe('1-based run index when --repeat'),
@@ -145,9 +151,7 @@ export const ScenarioReportSchema = z.strictObject({
   worldFaults: z.array(WorldFaultReportSchema),
   unfired: z.array(text()).describe('one line per armed fault that never fired'),
   jobs: z.array(JobReportSchema),
-  duplicatedEffects: z.array(
-    z.strictObject({ key: text(), tool: text(), times: z.int().min(2), appliedBy: z.array(z.string()) }),
-  ),
+  duplicatedEffects: z.array(z.strictObject({ key: text(), tool: text(), times: z.int().min(2), appliedBy: z.array(z.string()) })),
   recovery: z.array(RecoveryReportSchema),
   invariants: z.array(VerdictSchema),
   expectations: z.array(text()).describe('one line per job that did not end as expected'),
@@ -188,21 +192,38 @@ export const DrillReportSchema = z
     report.scenarios.forEach((scenario, index) => {
       const derived = scenarioVerdict(scenario);
       if (scenario.verdict !== derived) {
-        ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'verdict'], message: `is ${scenario.verdict}, but the scenario's contents make it ${derived}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scenarios', index, 'verdict'],
+          message: `is ${scenario.verdict}, but the scenario's contents make it ${derived}`,
+        });
       }
       const run = `${scenario.name}#${scenario.repeat}`;
-      if (seen.has(run)) ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'repeat'], message: `scenario ${scenario.name} run ${scenario.repeat} appears twice` });
+      if (seen.has(run))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scenarios', index, 'repeat'],
+          message: `scenario ${scenario.name} run ${scenario.repeat} appears twice`,
+        });
       seen.add(run);
     });
     const expected = summarize(report.scenarios);
     for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'errors'] as const) {
       if (report.summary[field] !== expected[field]) {
-        ctx.addIssue({ code: 'custom', path: ['summary', field], message: `is ${report.summary[field]}, but the scenarios count ${expected[field]}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['summary', field],
+          message: `is ${report.summary[field]}, but the scenarios count ${expected[field]}`,
+        });
       }
     }
     for (const field of ['held', 'broken', 'notJudged'] as const) {
       if (report.summary.invariants[field] !== expected.invariants[field]) {
-        ctx.addIssue({ code: 'custom', path: ['summary', 'invariants', field], message: `is ${report.summary.invariants[field]}, but the scenarios count ${expected.invariants[field]}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['summary', 'invariants', field],
+          message: `is ${report.summary.invariants[field]}, but the scenarios count ${expected.invariants[field]}`,
+        });
       }
     }
     if (report.exitCode === 0 && expected.passed !== expected.scenarios) {
@@ -214,7 +235,9 @@ export const DrillReportSchema = z
   })
   .meta({
     title: 'queue-drill recovery report',
-    description: `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
+    description:
+      `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected ` +
+      `and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
   });
 
 /** The whole report. */

@@ -9,18 +9,24 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  */
 
 /** The verdict a scenario's contents call for. */
-export function scenarioVerdict(
-  scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired'>,
-): ScenarioVerdict {
+export function scenarioVerdict(scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired'>): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
-  if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches)) return 'fail';
+  if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
+    return 'fail';
   if (scenario.unfired.length > 0) return 'vacuous';
   return 'pass';
 }
 
 /** How many scenarios got each verdict, and how many invariant verdicts held, broke, or could not be judged. */
 export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict' | 'invariants'>>): ReportSummary {
-  const summary: ReportSummary = { scenarios: scenarios.length, passed: 0, failed: 0, vacuous: 0, errors: 0, invariants: { held: 0, broken: 0, notJudged: 0 } };
+  const summary: ReportSummary = {
+    scenarios: scenarios.length,
+    passed: 0,
+    failed: 0,
+    vacuous: 0,
+    errors: 0,
+    invariants: { held: 0, broken: 0, notJudged: 0 },
+  };
   for (const { verdict, invariants } of scenarios) {
     for (const v of invariants) {
       if (v.status === 'held') summary.invariants.held++;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { checkReport, REPORT_VERSION, ReportError, type DrillReport } from './schema.js';
+import { checkReport, type DrillReport, REPORT_VERSION, ReportError } from './schema.js';
 import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/index.js';
 
 /*
@@ -33,14 +33,21 @@ export function reportFiles(views: readonly ReportView[] = REPORT_VIEWS): string
   return files;
 }
 
-/** Validates the report, writes every registered view (report.json, report.md, junit.xml) and its companions (report.schema.json) into runDir, and points `latest` at runDir. */
+/**
+ * Validates the report, writes every registered view (report.json, report.md, junit.xml)
+ * and its companions (report.schema.json) into runDir, and points `latest` at runDir.
+ */
 export function writeReport(runDir: string, report: DrillReport): WrittenReport;
 /** The same, for these views instead of the registered ones. */
 export function writeReport<Name extends string>(runDir: string, report: DrillReport, views: readonly ReportView<Name>[]): WrittenReport<Name>;
 export function writeReport(runDir: string, report: DrillReport, views: readonly ReportView[] = REPORT_VIEWS): WrittenReport<string> {
   const checked = checkReport(report);
   if (!checked.ok) {
-    throw new ReportError('QD_REPORT_INVALID', `the report for ${runDir} does not validate against report schema version ${REPORT_VERSION} (a bug in queue-drill):`, checked.issues);
+    throw new ReportError(
+      'QD_REPORT_INVALID',
+      `the report for ${runDir} does not validate against report schema version ${REPORT_VERSION} (a bug in queue-drill):`,
+      checked.issues,
+    );
   }
   reportFiles(views);
   const dir = resolve(runDir);
@@ -50,7 +57,8 @@ export function writeReport(runDir: string, report: DrillReport, views: readonly
   try {
     mkdirSync(dir, { recursive: true });
     for (const view of views) writeAtomically(join(dir, view.file), view.render(checked.report));
-    for (const companion of views.flatMap((view) => view.companions ?? [])) writeAtomically(join(dir, companion.file), companion.render(checked.report));
+    for (const companion of views.flatMap((view) => view.companions ?? []))
+      writeAtomically(join(dir, companion.file), companion.render(checked.report));
   } catch (error) {
     throw new ReportError('QD_REPORT_WRITE_FAILED', `could not write the report into ${dir}: ${messageOf(error)}`, [], { cause: error });
   }
@@ -109,7 +117,8 @@ function pointLatestAt(dir: string): void {
     renameSync(temporary, link);
   } catch (error) {
     rmSync(temporary, { force: true });
-    const hint = isCode(error, 'EISDIR') || isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST') ? `; ${link} is a directory, not a link: move it away` : '';
+    const hint =
+      isCode(error, 'EISDIR') || isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST') ? `; ${link} is a directory, not a link: move it away` : '';
     throw new ReportError('QD_REPORT_WRITE_FAILED', `could not point ${link} at ${dir}: ${messageOf(error)}${hint}`, [], { cause: error });
   }
 }

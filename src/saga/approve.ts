@@ -24,7 +24,14 @@ export async function approveStep(queue: QueueConnection, jobId: string, by: str
   const states = stepStates(await queue.saga.rows(jobId));
   const step = plan.steps.find((s) => s.requires_approval && states.get(s.step_id)?.prepared && !states.get(s.step_id)?.approvedBy);
   if (!step) throw new ApprovalError(`job ${jobId} has no prepared step waiting for approval`);
-  const approval = { stepId: step.step_id, action: 'approve' as const, key: stepKey(job.key, step.step_id), status: 'success' as const, detail: `approved by ${by}` };
-  if (!(await queue.human.requeueFromReview(jobId, by, `approved step ${step.step_id}`, approval))) throw new ApprovalError(`job ${jobId} left review meanwhile`);
+  const approval = {
+    stepId: step.step_id,
+    action: 'approve' as const,
+    key: stepKey(job.key, step.step_id),
+    status: 'success' as const,
+    detail: `approved by ${by}`,
+  };
+  if (!(await queue.human.requeueFromReview(jobId, by, `approved step ${step.step_id}`, approval)))
+    throw new ApprovalError(`job ${jobId} left review meanwhile`);
   return step.step_id;
 }

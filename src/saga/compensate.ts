@@ -19,7 +19,7 @@ export type CompensationOutcome =
 export type CompensationRun = PlanRun;
 
 /*
- * Seed 003's saga compensation: after a step failed for good, every completed
+ * The transaction sketch's saga compensation: after a step failed for good, every completed
  * step is undone in reverse order. Compensations are idempotent by key and
  * logged, so a coordinator that dies half-way resumes where it stopped. A step
  * that cannot be undone is logged as skipped and named for a person; a
@@ -27,12 +27,12 @@ export type CompensationRun = PlanRun;
  * COMPENSATION_FAILED, never in "compensated".
  */
 export async function compensatePlan(run: CompensationRun): Promise<CompensationOutcome> {
-  const states = stepStates(await run.log.rows());
+  const states = stepStates(await run.txLog.rows());
   const failed = run.plan.steps.find((step) => states.get(step.step_id)?.effect?.status !== 'success');
   const undone: string[] = [];
   const irreversible: string[] = [];
-  const log = (stepId: string, key: string, status: 'started' | 'success' | 'failed' | 'skipped', detail?: string) =>
-    run.log.append({ stepId, action: 'compensate', key, status, compensationStatus: status, detail: detail ?? null });
+  const checkpoint = (stepId: string, key: string, status: 'started' | 'success' | 'failed' | 'skipped', detail?: string) =>
+    run.txLog.append({ stepId, action: 'compensate', key, status, compensationStatus: status, detail: detail ?? null });
 
   const rules = run.rules ?? REFERENCE_SAGA_RULES;
   for (const step of rules.compensationOrder(run.plan.steps)) {
@@ -51,11 +51,12 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
     }
     const key = compensationKey(run.claim.key, step.step_id);
     if (step.compensation === null) {
-      if (!(await log(step.step_id, key, 'skipped', `${step.tool} is not reversible: a person must handle its effect`))) return { kind: 'lease_lost' };
+      if (!(await checkpoint(step.step_id, key, 'skipped', `${step.tool} is not reversible: a person must handle its effect`)))
+        return { kind: 'lease_lost' };
       irreversible.push(`${step.step_id} (${step.tool})`);
       continue;
     }
-    if (!(await log(step.step_id, key, 'started'))) return { kind: 'lease_lost' };
+    if (!(await checkpoint(step.step_id, key, 'started'))) return { kind: 'lease_lost' };
     await failpoint('during_compensation', {
       worker: run.claim.holder,
       jobId: run.claim.jobId,
@@ -65,19 +66,24 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       key,
     });
     try {
-      await run.world.call(step.compensation, key, { compensates: stepKey(run.claim.key, step.step_id) }, {
-        job: run.claim.jobId,
-        step: `${step.step_id}:compensate`,
-        attempt: run.claim.attempt,
-        worker: run.claim.holder,
-        pid: process.pid,
-        fence: run.claim.epoch,
-      });
+      await run.world.call(
+        step.compensation,
+        key,
+        { compensates: stepKey(run.claim.key, step.step_id) },
+        {
+          job: run.claim.jobId,
+          step: `${step.step_id}:compensate`,
+          attempt: run.claim.attempt,
+          worker: run.claim.holder,
+          pid: process.pid,
+          fence: run.claim.epoch,
+        },
+      );
     } catch (error) {
       const text = storableError(error, run.secrets);
-      if (!(await log(step.step_id, key, 'failed', text))) return { kind: 'lease_lost' };
+      if (!(await checkpoint(step.step_id, key, 'failed', text))) return { kind: 'lease_lost' };
       const kind = classifyError(error);
-      const failures = (await run.log.rows()).filter(
+      const failures = (await run.txLog.rows()).filter(
         (row) => row.step_id === step.step_id && row.action === 'compensate' && row.status === 'failed',
       ).length;
       // Compensations are idempotent by key, so a passing failure may be tried again.
@@ -85,13 +91,13 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
       if (rules.failedCompensationIs === 'compensated') {
         return { kind: 'compensated', reason: `compensated: undoing step ${step.step_id} failed, recorded as compensated` };
       }
-      await run.log.incident(step.step_id, text);
+      await run.txLog.incident(step.step_id, text);
       return {
         kind: 'compensation_failed',
         reason: `COMPENSATION_FAILED: undoing step ${step.step_id} with ${step.compensation} failed (${kind}): manual recovery required; ${text}`,
       };
     }
-    if (!(await log(step.step_id, key, 'success'))) return { kind: 'lease_lost' };
+    if (!(await checkpoint(step.step_id, key, 'success'))) return { kind: 'lease_lost' };
     undone.push(step.step_id);
   }
   const cause = failed ? `step ${failed.step_id} (${failed.tool}) failed for good` : 'the plan failed';

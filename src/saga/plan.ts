@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../kernel/errors.js';
 
 /*
- * Seed 003's transactional plan: a job is a list of steps, and each step says
+ * The transaction sketch's transactional plan: a job is a list of steps, and each step says
  * up front what it does to the world (side effect, idempotent, reversible), how
  * it may be retried, what undoes it, and whether a person must approve it.
  * Validated at enqueue, so a worker only ever runs a plan that makes sense.
@@ -10,7 +10,7 @@ import { InputError } from '../kernel/errors.js';
 
 export const RETRY_POLICIES = ['auto', 'reconcile_then_retry', 'manual_only'] as const;
 
-/** One step of a plan, with seed 003's field names. */
+/** One step of a plan, with the transaction sketch's field names. */
 export const PlanStepSchema = z
   .object({
     step_id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),

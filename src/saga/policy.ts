@@ -2,7 +2,7 @@ import { toolMetadata } from '../world/catalogue.js';
 import type { Plan } from './plan.js';
 
 /**
- * The policy a plan must meet before any step runs (seed 003: policy errors
+ * The policy a plan must meet before any step runs (the transaction sketch: policy errors
  * are blocked, not retried). A step may not claim more safety than its tool
  * has: calling a non-idempotent tool "idempotent" would invite blind retries,
  * and a compensation the tool does not have would be a saga that cannot undo.
@@ -18,7 +18,8 @@ export function policyViolations(plan: Plan): string[] {
       continue;
     }
     if (tool.compensationOf !== null) problems.push(`${at}: ${tool.name} is a compensation tool, not a step`);
-    if (step.has_side_effect !== tool.hasSideEffect) problems.push(`${at}: has_side_effect is ${step.has_side_effect}, ${tool.name} says ${tool.hasSideEffect}`);
+    if (step.has_side_effect !== tool.hasSideEffect)
+      problems.push(`${at}: has_side_effect is ${step.has_side_effect}, ${tool.name} says ${tool.hasSideEffect}`);
     if (step.idempotent && !tool.idempotent) problems.push(`${at}: declared idempotent, but ${tool.name} is not`);
     if (step.reversible && !tool.reversible) problems.push(`${at}: declared reversible, but ${tool.name} is not`);
     if (step.compensation !== tool.compensationTool) {

@@ -2,7 +2,7 @@ import type { PlanStep } from './plan.js';
 
 /**
  * The decisions of the saga runtime that a queue implementation may make
- * differently. The reference rules are seed 003's; a broken variant (the
+ * differently. The reference rules are the transaction sketch's; a broken variant (the
  * harness's self-test) swaps one, so a drill can show that it is caught.
  */
 export interface SagaRules {
@@ -14,7 +14,7 @@ export interface SagaRules {
   failedCompensationIs: 'compensation_failed' | 'compensated';
 }
 
-/** Seed 003: reconcile whatever repeating could apply twice; undo in reverse; a failed undo is an incident. */
+/** The transaction sketch: reconcile whatever repeating could apply twice; undo in reverse; a failed undo is an incident. */
 export const REFERENCE_SAGA_RULES: SagaRules = {
   mustReconcile: (step) => step.has_side_effect && !step.idempotent,
   compensationOrder: (steps) => [...steps].reverse(),

@@ -6,11 +6,11 @@ import { storableError } from '../kernel/redact.js';
 import type { SagaLog, TxEntry, TxRow } from '../port/checkpoint.js';
 import type { Claim, Settlement } from '../port/delivery.js';
 import { toolMetadata } from '../world/catalogue.js';
-import { stepKey, type Plan, type PlanStep } from './plan.js';
+import { type Plan, type PlanStep, stepKey } from './plan.js';
 import { policyViolations } from './policy.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from './rules.js';
 import { inDoubt, stepStates } from './tx-log.js';
-import type { WorldPort } from './world-port.js';
+import type { Reconciliation, WorldPort } from './world-port.js';
 
 /** How a worker's run of a plan ended; the queue turns it into one write. */
 export type PlanOutcome = Settlement;
@@ -19,7 +19,7 @@ export interface PlanRun {
   /** The job as its holder claimed it: id, key, attempt, epoch, holder. */
   claim: Claim;
   /** The job's checkpoints, fenced for this holder. */
-  log: SagaLog;
+  txLog: SagaLog;
   plan: Plan;
   world: WorldPort;
   /** The payload's secret values, redacted from anything stored. */
@@ -31,7 +31,7 @@ export interface PlanRun {
 type StepResult = 'next' | PlanOutcome;
 
 /*
- * Runs a plan's steps in order, seed 003's transactional runtime:
+ * Runs a plan's steps in order, the transaction sketch's transactional runtime:
  *   - a step logged as success is never run again;
  *   - a step whose outcome is in doubt (the last holder died mid-call, or the
  *     call timed out) is reconciled against the world before anything else,
@@ -50,13 +50,13 @@ export async function runPlan(run: PlanRun): Promise<PlanOutcome> {
   return verify(run);
 }
 
-function log(run: PlanRun, entry: TxEntry): Promise<boolean> {
-  return run.log.append(entry);
+function checkpoint(run: PlanRun, entry: TxEntry): Promise<boolean> {
+  return run.txLog.append(entry);
 }
 
 /** Where each step stands, rebuilt from the log as it is now. */
 async function states(run: PlanRun) {
-  return stepStates(await run.log.rows());
+  return stepStates(await run.txLog.rows());
 }
 
 /** What the world is shown with a call or a question: this holder's epoch, fencing every older holder of the job off. */
@@ -91,11 +91,14 @@ function harmlessToRepeat(run: PlanRun, step: PlanStep): boolean {
 
 async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
   const key = stepKey(run.claim.key, step.step_id);
-  const rows = await run.log.rows();
+  const rows = await run.txLog.rows();
   const state = stepStates(rows).get(step.step_id);
   if (state?.effect?.status === 'success') return 'next';
   if (step.requires_approval && !state?.approvedBy) {
-    if (!state?.prepared && !(await log(run, { stepId: step.step_id, action: 'prepare', key, status: 'success', detail: 'prepared; waiting for approval' }))) {
+    if (
+      !state?.prepared &&
+      !(await checkpoint(run, { stepId: step.step_id, action: 'prepare', key, status: 'success', detail: 'prepared; waiting for approval' }))
+    ) {
       return { kind: 'lease_lost', step: step.step_id };
     }
     return {
@@ -115,7 +118,8 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
     if (settled === 'completed') return 'next';
     if (settled !== 'not_executed') return settled;
   }
-  if (!(await log(run, { stepId: step.step_id, action: 'execute', key, status: 'started' }))) return { kind: 'lease_lost', step: step.step_id };
+  if (!(await checkpoint(run, { stepId: step.step_id, action: 'execute', key, status: 'started' })))
+    return { kind: 'lease_lost', step: step.step_id };
   let answer: { externalRef: string | null };
   try {
     // Inside the try: an error injected here is a failure of this call, like any other.
@@ -133,7 +137,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
   }
   // If the lease was lost here the effect still happened: the next holder finds
   // the step in doubt and reconciles it.
-  if (!(await log(run, { stepId: step.step_id, action: 'execute', key, status: 'success', externalReference: answer.externalRef }))) {
+  if (!(await checkpoint(run, { stepId: step.step_id, action: 'execute', key, status: 'success', externalReference: answer.externalRef }))) {
     return { kind: 'lease_lost', step: step.step_id };
   }
   await hit(run, 'after_write', step);
@@ -142,7 +146,7 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
 
 /** Asks the world what became of a step in doubt, and logs the answer. */
 async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'completed' | 'not_executed' | PlanOutcome> {
-  let answer;
+  let answer: Reconciliation;
   try {
     answer = await run.world.reconcile(step.tool, key, fenceOf(run));
   } catch (error) {
@@ -152,18 +156,27 @@ async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'co
   const stepId = step.step_id;
   switch (answer.status) {
     case 'completed':
-      return (await log(run, { stepId, action: 'reconcile', key, status: 'success', externalReference: answer.externalRef, detail: 'the world has it' }))
+      return (await checkpoint(run, {
+        stepId,
+        action: 'reconcile',
+        key,
+        status: 'success',
+        externalReference: answer.externalRef,
+        detail: 'the world has it',
+      }))
         ? 'completed'
         : { kind: 'lease_lost', step: stepId };
     case 'not_executed':
-      return (await log(run, { stepId, action: 'reconcile', key, status: 'not_executed', detail: 'the world never applied it' }))
+      return (await checkpoint(run, { stepId, action: 'reconcile', key, status: 'not_executed', detail: 'the world never applied it' }))
         ? 'not_executed'
         : { kind: 'lease_lost', step: stepId };
     case 'unknown':
-      await log(run, { stepId, action: 'reconcile', key, status: 'unknown', detail: answer.reason });
+      await checkpoint(run, { stepId, action: 'reconcile', key, status: 'unknown', detail: answer.reason });
       return {
         kind: 'review',
-        reason: `outcome of step ${stepId} (${step.tool}) is unknown and reconciliation cannot settle it (${answer.reason}); a person must check before it is repeated`,
+        reason:
+          `outcome of step ${stepId} (${step.tool}) is unknown and reconciliation cannot ` +
+          `settle it (${answer.reason}); a person must check before it is repeated`,
       };
     default: {
       const unreachable: never = answer;
@@ -174,14 +187,15 @@ async function reconcile(run: PlanRun, step: PlanStep, key: string): Promise<'co
 
 async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unknown): Promise<StepResult> {
   // The world saw a later holder's fence on this key: this lease has moved on, and nothing was applied.
-  if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'WORLD_STALE_FENCE') return { kind: 'lease_lost', step: step.step_id };
+  if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'WORLD_STALE_FENCE')
+    return { kind: 'lease_lost', step: step.step_id };
   const kind = classifyError(error);
   const text = storableError(error, run.secrets);
   const stepId = step.step_id;
   if (kind === 'unknown_outcome') {
-    if (!(await log(run, { stepId, action: 'execute', key, status: 'unknown', detail: text }))) return { kind: 'lease_lost', step: stepId };
+    if (!(await checkpoint(run, { stepId, action: 'execute', key, status: 'unknown', detail: text }))) return { kind: 'lease_lost', step: stepId };
     await hit(run, isTimeout(error) ? 'on_timeout' : 'response_lost', step);
-    // Seed 000 retried every timeout; for an effect that is not idempotent that can apply it twice.
+    // The queue sketch retried every timeout; for an effect that is not idempotent that can apply it twice.
     if (harmlessToRepeat(run, step)) return retryOrGiveUp(run, step, 'unknown outcome', text);
     if (step.retry_policy === 'manual_only') {
       return { kind: 'review', reason: `outcome of step ${stepId} (${step.tool}) is unknown and its retry policy is manual_only`, error: text };
@@ -191,7 +205,8 @@ async function callFailed(run: PlanRun, step: PlanStep, key: string, error: unkn
     if (settled === 'not_executed') return retryOrGiveUp(run, step, 'unknown outcome, reconciled as not executed', text);
     return settled;
   }
-  if (!(await log(run, { stepId, action: 'execute', key, status: 'failed', detail: text, errorKind: kind }))) return { kind: 'lease_lost', step: stepId };
+  if (!(await checkpoint(run, { stepId, action: 'execute', key, status: 'failed', detail: text, errorKind: kind })))
+    return { kind: 'lease_lost', step: stepId };
   if (kind === 'transient' && step.retry_policy !== 'manual_only') return retryOrGiveUp(run, step, kind, text);
   return giveUp(run, step, kind, text);
 }
@@ -218,7 +233,7 @@ async function verify(run: PlanRun): Promise<PlanOutcome> {
     if (!step.has_side_effect) continue;
     const key = stepKey(run.claim.key, step.step_id);
     if (toolMetadata(step.tool)?.lookup) {
-      let answer;
+      let answer: Reconciliation;
       try {
         answer = await run.world.reconcile(step.tool, key, fenceOf(run));
       } catch (error) {

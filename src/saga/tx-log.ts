@@ -3,7 +3,7 @@ import type { TxRow } from '../port/checkpoint.js';
 export type { Incident, TxAction, TxEntry, TxRow, TxStatus } from '../port/checkpoint.js';
 
 /*
- * Reading seed 003's transaction log: where each step of a plan stands, from
+ * Reading the transaction sketch's transaction log: where each step of a plan stands, from
  * its checkpoints. The log itself is kept by the saga store (src/port/checkpoint.ts).
  */
 
@@ -31,7 +31,13 @@ export function stepStates(rows: readonly TxRow[]): Map<string, StepState> {
   const applied = new Map<string, boolean>();
   const inFlight = new Map<string, boolean>();
   for (const row of rows) {
-    const state = states.get(row.step_id) ?? { effect: undefined, mayHaveHappened: false, prepared: false, approvedBy: null, compensation: undefined };
+    const state = states.get(row.step_id) ?? {
+      effect: undefined,
+      mayHaveHappened: false,
+      prepared: false,
+      approvedBy: null,
+      compensation: undefined,
+    };
     if (row.action === 'execute' || row.action === 'reconcile') {
       state.effect = row;
       inFlight.set(row.step_id, row.status === 'started');

@@ -1,13 +1,7 @@
-/** What a step's call tells the world about who is calling, for the ledger. */
-export interface CallMeta {
-  job: string;
-  step: string;
-  attempt: number;
-  worker: string;
-  pid: number;
-  /** The caller's lease fence; the world refuses a key's call under a fence older than one it has seen. */
-  fence?: number;
-}
+import type { CallMeta } from '../world/ledger/calls-table.js';
+
+/** Who is calling, for the world's ledger: the world's own type, so the two cannot drift apart. */
+export type { CallMeta };
 
 /** The world's answer to "did the effect with this key happen?". */
 export type Reconciliation =
@@ -17,7 +11,12 @@ export type Reconciliation =
 
 /** The part of the world a plan needs: call a tool, and ask what happened. */
 export interface WorldPort {
-  call(tool: string, key: string, args: Record<string, unknown>, meta: CallMeta): Promise<{ result: unknown; externalRef: string | null; replayed: boolean }>;
+  call(
+    tool: string,
+    key: string,
+    args: Record<string, unknown>,
+    meta: CallMeta,
+  ): Promise<{ result: unknown; externalRef: string | null; replayed: boolean }>;
   /** With a fence (the caller's epoch and its job), the answer also fences every older holder off the key and the job. */
   reconcile(tool: string, key: string, fence?: { epoch: number; job?: string }): Promise<Reconciliation>;
 }

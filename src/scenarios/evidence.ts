@@ -6,6 +6,7 @@ import type { EffectRow } from '../world/ledger.js';
 
 export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
 export type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
+
 import type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
 
 /*
@@ -67,7 +68,6 @@ export interface Evidence {
   leaseMs: number;
   skewMarginMs: number;
 }
-
 
 /** One invariant: its id, its one-line statement, the evidence it needs beyond what every drill has, and its check. */
 export interface Invariant {

@@ -1,7 +1,7 @@
 import { renderHistory } from '../observe/history.js';
 import type { JobSnapshot } from '../port/snapshot.js';
 import type { JobReport } from '../report/schema.js';
-import { duplicatesOfJob, type DuplicatedEffect } from './duplicated-effects.js';
+import { type DuplicatedEffect, duplicatesOfJob } from './duplicated-effects.js';
 import type { Evidence } from './evidence.js';
 import { expectationMismatch } from './invariants/index.js';
 import type { ResolvedJob } from './resolve.js';
@@ -24,7 +24,11 @@ function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evide
 }
 
 /** One planned job's report: found in the store by its key (or missing), how it ended against what was expected, its duplicates and its history. */
-export function jobReport(planned: Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>, evidence: Evidence, duplicates: readonly DuplicatedEffect[]): JobReport {
+export function jobReport(
+  planned: Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>,
+  evidence: Evidence,
+  duplicates: readonly DuplicatedEffect[],
+): JobReport {
   const job = evidence.jobs.find((j) => j.key === planned.key);
   const states = job ? evidence.events.filter((e) => e.jobId === job.id) : [];
   // Located: the history holds its creation, and its last state change is where the store says it is.
@@ -46,6 +50,10 @@ export function jobReport(planned: Pick<ResolvedJob, 'key' | 'expect' | 'maxAtte
 }
 
 /** Every planned job's report, in the scenario's order. */
-export function jobReports(planned: ReadonlyArray<Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>>, evidence: Evidence, duplicates: readonly DuplicatedEffect[]): JobReport[] {
+export function jobReports(
+  planned: ReadonlyArray<Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>>,
+  evidence: Evidence,
+  duplicates: readonly DuplicatedEffect[],
+): JobReport[] {
   return planned.map((job) => jobReport(job, evidence, duplicates));
 }

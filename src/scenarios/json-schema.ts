@@ -23,7 +23,8 @@ export function scenarioJsonSchema(): Record<string, unknown> {
     description:
       'scenarios.yaml for queue-drill: plans, and the drills run against a job queue (workers, jobs, faults, invariants). ' +
       'Generated from src/scenarios/schema.ts by `queue-drill schema --write`; do not edit by hand. ' +
-      'queue-drill also checks what a JSON Schema cannot: that named plans exist, that scenario names are unique, and that each fault has the fields its action needs.',
+      'queue-drill also checks what a JSON Schema cannot: that named plans exist, that scenario names are unique, ' +
+      'and that each fault has the fields its action needs.',
     ...schema,
   };
 }

@@ -46,7 +46,10 @@ function faultReports(run: ScenarioRun): { faultPoints: string[]; faults: FaultR
  * the entry itself (as JSON) among the artefacts, in the first one's place.
  */
 function recheckSecrets(entry: Omit<ScenarioReport, 'verdict'>, evidence: Evidence): Verdict[] {
-  const again = secretsRedacted.check({ ...evidence, artefacts: [...evidence.artefacts, { name: 'report.json (this scenario)', text: JSON.stringify(entry) }] });
+  const again = secretsRedacted.check({
+    ...evidence,
+    artefacts: [...evidence.artefacts, { name: 'report.json (this scenario)', text: JSON.stringify(entry) }],
+  });
   return entry.invariants.map((v) => (v.id === 'secrets-redacted' ? again : v));
 }
 

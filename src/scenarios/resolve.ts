@@ -1,14 +1,22 @@
 import { argOf } from '../faults/action-fields.js';
 import { pointFaultAction } from '../faults/actions/index.js';
 import type { FaultRule } from '../faults/fault-plan.js';
-import { worldFaultAction } from '../world/fault-actions/index.js';
+import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
-import { parsePlan, stepKey, type Plan } from '../saga/plan.js';
+import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
+import { worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';
-import { INVARIANT_IDS, type Expectation, type InvariantId } from './evidence.js';
-import { BUILT_IN_DEFAULTS, SettingsSchema, type PointFault, type ScenarioFile, type ScenarioInput, type Settings, type WorldFault } from './schema.js';
-import { InputError } from '../kernel/errors.js';
+import { type Expectation, INVARIANT_IDS, type InvariantId } from './evidence.js';
+import {
+  BUILT_IN_DEFAULTS,
+  type PointFault,
+  type ScenarioFile,
+  type ScenarioInput,
+  type Settings,
+  SettingsSchema,
+  type WorldFault,
+} from './schema.js';
 
 /** One job of a scenario, with everything decided: its key, its plan, its budget, how it must end. */
 export interface ResolvedJob {
@@ -138,15 +146,10 @@ function stripUndefined(scenario: ScenarioInput): Partial<Settings> {
 }
 
 /** The scenarios to run, in file order, `only` those named (all when empty). */
-export function resolveScenarios(
-  file: ScenarioFile,
-  options: { seed: number; queue?: string; only?: readonly string[] },
-): ResolvedScenario[] {
+export function resolveScenarios(file: ScenarioFile, options: { seed: number; queue?: string; only?: readonly string[] }): ResolvedScenario[] {
   const only = options.only ?? [];
   const names = file.scenarios.map((s) => s.name);
   const unknown = only.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new ScenarioSelectionError(`--only ${unknown.join(', ')}: no such scenario; the scenarios are: ${names.join(', ')}`);
-  return file.scenarios
-    .filter((s) => only.length === 0 || only.includes(s.name))
-    .map((s) => resolveScenario(file, s, options.seed, options.queue));
+  return file.scenarios.filter((s) => only.length === 0 || only.includes(s.name)).map((s) => resolveScenario(file, s, options.seed, options.queue));
 }

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { EXIT } from '../kernel/errors.js';
 import { queueImpl } from '../adapters/registry.js';
+import { EXIT } from '../kernel/errors.js';
 import type { ServerSettings } from '../port/adapter.js';
-import { REPORT_VERSION, type DrillReport, type ScenarioReport } from '../report/schema.js';
+import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { summarize } from '../report/verdict.js';
-import { writeReport, type WrittenReport } from '../report/write-report.js';
+import { type WrittenReport, writeReport } from '../report/write-report.js';
 import { judgeScenario } from './judge.js';
 import { loadScenarioFile } from './load.js';
 import { resolveScenarios } from './resolve.js';
@@ -30,7 +30,9 @@ export interface DrillOptions {
   command: string;
   toolVersion: string;
   /** Called when a scenario starts and when it has its verdict. */
-  onScenario?: (event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number }) => void;
+  onScenario?: (
+    event: { phase: 'start'; name: string; index: number; total: number } | { phase: 'done'; report: ScenarioReport; index: number; total: number },
+  ) => void;
 }
 
 /** The command that runs exactly this scenario again, with the same seed, on the same queue. */

@@ -17,7 +17,7 @@ import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
 import { DrillProcesses } from './runner/drill-processes.js';
 import { roleSpecs } from './runner/role-args.js';
-import { supervise, type DrillEnding, type Supervised } from './runner/supervise.js';
+import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
 import { Timeline } from './timeline.js';
 
 /** What one run of one scenario left behind: the evidence, the faults' record, and how it ended. */
@@ -57,7 +57,12 @@ let runCount = 0;
  * Everything is then stopped and the evidence gathered, whatever happened; what
  * was opened is released last-opened-first, every release attempted.
  */
-export async function runScenario(scenario: ResolvedScenario, runDir: string, signal: AbortSignal, options: ScenarioRunOptions): Promise<ScenarioRun> {
+export async function runScenario(
+  scenario: ResolvedScenario,
+  runDir: string,
+  signal: AbortSignal,
+  options: ScenarioRunOptions,
+): Promise<ScenarioRun> {
   const started = Date.now();
   const clock = systemClock();
   // The run directory is this run's alone: nothing left from an earlier run may pass for its evidence.
@@ -76,7 +81,13 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     const runId = `${scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
     const provisioned = await impl.provision({ runDir, runId, servers });
     releasers.add("the drill's queue", () => provisioned.teardown({ keep: options.keep }));
-    const queue = await connectQueue(impl, provisioned.locator, { clock, random: seededRandom(scenario.seed), leaseMs: settings.lease_ms, skewMarginMs: settings.skew_margin_ms, servers });
+    const queue = await connectQueue(impl, provisioned.locator, {
+      clock,
+      random: seededRandom(scenario.seed),
+      leaseMs: settings.lease_ms,
+      skewMarginMs: settings.skew_margin_ms,
+      servers,
+    });
     releasers.add("the harness's connection", () => queue.close());
     const supervisor = new Supervisor(runDir, provisioned.env);
     releasers.add("the drill's processes", () => supervisor.stopAll());
@@ -85,9 +96,30 @@ export async function runScenario(scenario: ResolvedScenario, runDir: string, si
     const supervised: Supervised = { scenario, queue, processes, timeline, held: seen.held, signal, deadline: started + settings.timeout_ms };
     const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor });
     await supervisor.stopAll();
-    timeline.record(drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog', `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`);
-    const evidence = await gatherEvidence({ scenario, runDir, queue, available: impl.capabilities.evidence, ledger, timeline: timeline.events, atRest: drilled.ending === 'at-rest' });
-    return { scenario, queueVersion: impl.version, runDir, store: provisioned.where, ledger, evidence, pointFaults: plan.stats(), ...drilled, durationMs: Date.now() - started };
+    timeline.record(
+      drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
+      `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
+    );
+    const evidence = await gatherEvidence({
+      scenario,
+      runDir,
+      queue,
+      available: impl.capabilities.evidence,
+      ledger,
+      timeline: timeline.events,
+      atRest: drilled.ending === 'at-rest',
+    });
+    return {
+      scenario,
+      queueVersion: impl.version,
+      runDir,
+      store: provisioned.where,
+      ledger,
+      evidence,
+      pointFaults: plan.stats(),
+      ...drilled,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await releasers.releaseAll();
   }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ActionField } from '../faults/action.js';
-import { collectFields, fieldIssues, type WithFields } from '../kernel/action-fields.js';
 import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
 import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { collectFields, fieldIssues, type WithFields } from '../kernel/action-fields.js';
 import { EXPECTED_STATUSES, INVARIANT_IDS } from '../kernel/vocabulary.js';
 import { PlanSchema } from '../saga/plan.js';
 import { TOOL_NAMES } from '../world/catalogue.js';
@@ -57,7 +57,12 @@ const FIELD_SCHEMAS: Record<ActionField['kind'] | WorldActionField['kind'], z.Zo
 
 /** The fields a family of actions takes, each optional here and required by its own action in the refinement. */
 function fieldsShape(actions: ReadonlyArray<WithFields<keyof typeof FIELD_SCHEMAS>>): Record<string, z.ZodType> {
-  return Object.fromEntries([...collectFields(actions)].map(([name, field]) => [name, FIELD_SCHEMAS[field.kind].optional().describe(`${field.actions.join(', ')}: ${field.describe}`)]));
+  return Object.fromEntries(
+    [...collectFields(actions)].map(([name, field]) => [
+      name,
+      FIELD_SCHEMAS[field.kind].optional().describe(`${field.actions.join(', ')}: ${field.describe}`),
+    ]),
+  );
 }
 
 /** What a field of a kind may hold, for a message about one that is missing. */
@@ -105,7 +110,10 @@ const WorkerSchema = z.strictObject({
 export const SettingsSchema = z.strictObject({
   queue: z.string().min(1),
   /** PostgreSQL for queues that need it (a --pg-url flag or QD_PG_URL wins over this). */
-  pg_url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+  pg_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+    .optional(),
   lease_ms: z.int().min(50).max(600_000),
   skew_margin_ms: ms,
   call_timeout_ms: z.int().min(50).max(600_000),
@@ -143,7 +151,7 @@ export const BUILT_IN_DEFAULTS = {
 const ScenarioSchema = SettingsSchema.partial().extend({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lowercase letters, digits and dashes'),
   description: z.string().min(1),
-  /** The seed 000 drill list item or checklist item this scenario covers. */
+  /** The queue sketch's drill list item or checklist item this scenario covers. */
   covers: z.string().optional(),
   workers: z.union([positiveInt.max(32), z.array(WorkerSchema).min(1).max(32)]).default(2),
   jobs: z.array(JobGroupSchema).min(1),
@@ -161,7 +169,8 @@ export const ScenarioFileSchema = z
   .superRefine((file, ctx) => {
     const names = new Set<string>();
     file.scenarios.forEach((scenario, index) => {
-      if (names.has(scenario.name)) ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
+      if (names.has(scenario.name))
+        ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
       names.add(scenario.name);
       scenario.jobs.forEach((group, j) => {
         if (typeof group.plan === 'string' && !(group.plan in file.plans)) {

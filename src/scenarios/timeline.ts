@@ -1,4 +1,4 @@
-import { utc, type Clock } from '../kernel/clock.js';
+import { type Clock, utc } from '../kernel/clock.js';
 import type { TimelineEvent } from './evidence.js';
 
 /** Where a process was, for an event at a failpoint. */

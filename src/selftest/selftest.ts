@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { QUEUE_IMPLS } from '../adapters/registry.js';
+import { QUEUE_IMPLS, type QueueImpl } from '../adapters/registry.js';
 import { explore } from '../explore/explore.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { runDrill } from '../scenarios/run-drill.js';
@@ -39,13 +39,18 @@ export interface SelftestOptions {
   onRow?: (row: SelftestRow) => void;
 }
 
+/** The invariants a scenario broke, by id. */
+function brokenIn(scenario: ScenarioReport): string[] {
+  return scenario.invariants.filter((invariant) => invariant.status === 'broken').map((invariant) => invariant.id);
+}
+
 function flaggedScenarios(scenarios: ScenarioReport[]): SelftestRow['flagged'] {
   return scenarios
-    .filter((s) => s.verdict !== 'pass')
-    .map((s) => ({
-      scenario: s.name,
-      verdict: s.verdict,
-      broken: [...s.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...s.expectations.map(() => 'expected outcome'), ...s.unfired.map(() => 'fault never fired')],
+    .filter((scenario) => scenario.verdict !== 'pass')
+    .map((scenario) => ({
+      scenario: scenario.name,
+      verdict: scenario.verdict,
+      broken: [...brokenIn(scenario), ...scenario.expectations.map(() => 'expected outcome'), ...scenario.unfired.map(() => 'fault never fired')],
     }));
 }
 
@@ -60,10 +65,11 @@ function expectedBreak(broken: readonly string[], expected: readonly string[]): 
  * luck (or by a checker wrong about something else), not by its own mistake.
  */
 export function catchIn(scenarios: readonly ScenarioReport[], expected: readonly string[]): SelftestRow['caughtBy'] {
-  for (const s of scenarios) {
-    if (s.verdict !== 'fail') continue;
-    const invariant = expectedBreak(s.invariants.filter((v) => v.status === 'broken').map((v) => v.id), expected);
-    if (invariant) return { invariant, scenario: s.name, faults: s.faults.length + s.worldFaults.length, replay: s.replay };
+  for (const scenario of scenarios) {
+    if (scenario.verdict !== 'fail') continue;
+    const invariant = expectedBreak(brokenIn(scenario), expected);
+    const faults = scenario.faults.length + scenario.worldFaults.length;
+    if (invariant) return { invariant, scenario: scenario.name, faults, replay: scenario.replay };
   }
   return null;
 }
@@ -81,64 +87,63 @@ export async function selftest(options: SelftestOptions): Promise<SelftestRow[]>
   const rows: SelftestRow[] = [];
   for (const impl of impls) {
     if (options.signal.aborted) break;
-    const started = Date.now();
-    const broken = impl.soundness === 'broken';
-    const expectedBreaks = broken ? [...(impl.breaks ?? [])] : [];
-    try {
-      await impl.preflight?.({});
-    } catch (error) {
-      // A queue on a server this machine does not run: said in its row, never passed off as clean.
-      const row: SelftestRow = { queue: impl.name, description: impl.description, broken, expectedBreaks, caughtBy: null, flagged: [], exploreViolations: 0, durationMs: Date.now() - started, skipped: error instanceof Error ? error.message : String(error), ok: true };
-      rows.push(row);
-      options.onRow?.(row);
-      continue;
-    }
-    const { report } = await runDrill({
-      file: options.file,
-      only: options.only,
-      seed: options.seed,
-      repeat: 1,
-      parallel: options.parallel,
-      out: join(options.out, impl.name),
-      queue: impl.name,
-      signal: options.signal,
-      command: `queue-drill selftest (${impl.name})`,
-      toolVersion: options.toolVersion,
-    });
-    const flagged = flaggedScenarios(report.scenarios);
-    let caughtBy = catchIn(report.scenarios, expectedBreaks);
-    let exploreViolations = 0;
-    // Explore where the fixed scenarios saw nothing (a variant they miss), and always for the reference.
-    if (options.exploreRuns > 0 && (!caughtBy || !broken) && !options.signal.aborted) {
-      const explored = await explore({
-        queue: impl.name,
-        runs: options.exploreRuns,
-        seed: options.seed,
-        timeBudgetMs: 10 * 60_000,
-        parallel: options.parallel,
-        out: join(options.out, impl.name, 'explore'),
-        signal: options.signal,
-      });
-      exploreViolations = explored.counterexamples.length;
-      const first = explored.counterexamples.find((c) => expectedBreak(c.broken, expectedBreaks));
-      if (!caughtBy && first) caughtBy = { invariant: expectedBreak(first.broken, expectedBreaks)!, scenario: `explore: ${first.file}`, faults: first.faults, replay: first.replay };
-    }
-    const row: SelftestRow = {
-      queue: impl.name,
-      description: impl.description,
-      broken,
-      expectedBreaks,
-      caughtBy: broken ? caughtBy : null,
-      flagged,
-      exploreViolations,
-      durationMs: Date.now() - started,
-      skipped: null,
-      ok: broken ? caughtBy !== null : flagged.length === 0 && exploreViolations === 0,
-    };
+    const row = await selftestQueue(impl, options);
     rows.push(row);
     options.onRow?.(row);
   }
   return rows;
+}
+
+/** One queue's row: its drill, then explore where the drill saw nothing (and always for a sound queue). */
+async function selftestQueue(impl: QueueImpl, options: SelftestOptions): Promise<SelftestRow> {
+  const started = Date.now();
+  const broken = impl.soundness === 'broken';
+  const expectedBreaks = broken ? [...(impl.breaks ?? [])] : [];
+  const base = { queue: impl.name, description: impl.description, broken, expectedBreaks };
+  try {
+    await impl.preflight?.({});
+  } catch (error) {
+    // A queue on a server this machine does not run: said in its row, never passed off as clean.
+    const skipped = error instanceof Error ? error.message : String(error);
+    return { ...base, caughtBy: null, flagged: [], exploreViolations: 0, durationMs: Date.now() - started, skipped, ok: true };
+  }
+  const { report } = await runDrill({
+    file: options.file,
+    only: options.only,
+    seed: options.seed,
+    repeat: 1,
+    parallel: options.parallel,
+    out: join(options.out, impl.name),
+    queue: impl.name,
+    signal: options.signal,
+    command: `queue-drill selftest (${impl.name})`,
+    toolVersion: options.toolVersion,
+  });
+  const flagged = flaggedScenarios(report.scenarios);
+  let caughtBy = catchIn(report.scenarios, expectedBreaks);
+  let exploreViolations = 0;
+  if (options.exploreRuns > 0 && (!caughtBy || !broken) && !options.signal.aborted) {
+    const explored = await explore({
+      queue: impl.name,
+      runs: options.exploreRuns,
+      seed: options.seed,
+      timeBudgetMs: 10 * 60_000,
+      parallel: options.parallel,
+      out: join(options.out, impl.name, 'explore'),
+      signal: options.signal,
+    });
+    exploreViolations = explored.counterexamples.length;
+    const first = explored.counterexamples.find((c) => expectedBreak(c.broken, expectedBreaks));
+    if (!caughtBy && first)
+      caughtBy = {
+        invariant: expectedBreak(first.broken, expectedBreaks)!,
+        scenario: `explore: ${first.file}`,
+        faults: first.faults,
+        replay: first.replay,
+      };
+  }
+  const ok = broken ? caughtBy !== null : flagged.length === 0 && exploreViolations === 0;
+  return { ...base, caughtBy: broken ? caughtBy : null, flagged, exploreViolations, durationMs: Date.now() - started, skipped: null, ok };
 }
 
 /** What caught a row's queue (or what flagged it, or why it was not run), for the table. */
@@ -157,12 +162,17 @@ const EXPECTED_WIDTH = 52;
 
 /** The self-test as a table a person reads. */
 export function renderSelftest(rows: readonly SelftestRow[]): string {
-  const lines = [`${'queue'.padEnd(26)} ${'verdict'.padEnd(11)} ${'expected to break'.padEnd(EXPECTED_WIDTH)} ${'caught by (invariant @ scenario)'.padEnd(54)} faults  time`];
+  const lines = [
+    `${'queue'.padEnd(26)} ${'verdict'.padEnd(11)} ${'expected to break'.padEnd(EXPECTED_WIDTH)} ${'caught by (invariant @ scenario)'.padEnd(54)} faults  time`,
+  ];
   for (const row of rows) {
     const verdict = row.skipped !== null ? 'SKIPPED' : row.broken ? (row.ok ? 'caught' : 'MISSED') : row.ok ? 'clean' : 'FLAGGED';
     const expected = row.expectedBreaks.join(', ') || '-';
     const faults = row.caughtBy ? String(row.caughtBy.faults) : '-';
-    lines.push(`${row.queue.padEnd(26)} ${verdict.padEnd(11)} ${expected.padEnd(EXPECTED_WIDTH)} ${caughtText(row).padEnd(54)} ${faults.padStart(6)}  ${(row.durationMs / 1000).toFixed(1)}s`);
+    lines.push(
+      `${row.queue.padEnd(26)} ${verdict.padEnd(11)} ${expected.padEnd(EXPECTED_WIDTH)} ` +
+        `${caughtText(row).padEnd(54)} ${faults.padStart(6)}  ${(row.durationMs / 1000).toFixed(1)}s`,
+    );
   }
   return lines.join('\n');
 }

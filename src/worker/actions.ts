@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BusinessRuleError, JobError, PermanentError, PolicyViolationError, TransientError, UnknownOutcomeError, type ErrorKind } from '../kernel/job-errors.js';
+import {
+  BusinessRuleError,
+  type ErrorKind,
+  type JobError,
+  PermanentError,
+  PolicyViolationError,
+  TransientError,
+  UnknownOutcomeError,
+} from '../kernel/job-errors.js';
 import type { Delivery } from '../port/delivery.js';
 import type { EffectKind } from '../queue/recovery.js';
-import { appendEffect, effectsFor } from './effect-log.js';
+import { appendEffect, loggedEffectsFor } from './effect-log.js';
 
 /** What an action sees of the job it runs. */
 export interface ActionContext {
@@ -46,7 +54,7 @@ const record: Action = {
   effect: 'non_idempotent',
   async run(ctx) {
     await waitMs(ctx);
-    if (ctx.job.attempt > 1 && effectsFor(ctx.effectLog, ctx.job.key).length > 0) {
+    if (ctx.job.attempt > 1 && loggedEffectsFor(ctx.effectLog, ctx.job.key).length > 0) {
       return { reconciled: true };
     }
     appendEffect(ctx.effectLog, {
@@ -60,7 +68,7 @@ const record: Action = {
     return { reconciled: false };
   },
   verify(ctx) {
-    const applied = effectsFor(ctx.effectLog, ctx.job.key);
+    const applied = loggedEffectsFor(ctx.effectLog, ctx.job.key);
     const first = applied[0];
     if (!first) throw new UnknownOutcomeError(`effect for ${ctx.job.key.slice(0, 12)} not found in the effect log`);
     return digestOf({ key: first.key, jobId: first.jobId });

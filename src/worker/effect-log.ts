@@ -1,8 +1,8 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 /*
- * The stand-in for the outside world until the world service exists: an
- * append-only file with one line per applied effect. A write of one short line
+ * The effect of a demo action (the `demo` command and plain `sleep` jobs, which
+ * call no world service): an append-only file with one line per applied effect. A write of one short line
  * with O_APPEND lands whole even with many writers, and the file outlives any
  * SIGKILL, so it is evidence the queue cannot edit: how many times did the
  * effect for this key happen?
@@ -37,6 +37,6 @@ export function readEffects(file: string): AppliedEffect[] {
 }
 
 /** The effects applied for one key: reconciliation asks this before applying again. */
-export function effectsFor(file: string, key: string): AppliedEffect[] {
+export function loggedEffectsFor(file: string, key: string): AppliedEffect[] {
   return readEffects(file).filter((effect) => effect.key === key);
 }

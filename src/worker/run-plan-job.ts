@@ -1,11 +1,11 @@
 import { failpoint } from '../faults/failpoint.js';
 import type { Delivery, Settlement } from '../port/delivery.js';
-import { parsePlan, PlanError } from '../saga/plan.js';
-import { runPlan } from '../saga/run-plan.js';
+import { PlanError, parsePlan } from '../saga/plan.js';
 import type { SagaRules } from '../saga/rules.js';
+import { runPlan } from '../saga/run-plan.js';
 import type { WorldPort } from '../saga/world-port.js';
 
-/** Runs a plan job (seed 003's saga runtime) and says how to settle it. */
+/** Runs a plan job (the transaction sketch's saga runtime) and says how to settle it. */
 export async function runPlanJob(
   delivery: Delivery,
   payload: Record<string, unknown>,
@@ -15,7 +15,14 @@ export async function runPlanJob(
   try {
     const plan = parsePlan(payload.plan);
     outcome = deps.world
-      ? await runPlan({ claim: delivery, log: delivery.saga, plan, world: deps.world, secrets: deps.secrets, ...(deps.rules ? { rules: deps.rules } : {}) })
+      ? await runPlan({
+          claim: delivery,
+          txLog: delivery.saga,
+          plan,
+          world: deps.world,
+          secrets: deps.secrets,
+          ...(deps.rules ? { rules: deps.rules } : {}),
+        })
       : { kind: 'review', reason: 'this worker was started without --world; a plan job needs the world' };
   } catch (error) {
     if (!(error instanceof PlanError)) throw error;

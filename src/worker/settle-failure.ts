@@ -4,7 +4,7 @@ import type { Settlement } from '../port/delivery.js';
 import { decideRecovery, type EffectKind } from '../queue/recovery.js';
 
 /**
- * A failed attempt routed by seed 003's recovery matrix: retry (review once no
+ * A failed attempt routed by the transaction sketch's recovery matrix: retry (review once no
  * attempt is left, the queue decides), review with the reason, and for an
  * unknown outcome this worker cannot reconcile, review: a person must check
  * before it is repeated. The error is redacted before it is stored.

@@ -1,9 +1,9 @@
+import type { QueueImpl } from '../adapters/registry.js';
 import { failpoint } from '../faults/failpoint.js';
-import { utc, type Clock } from '../kernel/clock.js';
+import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
-import type { QueueImpl } from '../adapters/registry.js';
 import type { DeliveryHandler } from '../port/delivery.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
 import type { WorldPort } from '../saga/world-port.js';
@@ -38,7 +38,7 @@ export interface WorkerOptions {
 /**
  * A worker process: the queue's own consumption loop (the adapter's), around
  * the drill's handler. The handler stops at the named failpoints, runs the job
- * (a plan through seed 003's saga runtime, or a demo action), verifies it
+ * (a plan through the transaction sketch's saga runtime, or a demo action), verifies it
  * against evidence and says how to settle it; the queue makes that one write,
  * fenced by the claim. A refused write is the queue's to record; the worker
  * logs it and moves on.
@@ -68,7 +68,17 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, attempt: claim.attempt }),
       onSettled: (claim, settlement, write) => {
         const secrets = secretsInPayload(parsedOrNull(claim.payload));
-        log({ event: `settled-${settlement.kind}`, jobId: claim.jobId, attempt: claim.attempt, settlement, stored: write?.ok ?? false, ...(write && !write.ok ? { refused: write.refused } : {}) }, secrets);
+        log(
+          {
+            event: `settled-${settlement.kind}`,
+            jobId: claim.jobId,
+            attempt: claim.attempt,
+            settlement,
+            stored: write?.ok ?? false,
+            ...(write && !write.ok ? { refused: write.refused } : {}),
+          },
+          secrets,
+        );
       },
       log: (line) => log(line),
     }));

@@ -14,5 +14,7 @@ import { fromJsValue } from '../kernel/python-json.js';
  * Throws (CanonicalJsonError, PythonJsonError) where Python would: a lone surrogate, too deep a tree.
  */
 export function argsDigest(args: unknown): string {
-  return createHash('sha256').update(canonicalJsonUtf8(fromJsValue(args))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJsonUtf8(fromJsValue(args)))
+    .digest('hex');
 }

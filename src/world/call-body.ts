@@ -55,7 +55,8 @@ export function parseCall(text: string): ParsedCall {
     return { ok: false, error, tool, key, meta };
   }
   const args = found.args.safeParse(envelope.data.args);
-  if (!args.success) return { ok: false, error: badRequest('WORLD_BAD_REQUEST', `${found.name} call`, issuesOf(args.error.issues, 'args')), tool, key, meta };
+  if (!args.success)
+    return { ok: false, error: badRequest('WORLD_BAD_REQUEST', `${found.name} call`, issuesOf(args.error.issues, 'args')), tool, key, meta };
   // The arguments as sent (extra fields included): they are what the digest covers.
   return { ok: true, call: { tool: found.name, key: envelope.data.key, args: envelope.data.args, meta } };
 }

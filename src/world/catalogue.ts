@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /*
- * The tools the world offers, with seed 003's metadata (ToolMetadata and
+ * The tools the world offers, with the transaction sketch's metadata (ToolMetadata and
  * CompensationPolicy merged). The coordinator decides from these flags whether
  * a failed call may be retried, must be reconciled, or goes to a person; the
  * world itself obeys them: an idempotent tool dedupes by key, a non-idempotent
@@ -67,7 +67,7 @@ function tool(meta: ToolMetadata): ToolMetadata {
   return meta;
 }
 
-/** The catalogue: seed 003's TOOLS and POLICIES, plus the compensations they name. */
+/** The catalogue: the transaction sketch's TOOLS and POLICIES, plus the compensations they name. */
 export const CATALOGUE: Readonly<Record<ToolName, ToolMetadata>> = {
   read_file: tool({
     name: 'read_file',
@@ -187,7 +187,7 @@ export const CATALOGUE: Readonly<Record<ToolName, ToolMetadata>> = {
   unpublish_article: tool({
     name: 'unpublish_article',
     hasSideEffect: true,
-    // A compensation is retried after failures of its own (seed 003, section 14), so it is keyed.
+    // A compensation is retried after failures of its own (the transaction sketch, section 14), so it is keyed.
     idempotent: true,
     reversible: false,
     riskLevel: 'medium',

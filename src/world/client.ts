@@ -1,5 +1,5 @@
-import { Agent, request, type IncomingMessage } from 'node:http';
-import { JobError, PermanentError, TransientError, UnknownOutcomeError } from '../kernel/job-errors.js';
+import { Agent, type IncomingMessage, request } from 'node:http';
+import { type JobError, PermanentError, TransientError, UnknownOutcomeError } from '../kernel/job-errors.js';
 import type { WorldErrorCode } from './errors.js';
 import type { ArmedFault, FaultSpecInput } from './faults.js';
 import type { CallRow } from './ledger/calls-table.js';
@@ -9,7 +9,7 @@ import type { WorldState } from './state.js';
 
 /*
  * How a worker or the coordinator talks to the world, and the one place where
- * a failed call becomes seed 003's error kinds. The rule: if the request may
+ * a failed call becomes the transaction sketch's error kinds. The rule: if the request may
  * have reached the world and no answer says what happened, the outcome is
  * unknown (reconcile, never retry blind); only a failure that provably
  * happened before anything was sent, or an answer that says "not applied"
@@ -75,7 +75,9 @@ function statusError(mode: Mode, what: string, status: number, body: unknown): W
   if (status === 503 || status === 429) return tag(new TransientError(message), code, status);
   if (status >= 500) {
     // A 500 after the world applied is indistinguishable from one before: unknown.
-    return mode === 'effect' ? tag(new UnknownOutcomeError(`${message}; the effect may have happened`), code, status) : tag(new TransientError(message), code, status);
+    return mode === 'effect'
+      ? tag(new UnknownOutcomeError(`${message}; the effect may have happened`), code, status)
+      : tag(new TransientError(message), code, status);
   }
   return tag(new PermanentError(message), code, status);
 }
@@ -83,9 +85,15 @@ function statusError(mode: Mode, what: string, status: number, body: unknown): W
 /** The typed error for a request that got no usable answer. */
 function silenceError(mode: Mode, what: string, reason: 'timeout' | 'lost' | 'unreadable', sent: boolean, cause: unknown): WorldClientError {
   const code: WorldErrorCode = reason === 'timeout' ? 'WORLD_TIMEOUT' : reason === 'lost' ? 'WORLD_RESPONSE_LOST' : 'WORLD_BAD_RESPONSE';
-  const text = reason === 'timeout' ? 'no answer in time' : reason === 'lost' ? 'the connection was lost before an answer' : 'the answer could not be read';
+  const text =
+    reason === 'timeout' ? 'no answer in time' : reason === 'lost' ? 'the connection was lost before an answer' : 'the answer could not be read';
   // Before the connection was up nothing was sent: nothing can have happened.
-  if (!sent) return tag(new TransientError(`${what}: ${text}, before the request was sent`, { cause }), code === 'WORLD_BAD_RESPONSE' ? code : 'WORLD_UNREACHABLE', null);
+  if (!sent)
+    return tag(
+      new TransientError(`${what}: ${text}, before the request was sent`, { cause }),
+      code === 'WORLD_BAD_RESPONSE' ? code : 'WORLD_UNREACHABLE',
+      null,
+    );
   if (mode === 'read') return tag(new TransientError(`${what}: ${text}`, { cause }), code, null);
   return tag(new UnknownOutcomeError(`${what}: ${text}; the effect may have happened`, { cause }), code, null);
 }

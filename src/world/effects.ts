@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { CATALOGUE, type ToolName } from './catalogue.js';
 import { argsDigest } from './args-digest.js';
+import { CATALOGUE, type ToolName } from './catalogue.js';
 import { WorldError } from './errors.js';
-import type { WorldLedger } from './ledger.js';
 import type { CallMeta } from './ledger/calls-table.js';
 import type { EffectRow, NewEffect } from './ledger/effects-table.js';
+import type { WorldLedger } from './ledger.js';
 import { publicationOf, publishArticle, recordPublication, unpublishArticle } from './systems/articles.js';
 import { branchCreateOf, branchExists, createBranch, deleteBranchCreatedBy, recordBranchCreate } from './systems/branches.js';
 import { fileAt, fileWriteOf, recordFileWrite, restoreFile, writeFile } from './systems/files.js';
@@ -179,18 +179,34 @@ export function applyCall(ledger: WorldLedger, call: WorldCall, at: string): App
   const attempt = (): Applied =>
     ledger.transaction(() => {
       if (call.meta.fence !== undefined && !ledger.admitFence(call.key, call.meta.fence, call.meta.job)) {
-        throw new WorldError('WORLD_STALE_FENCE', `a caller under a later lease has used key ${call.key} or job ${call.meta.job}: fence ${call.meta.fence} is stale; nothing was applied`, 409);
+        throw new WorldError(
+          'WORLD_STALE_FENCE',
+          `a caller under a later lease has used key ${call.key} or job ${call.meta.job}: fence ${call.meta.fence} is stale; nothing was applied`,
+          409,
+        );
       }
       if (meta.idempotent) {
         const stored = ledger.effectsFor(call.key).find((effect) => effect.idempotent);
         if (stored) {
           if (stored.tool !== call.tool || stored.argsDigest !== digest) {
-            throw new WorldError('WORLD_KEY_REUSED', `key already used by a ${stored.tool} call with other arguments (effect ${stored.externalRef})`, 409);
+            throw new WorldError(
+              'WORLD_KEY_REUSED',
+              `key already used by a ${stored.tool} call with other arguments (effect ${stored.externalRef})`,
+              409,
+            );
           }
           return { result: stored.result, externalRef: stored.externalRef, replayed: true, effectSeq: stored.seq };
         }
       }
-      const base: Base = { key: call.key, tool: call.tool, idempotent: meta.idempotent, argsDigest: digest, meta: call.meta, at, refPrefix: meta.refPrefix };
+      const base: Base = {
+        key: call.key,
+        tool: call.tool,
+        idempotent: meta.idempotent,
+        argsDigest: digest,
+        meta: call.meta,
+        at,
+        refPrefix: meta.refPrefix,
+      };
       const effect = APPLIERS[meta.name as Exclude<ToolName, 'read_file'>](ledger, call, base);
       return { result: effect.result, externalRef: effect.externalRef, replayed: false, effectSeq: effect.seq };
     });

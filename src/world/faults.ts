@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { TOOL_NAMES } from './catalogue.js';
-import { WORLD_FAULT_ACTIONS, type WorldFaultActionSpec } from './fault-actions/index.js';
 import { badRequest, issuesOf } from './errors.js';
+import { WORLD_FAULT_ACTIONS, type WorldFaultActionSpec } from './fault-actions/index.js';
 import { withLedgerFile } from './ledger.js';
 
 /*
@@ -16,12 +16,10 @@ import { withLedgerFile } from './ledger.js';
 export { WORLD_FAIL_STATUSES } from './fault-actions/index.js';
 
 /** What the world does to a matched call: one of the actions of ./fault-actions/, told apart by `type`. */
-export const FaultActionSchema = z.discriminatedUnion(
+const WorldFaultActionSchema = z.discriminatedUnion(
   'type',
   WORLD_FAULT_ACTIONS.map((action) => action.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ) as unknown as z.ZodType<WorldFaultActionSpec>;
-/** One of the fault actions, as the world's API takes it. */
-export type FaultAction = WorldFaultActionSpec;
 
 /**
  * Which calls a fault hits: every given matcher must hold; none given matches
@@ -39,7 +37,7 @@ export type FaultMatch = z.infer<typeof FaultMatchSchema>;
 /** A fault as the harness arms it: POST /faults. `times` (default 1) caps how often it fires. */
 export const FaultSpecSchema = z.strictObject({
   match: FaultMatchSchema.default({}),
-  action: FaultActionSchema,
+  action: WorldFaultActionSchema,
   times: z.int().min(1).default(1),
 });
 /** A fault spec with its defaults filled in. */

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { allCalls, finishCall, receiveCall, type CallEnd, type CallRow, type ReceivedCallRow } from './ledger/calls-table.js';
-import { allEffects, effectsFor, insertEffect, type EffectRow, type NewEffect } from './ledger/effects-table.js';
+import { allCalls, type CallEnd, type CallRow, finishCall, type ReceivedCallRow, receiveCall } from './ledger/calls-table.js';
+import { allEffects, type EffectRow, effectsFor, insertEffect, type NewEffect } from './ledger/effects-table.js';
 import { admitFence } from './ledger/fences-table.js';
 import { LEDGER_SCHEMA_SQL } from './ledger/schema.js';
 
@@ -14,8 +14,8 @@ import { LEDGER_SCHEMA_SQL } from './ledger/schema.js';
 
 // Kept for the code outside src/world that imports them from here.
 export type { CallRow } from './ledger/calls-table.js';
-export type { EffectRow } from './ledger/effects-table.js';
 export { readCalls } from './ledger/calls-table.js';
+export type { EffectRow } from './ledger/effects-table.js';
 export { readLedger } from './ledger/effects-table.js';
 // faults.ts (not ours to edit) reads its table through this.
 export { withLedgerFile } from './ledger/read-file.js';

@@ -1,6 +1,7 @@
-import { applyCall, type Applied, type WorldCall } from './effects.js';
-import { asWorldError, WorldError } from './errors.js';
-import type { ArmedFault, FaultAction } from './faults.js';
+import { type Applied, applyCall, type WorldCall } from './effects.js';
+import { asWorldError, type WorldError } from './errors.js';
+import type { WorldFaultActionSpec } from './fault-actions/index.js';
+import type { ArmedFault } from './faults.js';
 import type { CallMeta, CallOutcome } from './ledger/calls-table.js';
 import { send, sendError } from './respond.js';
 import type { RouteRequest, WorldContext } from './routes/route.js';
@@ -19,7 +20,7 @@ export interface CallLogEntry {
   outcome: CallOutcome;
   status: number | null;
   faultId: number | null;
-  fault: FaultAction['type'] | null;
+  fault: WorldFaultActionSpec['type'] | null;
   externalRef: string | null;
   job: string | null;
   step: string | null;

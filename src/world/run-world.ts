@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { utc, type Clock } from '../kernel/clock.js';
+import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import { withReleasers } from '../kernel/releasers.js';
 import { WorldLedger } from './ledger.js';
@@ -30,7 +30,8 @@ export async function runWorld(options: RunWorldOptions): Promise<void> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const log = jsonLogger('world', () => utc(options.clock.now()), write);
   // A failed release is logged even when another error is the one rethrown: a ledger left open is worth knowing about.
-  const releaseFailed = (resource: string, error: unknown): void => log({ event: 'release_failed', resource, error: error instanceof Error ? error.message : String(error) });
+  const releaseFailed = (resource: string, error: unknown): void =>
+    log({ event: 'release_failed', resource, error: error instanceof Error ? error.message : String(error) });
   // Released in reverse: the server (which writes to the ledger) closes before the ledger does.
   await withReleasers(async (releasers) => {
     const ledger = WorldLedger.open(options.ledger);

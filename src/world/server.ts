@@ -65,8 +65,16 @@ function dispatch(req: IncomingMessage, res: ServerResponse, world: WorldContext
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const route = WORLD_ROUTES[url.pathname];
   const handler = route?.[req.method ?? ''];
-  if (!route) return sendError(res, new WorldError('WORLD_NOT_FOUND', `no route ${url.pathname}`, 404));
-  if (!handler) return sendError(res, new WorldError('WORLD_METHOD_NOT_ALLOWED', `${req.method} not allowed on ${url.pathname}`, 405), { allow: Object.keys(route).join(', ') });
+  if (!route) {
+    sendError(res, new WorldError('WORLD_NOT_FOUND', `no route ${url.pathname}`, 404));
+    return;
+  }
+  if (!handler) {
+    sendError(res, new WorldError('WORLD_METHOD_NOT_ALLOWED', `${req.method} not allowed on ${url.pathname}`, 405), {
+      allow: Object.keys(route).join(', '),
+    });
+    return;
+  }
   Promise.resolve()
     .then(() => handler({ req, res, url, body: bodyOnce(req) }, world))
     .catch((error: unknown) => sendError(res, asWorldError(error)));
@@ -94,7 +102,13 @@ function closeServer(server: Server): Promise<void> {
 /** Starts a world on 127.0.0.1 and resolves once it listens. */
 export async function startWorldServer(options: WorldServerOptions): Promise<WorldServer> {
   const delayed = new DelayedAnswers();
-  const world: WorldContext = { ledger: options.ledger, clock: options.clock, faults: new FaultTable(options.ledger.db), delayed, onCall: options.onCall };
+  const world: WorldContext = {
+    ledger: options.ledger,
+    clock: options.clock,
+    faults: new FaultTable(options.ledger.db),
+    delayed,
+    onCall: options.onCall,
+  };
   const server = createServer((req, res) => dispatch(req, res, world));
   // Not listening yet, nothing to release: a refused port leaves nothing open.
   await listen(server, options.port ?? 0);

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import { withLedgerFile } from './ledger/read-file.js';
 import { allArticles } from './systems/articles.js';
 import { allBranches } from './systems/branches.js';
@@ -24,7 +24,12 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
 /** The state held by an open ledger database. */
 export function worldState(db: Database.Database): WorldState {
   return {
-    files: allFiles(db).map((f) => ({ path: f.path, exists: f.content !== null, version: f.version, contentSha256: f.content === null ? null : sha256(f.content) })),
+    files: allFiles(db).map((f) => ({
+      path: f.path,
+      exists: f.content !== null,
+      version: f.version,
+      contentSha256: f.content === null ? null : sha256(f.content),
+    })),
     branches: allBranches(db),
     articles: allArticles(db),
   };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RETRY_MS, storeFixture, type StoreFixture } from './fixture.js';
+import { RETRY_MS, type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());
@@ -26,7 +26,12 @@ describe('attempts-not-counted', () => {
     expect(seen).toEqual(Array.from({ length: 5 }, () => ({ attempt: 0, to: 'retry' })));
     expect(queue.job(jobId)).toMatchObject({ status: 'retry', attempts: 0, max_attempts: 2, lease_fence: 5 });
     // Five claims in the history, none of them counted.
-    expect(queue.history(jobId).filter((e) => e.to_status === 'running').map((e) => e.attempt)).toEqual([0, 0, 0, 0, 0]);
+    expect(
+      queue
+        .history(jobId)
+        .filter((e) => e.to_status === 'running')
+        .map((e) => e.attempt),
+    ).toEqual([0, 0, 0, 0, 0]);
   });
 
   it('reference: counts each claim and sends the job to review when the budget is spent', () => {

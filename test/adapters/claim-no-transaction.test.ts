@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimNoTransactionQueue } from '../../src/adapters/claim-no-transaction/claim-no-transaction-queue.js';
-import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { type Claimed, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { Db } from '../../src/adapters/sqlite/store.js';
-import { DIGEST, storeFixture, type StoreFixture } from './fixture.js';
+import { DIGEST, type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());
@@ -19,7 +19,13 @@ const CASES = [
  * w1 claims the one job; in the gap between its look-up and its update (just
  * before SQLite runs the update), w2, on another connection, claims too.
  */
-function race(name: (typeof CASES)[number]['name']): { w1: Claimed | null; w2: Claimed | null | Error; w1Queue: SqliteQueue; w2Queue: SqliteQueue; jobId: number } {
+function race(name: (typeof CASES)[number]['name']): {
+  w1: Claimed | null;
+  w2: Claimed | null | Error;
+  w1Queue: SqliteQueue;
+  w2Queue: SqliteQueue;
+  jobId: number;
+} {
   const entry = CASES.find((c) => c.name === name)!;
   const w2Queue = fx.open(name);
   w2Queue.db.pragma('busy_timeout = 20'); // in one thread, waiting for w1's lock could only time out
@@ -40,7 +46,7 @@ function race(name: (typeof CASES)[number]['name']): { w1: Claimed | null; w2: C
 }
 
 describe('claim-no-transaction', () => {
-  it('lets a second worker claim the job between the first one\'s look-up and its update: both win', () => {
+  it("lets a second worker claim the job between the first one's look-up and its update: both win", () => {
     fx = storeFixture('claim-race');
     const { w1, w2, w1Queue, jobId } = race('claim-no-transaction');
     expect(w2).not.toBeInstanceOf(Error);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BRANCH_STEP, EMAIL_STEP, expectNothingOpen, planOf, startSaga, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
+import { BRANCH_STEP, EMAIL_STEP, expectNothingOpen, planOf, type SagaFixture, startSaga, WRITE_STEP } from '../saga/fixture.js';
 import { compensateWith, rulesOf } from './saga.js';
 
 let fx: SagaFixture | undefined;
@@ -16,7 +16,11 @@ async function failedSaga(f: SagaFixture): Promise<void> {
   expect((await f.runAndSettle(claimed)).kind).toBe('compensate');
 }
 
-const undone = (f: SagaFixture) => f.effects().filter((e) => e.compensates !== null).map((e) => e.tool);
+const undone = (f: SagaFixture) =>
+  f
+    .effects()
+    .filter((e) => e.compensates !== null)
+    .map((e) => e.tool);
 
 describe.each([
   { name: 'compensation-forward', order: ['delete_branch', 'restore_file_version'] },

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnqueueCheckThenInsertQueue } from '../../src/adapters/enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
-import { SqliteQueue, type EnqueueRequest } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { statement, type Db } from '../../src/adapters/sqlite/store.js';
-import { storeFixture, type StoreFixture } from './fixture.js';
+import { type SqliteEnqueueRequest, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { type Db, statement } from '../../src/adapters/sqlite/store.js';
+import { type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());
 
-const REQUEST: EnqueueRequest = { key: 'same-key', action: 'charge', payload: { amount: 100 } };
+const REQUEST: SqliteEnqueueRequest = { key: 'same-key', action: 'charge', payload: { amount: 100 } };
 // The start of the enqueue's write transaction: in the variant, after its look-up; in the reference, before anything.
 const BEGIN = /^BEGIN/i;
 

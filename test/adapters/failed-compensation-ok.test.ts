@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BRANCH_STEP, EMAIL_STEP, expectNothingOpen, planOf, startSaga, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
+import { BRANCH_STEP, EMAIL_STEP, expectNothingOpen, planOf, type SagaFixture, startSaga, WRITE_STEP } from '../saga/fixture.js';
 import { compensateWith, rulesOf } from './saga.js';
 
 let fx: SagaFixture | undefined;

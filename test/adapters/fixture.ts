@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteQueue } from '../../src/adapters/registry.js';
-import { ManualClock } from '../../src/kernel/clock.js';
-import { seededRandom } from '../../src/kernel/random.js';
 import type { Claimed, QueueOptions, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { Db } from '../../src/adapters/sqlite/store.js';
+import { ManualClock } from '../../src/kernel/clock.js';
+import { seededRandom } from '../../src/kernel/random.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -80,7 +80,9 @@ export function storeFixture(prefix: string): StoreFixture {
       return claimed;
     },
     moves(queue, jobId) {
-      return queue.history(jobId).map((e) => `${e.kind === 'refused' ? 'refused ' : ''}${e.from_status ?? '(new)'}>${e.to_status} by ${e.worker ?? e.actor} (${e.fence})`);
+      return queue
+        .history(jobId)
+        .map((e) => `${e.kind === 'refused' ? 'refused ' : ''}${e.from_status ?? '(new)'}>${e.to_status} by ${e.worker ?? e.actor} (${e.fence})`);
     },
     close() {
       for (const db of opened) if (db.open) db.close();

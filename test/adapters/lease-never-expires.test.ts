@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NEVER_EXPIRING_LEASE_MS } from '../../src/adapters/lease-never-expires/lease-never-expires-queue.js';
 import { utc } from '../../src/kernel/clock.js';
-import { LEASE_MS, PAST_LEASE_MS, storeFixture, T0, type StoreFixture } from './fixture.js';
+import { LEASE_MS, PAST_LEASE_MS, type StoreFixture, storeFixture, T0 } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { QUEUE_IMPLS, queueImpl, UnknownQueueError } from '../../src/adapters/registry.js';
 import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
-import { DIGEST, storeFixture, type StoreFixture } from './fixture.js';
+import { DIGEST, type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx?.close());
@@ -19,12 +19,13 @@ const VARIANTS = [
 ];
 
 describe('QUEUE_IMPLS', () => {
-  it('lists the sound queues first (the reference, on SQLite and on PostgreSQL), then seed 000 as written and every broken variant, each once, in kebab-case', () => {
+  it('lists the sound queues first (the reference, on SQLite and on PostgreSQL), then the queue sketch as written and every broken variant, each once, in kebab-case', () => {
     const names = QUEUE_IMPLS.map((q) => q.name);
-    expect(names.slice(0, 3)).toEqual(['reference', 'postgres', 'seed-literal']);
+    expect(names.slice(0, 3)).toEqual(['reference', 'postgres', 'sketch-literal']);
     expect(names.slice(3)).toEqual(VARIANTS);
     expect(QUEUE_IMPLS.filter((q) => q.soundness === 'sound').map((q) => q.name)).toEqual(['reference', 'postgres']);
     expect(queueImpl('sqlite').name).toBe('reference');
+    expect(queueImpl('seed-literal').name).toBe('sketch-literal');
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     for (const impl of QUEUE_IMPLS) expect(impl.description.length).toBeGreaterThan(20);
@@ -43,20 +44,23 @@ describe('QUEUE_IMPLS', () => {
 
   it('refuses a name it does not know, listing the ones it does', () => {
     expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
-    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, seed-literal, claim-no-transaction/);
+    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, sketch-literal, claim-no-transaction/);
   });
 
   // Each variant is one mistake in a queue that otherwise works: alone, without a fault, it does its job.
-  it.each(QUEUE_IMPLS.filter((q) => q.locatorKind === 'file').map((q) => q.name))('%s: one worker, no fault: enqueue (twice), claim, heartbeat, complete', (name) => {
-    fx = storeFixture(`happy-${name}`);
-    const queue = fx.open(name);
-    const { jobId } = queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } });
-    expect(queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } })).toEqual({ created: false, jobId });
-    const claimed = fx.claimBy(queue, 'w1');
-    expect(claimed.job.id).toBe(jobId);
-    expect(queue.heartbeat(claimed.lease).ok).toBe(true);
-    expect(queue.complete(claimed.lease, DIGEST)).toEqual({ ok: true, status: 'done' });
-    expect(queue.job(jobId)).toMatchObject({ status: 'done', leased_by: null, lease_until: null, result_digest: DIGEST });
-    expect(queue.claim('w1')).toBeNull();
-  });
+  it.each(QUEUE_IMPLS.filter((q) => q.locatorKind === 'file').map((q) => q.name))(
+    '%s: one worker, no fault: enqueue (twice), claim, heartbeat, complete',
+    (name) => {
+      fx = storeFixture(`happy-${name}`);
+      const queue = fx.open(name);
+      const { jobId } = queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } });
+      expect(queue.enqueue({ key: 'k', action: 'charge', payload: { amount: 1 } })).toEqual({ created: false, jobId });
+      const claimed = fx.claimBy(queue, 'w1');
+      expect(claimed.job.id).toBe(jobId);
+      expect(queue.heartbeat(claimed.lease).ok).toBe(true);
+      expect(queue.complete(claimed.lease, DIGEST)).toEqual({ ok: true, status: 'done' });
+      expect(queue.job(jobId)).toMatchObject({ status: 'done', leased_by: null, lease_until: null, result_digest: DIGEST });
+      expect(queue.claim('w1')).toBeNull();
+    },
+  );
 });

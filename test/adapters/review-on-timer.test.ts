@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { REVIEW_TIMER_MS } from '../../src/adapters/review-on-timer/review-on-timer-queue.js';
 import { statement } from '../../src/adapters/sqlite/store.js';
-import { storeFixture, type StoreFixture } from './fixture.js';
+import { type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());
@@ -16,7 +16,9 @@ function reviewed(name: string) {
 }
 
 const triggers = (name: string) =>
-  (statement(fx.open(name).db, `SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).all() as Array<{ name: string }>).map((t) => t.name);
+  (statement(fx.open(name).db, `SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).all() as Array<{ name: string }>).map(
+    (t) => t.name,
+  );
 
 describe('review-on-timer', () => {
   it('claims a job again once it has sat in review for the timer, with no person involved', () => {

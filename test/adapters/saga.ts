@@ -1,10 +1,10 @@
 import { queueImpl } from '../../src/adapters/registry.js';
-import { secretsInPayload } from '../../src/kernel/redact.js';
 import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
+import { secretsInPayload } from '../../src/kernel/redact.js';
+import { type CompensationOutcome, compensatePlan } from '../../src/saga/compensate.js';
 import { parsePlan } from '../../src/saga/plan.js';
-import { runPlan, type PlanOutcome } from '../../src/saga/run-plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../../src/saga/rules.js';
+import { type PlanOutcome, runPlan } from '../../src/saga/run-plan.js';
 import type { SagaFixture } from '../saga/fixture.js';
 
 /*
@@ -23,7 +23,7 @@ export async function runWith(fx: SagaFixture, claimed: Claimed, rules: SagaRule
   const payload = JSON.parse(claimed.job.payload_json) as Record<string, unknown>;
   return runPlan({
     claim: fx.claimOf(claimed),
-    log: await fx.logOf(claimed),
+    txLog: await fx.logOf(claimed),
     plan: parsePlan(payload.plan),
     world: fx.client,
     secrets: secretsInPayload(payload),
@@ -38,12 +38,13 @@ export async function compensateWith(fx: SagaFixture, rules: SagaRules): Promise
   const payload = JSON.parse(claimed.job.payload_json) as Record<string, unknown>;
   const outcome = await compensatePlan({
     claim: fx.claimOf(claimed),
-    log: await fx.logOf(claimed),
+    txLog: await fx.logOf(claimed),
     plan: parsePlan(payload.plan),
     world: fx.client,
     secrets: secretsInPayload(payload),
     rules,
   });
-  if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed') fx.queue.finishCompensation(claimed.lease, outcome.kind, outcome.reason);
+  if (outcome.kind === 'compensated' || outcome.kind === 'compensation_failed')
+    fx.queue.finishCompensation(claimed.lease, outcome.kind, outcome.reason);
   return outcome;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DIGEST, PAST_LEASE_MS, storeFixture, type StoreFixture } from './fixture.js';
+import { DIGEST, PAST_LEASE_MS, type StoreFixture, storeFixture } from './fixture.js';
 
 let fx: StoreFixture;
 afterEach(() => fx.close());
@@ -38,7 +38,11 @@ describe('unguarded-writes', () => {
     fx = storeFixture('guarded');
     const { queue, jobId, w1 } = zombie('reference');
     expect(queue.heartbeat(w1.lease)).toMatchObject({ ok: false, code: 'QD_LEASE_LOST' });
-    expect(queue.complete(w1.lease, DIGEST)).toMatchObject({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'running', leasedBy: 'w2', fence: 2 } });
+    expect(queue.complete(w1.lease, DIGEST)).toMatchObject({
+      ok: false,
+      code: 'QD_LEASE_LOST',
+      current: { status: 'running', leasedBy: 'w2', fence: 2 },
+    });
     expect(queue.job(jobId)).toMatchObject({ status: 'running', leased_by: 'w2' });
     expect(fx.moves(queue, jobId).slice(-2)).toEqual(['refused running>running by w1 (1)', 'refused running>done by w1 (1)']);
   });

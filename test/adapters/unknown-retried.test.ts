@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
-import { EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, type SagaFixture } from '../saga/fixture.js';
+import { EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, type SagaFixture, startSaga } from '../saga/fixture.js';
 import { rulesOf, runWith } from './saga.js';
 
 let fx: SagaFixture | undefined;

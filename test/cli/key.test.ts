@@ -3,11 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 
 const VECTOR = [
-  '--repo', 'demo/payment-service',
-  '--branch', 'main',
-  '--action', 'generate-tests',
-  '--payload', '{"ticket":"DEV-1024","paths":["src/billing.py"]}',
-  '--workflow-version', '2026-08-25-v1',
+  '--repo',
+  'demo/payment-service',
+  '--branch',
+  'main',
+  '--action',
+  'generate-tests',
+  '--payload',
+  '{"ticket":"DEV-1024","paths":["src/billing.py"]}',
+  '--workflow-version',
+  '2026-08-25-v1',
 ];
 
 describe('queue-drill key', () => {

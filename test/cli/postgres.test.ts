@@ -1,6 +1,6 @@
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropSchema } from '../../src/adapters/postgres/provision.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
@@ -15,7 +15,8 @@ import { tempRunDir } from '../helpers/run-dir.js';
  */
 
 const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
-const cli = (args: string[], env: Record<string, string> = {}) => execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true', ...env } });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true', ...env } });
 
 let cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -27,11 +28,28 @@ describe('queue-drill with --queue postgres', () => {
   it('fails fast, in one line naming the server with its password hidden, exit 2, when the server does not answer', async () => {
     const out = tempRunDir('pg-unreachable');
     cleanup.push(out.remove);
-    const result = await cli(['run', SMALL, '--only', 'crash-after-claim', '--out', out.dir, '--queue', 'postgres', '--pg-url', 'postgres://drill:s3cret-pw@127.0.0.1:5999/postgres']);
+    const result = await cli([
+      'run',
+      SMALL,
+      '--only',
+      'crash-after-claim',
+      '--out',
+      out.dir,
+      '--queue',
+      'postgres',
+      '--pg-url',
+      'postgres://drill:s3cret-pw@127.0.0.1:5999/postgres',
+    ]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^queue-drill: cannot connect to PostgreSQL at postgres:\/\/drill:\S+@127\.0\.0\.1:5999\/postgres: .*ECONNREFUSED.* \[QD_PG_UNREACHABLE\]$/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^queue-drill: cannot connect to PostgreSQL at postgres:\/\/drill:\S+@127\.0\.0\.1:5999\/postgres: .*ECONNREFUSED.* \[QD_PG_UNREACHABLE\]$/,
+      ),
+    ]);
     expect(result.stderr).not.toContain('s3cret-pw');
-    const status = await cli(['status', '--queue', 'postgres', '--store', 'qd_nothing_here'], { QD_PG_URL: 'postgres://drill:s3cret-pw@127.0.0.1:5999/postgres' });
+    const status = await cli(['status', '--queue', 'postgres', '--store', 'qd_nothing_here'], {
+      QD_PG_URL: 'postgres://drill:s3cret-pw@127.0.0.1:5999/postgres',
+    });
     expect(status.exitCode).toBe(2);
     expect(status.stderr).toMatch(/cannot connect to PostgreSQL/);
     expect(status.stderr).not.toContain('s3cret-pw');

@@ -1,11 +1,11 @@
-import { execa } from 'execa';
 import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { EVIDENCE_KINDS } from '../../src/kernel/vocabulary.js';
-import { checkReport, REPORT_VERSION, type DrillReport } from '../../src/report/schema.js';
+import { checkReport, type DrillReport, REPORT_VERSION } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
@@ -83,9 +83,9 @@ describe('queue-drill run', () => {
     expect(scenario!.unfired[0]).toMatch(/crash at after_write .* never fired/);
   });
 
-  it('on the seed-literal queue exits 1 naming the stuck job, and the printed replay gives the same verdict', async () => {
+  it('on the sketch-literal queue exits 1 naming the stuck job, and the printed replay gives the same verdict', async () => {
     const out = outDir();
-    const first = await run([SMALL, '--only', 'crash-after-claim', '--out', out, '--queue', 'seed-literal']);
+    const first = await run([SMALL, '--only', 'crash-after-claim', '--out', out, '--queue', 'sketch-literal']);
     expect(first.exitCode).toBe(1);
     const [scenario] = latestReport(out).scenarios;
     expect(scenario!.verdict).toBe('fail');
@@ -105,7 +105,10 @@ describe('queue-drill run', () => {
   it('exits 2 with the path and line of every problem in a bad scenarios file', async () => {
     const out = outDir();
     const file = join(out, 'bad.yaml');
-    writeFileSync(file, 'version: 1\nscenarios:\n  - name: x\n    description: y\n    jobs: [{ plan: nope, expect: done }]\n    faults: [{ at: after_lunch, action: crash }]\n');
+    writeFileSync(
+      file,
+      'version: 1\nscenarios:\n  - name: x\n    description: y\n    jobs: [{ plan: nope, expect: done }]\n    faults: [{ at: after_lunch, action: crash }]\n',
+    );
     const result = await run([file, '--out', out]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/bad\.yaml:6:\d+ scenarios\[0\]\.faults\[0\]/);
@@ -119,7 +122,7 @@ describe('queue-drill run', () => {
     expect(queue.exitCode).toBe(2);
     // The list grows with the registry; it must name the queue to use and the others.
     const known = /unknown queue implementation "nope"; known: ([^\n[]+)/.exec(queue.stderr)?.[1]?.trim().split(', ');
-    expect(known, queue.stderr).toEqual(expect.arrayContaining(['reference', 'seed-literal']));
+    expect(known, queue.stderr).toEqual(expect.arrayContaining(['reference', 'sketch-literal']));
   });
 
   it('interrupted by SIGINT, stops every process of the drill, writes the report, exits 3', async () => {

@@ -1,8 +1,19 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
 import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
-import { approvedClaim, EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from '../saga/fixture.js';
+import {
+  approvedClaim,
+  EMAIL_STEP,
+  expectNothingOpen,
+  planOf,
+  RETRY_MS,
+  type SagaFixture,
+  startSaga,
+  THREE_STEP,
+  txLines,
+  WRITE_STEP,
+} from '../saga/fixture.js';
 
 /*
  * The coordinator's lease sweep, in-process against a real store and a real
@@ -47,7 +58,9 @@ describe('reconcileExpiredLeases', () => {
     const world = counting(fx);
 
     const released = await reconcileExpiredLeases(fx.conn, world, 'coord-1');
-    expect(released).toEqual([{ jobId: String(jobId), to: 'retry', reason: `lease of w2 expired at ${dead.job.lease_until}; step charge reconciled: completed (${ref})` }]);
+    expect(released).toEqual([
+      { jobId: String(jobId), to: 'retry', reason: `lease of w2 expired at ${dead.job.lease_until}; step charge reconciled: completed (${ref})` },
+    ]);
     expect(world.asked).toEqual([`charge_customer ${fx.keyOf(jobId, 'charge')}`]);
     expect(fx.txLog(jobId).at(-1)).toMatchObject({
       step_id: 'charge',
@@ -80,7 +93,10 @@ describe('reconcileExpiredLeases', () => {
     expect(fx.effectsFor(fx.keyOf(jobId, 'charge'))).toEqual([]);
 
     expect((await fx.runAndSettle(fx.claim('w3'))).kind).toBe('done');
-    expect(txLines(fx.txLog(jobId).filter((row) => row.step_id === 'charge' && row.attempt === 3))).toEqual(['charge execute started', 'charge execute success']);
+    expect(txLines(fx.txLog(jobId).filter((row) => row.step_id === 'charge' && row.attempt === 3))).toEqual([
+      'charge execute started',
+      'charge execute success',
+    ]);
     expect(fx.effectsFor(fx.keyOf(jobId, 'charge'))).toHaveLength(1);
   });
 
@@ -102,7 +118,9 @@ describe('reconcileExpiredLeases', () => {
         {
           jobId: String(jobId),
           to: 'review',
-          reason: expect.stringMatching(/^lease of w1 expired during step email \(send_email\); its outcome is unknown and reconciliation cannot settle it \(send_email cannot be looked up by key/),
+          reason: expect.stringMatching(
+            /^lease of w1 expired during step email \(send_email\); its outcome is unknown and reconciliation cannot settle it \(send_email cannot be looked up by key/,
+          ),
         },
       ]);
       expect(released[0]?.reason).toMatch(/a person must check$/);
@@ -166,7 +184,13 @@ describe('reconcileExpiredLeases', () => {
     fx.expireLeases();
 
     const released = await reconcileExpiredLeases(fx.conn, fx.client, 'coord-1');
-    expect(released).toEqual([{ jobId: String(dead.job.id), to: 'review', reason: expect.stringMatching(/on its last attempt \(2 of 2\); step charge reconciled: completed/) }]);
+    expect(released).toEqual([
+      {
+        jobId: String(dead.job.id),
+        to: 'review',
+        reason: expect.stringMatching(/on its last attempt \(2 of 2\); step charge reconciled: completed/),
+      },
+    ]);
     expect(fx.job(dead.job.id).status).toBe('review');
     expect(fx.txLog(dead.job.id).at(-1)).toMatchObject({ action: 'reconcile', status: 'success' });
   });

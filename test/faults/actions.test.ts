@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actionFields, argOf } from '../../src/faults/action-fields.js';
 import type { FiringControl } from '../../src/faults/action.js';
+import { actionFields, argOf } from '../../src/faults/action-fields.js';
 import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS, pointFaultAction } from '../../src/faults/actions/index.js';
 import { ScenarioFileSchema } from '../../src/scenarios/schema.js';
 
@@ -17,7 +17,33 @@ function fileWith(fault: Record<string, unknown>) {
   return {
     version: 1,
     plans: {},
-    scenarios: [{ name: 'one', description: 'one fault', jobs: [{ plan: { steps: [{ step_id: 's', tool: 'read_file', args: { path: 'a' }, has_side_effect: false, idempotent: true, reversible: true, retry_policy: 'auto', compensation: null, requires_approval: false }] }, expect: 'any' }], faults: [fault] }],
+    scenarios: [
+      {
+        name: 'one',
+        description: 'one fault',
+        jobs: [
+          {
+            plan: {
+              steps: [
+                {
+                  step_id: 's',
+                  tool: 'read_file',
+                  args: { path: 'a' },
+                  has_side_effect: false,
+                  idempotent: true,
+                  reversible: true,
+                  retry_policy: 'auto',
+                  compensation: null,
+                  requires_approval: false,
+                },
+              ],
+            },
+            expect: 'any',
+          },
+        ],
+        faults: [fault],
+      },
+    ],
   };
 }
 
@@ -49,17 +75,23 @@ describe('the fault actions', () => {
     expect(() => actionFields()).not.toThrow();
   });
 
-  it.each(POINT_FAULT_ACTIONS.map((a) => [a.name, a] as const))('%s: its exhaustive cells and its explore draws are valid scenario faults that resolve to rules it accepts', (_name, action) => {
-    const samples = [...action.exhaustive.map((cell) => cell.fields), ...(action.explore ? fc.sample(action.explore(fc), { numRuns: 20, seed: 1 }) : [])];
-    for (const fields of samples) {
-      const fault = { at: 'after_claim', action: action.name, ...fields };
-      const parsed = ScenarioFileSchema.safeParse(fileWith(fault));
-      expect(parsed.success, `${JSON.stringify(fault)}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
-      const arg = argOf(action, fault);
-      expect(action.checkArg(arg)).toBeNull();
-      expect(action.resolve(arg, { id: 'r1', point: 'after_claim' }).type).toBe(action.name);
-    }
-  });
+  it.each(POINT_FAULT_ACTIONS.map((a) => [a.name, a] as const))(
+    '%s: its exhaustive cells and its explore draws are valid scenario faults that resolve to rules it accepts',
+    (_name, action) => {
+      const samples = [
+        ...action.exhaustive.map((cell) => cell.fields),
+        ...(action.explore ? fc.sample(action.explore(fc), { numRuns: 20, seed: 1 }) : []),
+      ];
+      for (const fields of samples) {
+        const fault = { at: 'after_claim', action: action.name, ...fields };
+        const parsed = ScenarioFileSchema.safeParse(fileWith(fault));
+        expect(parsed.success, `${JSON.stringify(fault)}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
+        const arg = argOf(action, fault);
+        expect(action.checkArg(arg)).toBeNull();
+        expect(action.resolve(arg, { id: 'r1', point: 'after_claim' }).type).toBe(action.name);
+      }
+    },
+  );
 
   it('the scenario schema names every action, refuses a missing required field and a field the action does not take', () => {
     const refused = (fault: Record<string, unknown>) => {
@@ -68,10 +100,15 @@ describe('the fault actions', () => {
     };
     for (const action of POINT_FAULT_ACTIONS) {
       for (const [name, field] of Object.entries(action.fields)) {
-        if (field.required) expect(refused({ at: 'after_claim', action: action.name }), `${action.name} without ${name}`).toContainEqual(expect.stringMatching(new RegExp(`^${name}: ${action.name} needs ${name}`)));
+        if (field.required)
+          expect(refused({ at: 'after_claim', action: action.name }), `${action.name} without ${name}`).toContainEqual(
+            expect.stringMatching(new RegExp(`^${name}: ${action.name} needs ${name}`)),
+          );
       }
     }
-    expect(refused({ at: 'after_claim', action: 'error' })).toEqual(['kind: error needs kind: one of transient, permanent, unknown_outcome, policy, business']);
+    expect(refused({ at: 'after_claim', action: 'error' })).toEqual([
+      'kind: error needs kind: one of transient, permanent, unknown_outcome, policy, business',
+    ]);
     expect(refused({ at: 'after_claim', action: 'crash', ms: 5 })).toEqual(['ms: crash takes no ms']);
     expect(refused({ at: 'after_claim', action: 'delay', ms: 5, kind: 'transient' })).toEqual(['kind: delay takes no kind; it takes ms']);
     expect(refused({ at: 'after_claim', action: 'explode' })).not.toEqual([]);
@@ -89,7 +126,9 @@ describe('the fault actions', () => {
     expect(await fired('exit')).toEqual(['answer {"action":"exit","code":1}']);
     expect(await fired('delay', { ms: 20 })).toEqual(['answer {"action":"delay","ms":20}']);
     expect(await fired('hang')).toEqual(['answer {"action":"hang"}']);
-    expect(await fired('error', { kind: 'permanent' })).toEqual(['answer {"action":"error","kind":"permanent","message":"injected permanent error at after_write (fault rule r1)"}']);
+    expect(await fired('error', { kind: 'permanent' })).toEqual([
+      'answer {"action":"error","kind":"permanent","message":"injected permanent error at after_write (fault rule r1)"}',
+    ]);
   });
 
   it('every answer an action sends is one it recognises as its own, and a malformed one is not', async () => {

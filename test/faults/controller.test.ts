@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FailpointController, type ControlEvent } from '../../src/faults/controller.js';
+import { type ControlEvent, FailpointController } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
-import { Supervisor, type Child, type ControlFactory } from '../../src/harness/supervisor.js';
+import { type Child, type ControlFactory, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
@@ -99,9 +99,7 @@ describe('failpoints over the control channel', () => {
     const { child, events, plan } = start([], POINTS);
     expect(await child.exited).toEqual({ exitCode: 0, signal: undefined });
     expect(steps(child)).toEqual([...POINTS.flatMap((p) => [`before ${p}`, `after ${p}`]), 'done']);
-    expect(events.map((e) => [e.kind, e.point, e.action.type, e.child, e.incarnation])).toEqual(
-      POINTS.map((p) => ['hit', p, 'continue', 'w1', 1]),
-    );
+    expect(events.map((e) => [e.kind, e.point, e.action.type, e.child, e.incarnation])).toEqual(POINTS.map((p) => ['hit', p, 'continue', 'w1', 1]));
     expect(events[1]!.context).toEqual({ point: 'after_write', worker: 'w1', attempt: 1, jobId: 1, step: 's2' });
     expect(plan.stats()).toEqual([]);
   });
@@ -168,11 +166,17 @@ describe('failpoints over the control channel', () => {
       ],
       ['--tick-ms', '10', '--grandchild', 'after_claim', 'after_write'],
     );
-    const grandchild = await waitFor(() => texts(child).map((t) => /^grandchild pid=(\d+)$/.exec(t)?.[1]).find(Boolean), {
-      timeoutMs: 10_000,
-      intervalMs: 5,
-      what: 'the grandchild to start',
-    });
+    const grandchild = await waitFor(
+      () =>
+        texts(child)
+          .map((t) => /^grandchild pid=(\d+)$/.exec(t)?.[1])
+          .find(Boolean),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 5,
+        what: 'the grandchild to start',
+      },
+    );
     // Both the child and the process it started are stopped, not merely busy.
     await waitFor(() => procState(child.pid) === 'T' && procState(Number(grandchild)) === 'T', {
       timeoutMs: 10_000,
@@ -187,12 +191,23 @@ describe('failpoints over the control channel', () => {
     expect([fired.rule, resumed.rule]).toEqual(['zombie', 'zombie']);
     expect(resumed.at - fired.at).toBeGreaterThanOrEqual(PAUSE_MS - 2);
     const log = lines(child);
-    expect(log.find((l) => l.text === 'after after_claim')!.at - log.find((l) => l.text === 'before after_claim')!.at).toBeGreaterThanOrEqual(PAUSE_MS - 5);
+    expect(log.find((l) => l.text === 'after after_claim')!.at - log.find((l) => l.text === 'before after_claim')!.at).toBeGreaterThanOrEqual(
+      PAUSE_MS - 5,
+    );
     // The grandchild ticks every 10 ms until the stop and after the continue, never in between.
     const gticks = log.filter((l) => l.text === 'gtick').map((l) => l.at);
-    expect(gticks.some((at) => at < fired.at), 'ticks before the pause').toBe(true);
-    expect(gticks.some((at) => at > resumed.at), 'ticks after the pause').toBe(true);
-    expect(gticks.filter((at) => at > fired.at + 15 && at < resumed.at - 5), 'ticks during the pause').toEqual([]);
+    expect(
+      gticks.some((at) => at < fired.at),
+      'ticks before the pause',
+    ).toBe(true);
+    expect(
+      gticks.some((at) => at > resumed.at),
+      'ticks after the pause',
+    ).toBe(true);
+    expect(
+      gticks.filter((at) => at > fired.at + 15 && at < resumed.at - 5),
+      'ticks during the pause',
+    ).toEqual([]);
   });
 
   it('a child killed during a pause takes the pause timer with it', async () => {
@@ -241,7 +256,11 @@ describe('failpoints over the control channel', () => {
   it('a malformed request closes the channel: the child fails at its point instead of waiting forever', async () => {
     const { child } = start([], ['--garbage', 'after_claim']);
     expect(await child.exited).toEqual({ exitCode: 0, signal: undefined });
-    expect(steps(child)).toEqual(['before after_claim', expect.stringMatching(/^error after_claim FailpointChannelError QD_FAILPOINT_CHANNEL_CLOSED /), 'done']);
+    expect(steps(child)).toEqual([
+      'before after_claim',
+      expect.stringMatching(/^error after_claim FailpointChannelError QD_FAILPOINT_CHANNEL_CLOSED /),
+      'done',
+    ]);
     expect(controllers[0]!.errors.map((e) => e.code)).toEqual(['QD_CONTROL_PROTOCOL']);
   });
 });

@@ -139,7 +139,11 @@ describe('FaultPlan with probability', () => {
 
   it('with first, only the first N hits can fire', () => {
     const limited: FaultRule[] = [{ id: 'p', point: 'after_claim', action: 'crash', probability: 0.5, first: 10 }];
-    const fired = decisions(limited, Array.from({ length: 100 }, () => at('after_claim')), 7);
+    const fired = decisions(
+      limited,
+      Array.from({ length: 100 }, () => at('after_claim')),
+      7,
+    );
     expect(fired.slice(10).every((id) => id === '-')).toBe(true);
     expect(fired.slice(0, 10).some((id) => id === 'p')).toBe(true);
   });
@@ -179,8 +183,16 @@ describe('FaultPlan validation', () => {
     ['error without kind', { id: 'a', point: 'after_claim', action: 'error', arg: {} }, /error needs arg.kind, one of transient/],
     ['unknown where', { id: 'a', point: 'after_claim', action: 'crash', where: { host: 'x' } }, /unknown where.host/],
     ['where.attempt not an integer', { id: 'a', point: 'after_claim', action: 'crash', where: { attempt: '1' } }, /where.attempt must be an integer/],
-    ['where.jobId a number (job ids are text)', { id: 'a', point: 'after_claim', action: 'crash', where: { jobId: 7 } }, /where.jobId must be a string/],
-    ['exit code out of range', { id: 'a', point: 'after_claim', action: 'exit', arg: { code: 300 } }, /exit arg.code must be an integer in \[0, 255\]/],
+    [
+      'where.jobId a number (job ids are text)',
+      { id: 'a', point: 'after_claim', action: 'crash', where: { jobId: 7 } },
+      /where.jobId must be a string/,
+    ],
+    [
+      'exit code out of range',
+      { id: 'a', point: 'after_claim', action: 'exit', arg: { code: 300 } },
+      /exit arg.code must be an integer in \[0, 255\]/,
+    ],
     ['crash with an arg', { id: 'a', point: 'after_claim', action: 'crash', arg: { ms: 1 } }, /crash takes no arg/],
   ];
 

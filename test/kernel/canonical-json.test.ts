@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  canonicalJsonUtf8,
-  CanonicalJsonError,
-  encodeUtf8Strict,
-  pythonFloatRepr,
-  pythonJsonDumps,
-} from '../../src/kernel/canonical-json.js';
-import { parsePythonJson, type PyJson } from '../../src/kernel/python-json.js';
+import { CanonicalJsonError, canonicalJsonUtf8, encodeUtf8Strict, pythonFloatRepr, pythonJsonDumps } from '../../src/kernel/canonical-json.js';
+import { type PyJson, parsePythonJson } from '../../src/kernel/python-json.js';
 import { PythonOracle } from '../fixtures/python-oracle.js';
 
 const oracle = new PythonOracle();
@@ -28,6 +22,7 @@ describe('pythonFloatRepr', () => {
     [1e16, '1e+16'],
     [1e15, '1000000000000000.0'],
     [123456789012345680, '1.2345678901234568e+17'],
+    // biome-ignore lint/correctness/noPrecisionLoss: the literal rounds to 2**53 at parse time, as Python's float() does; that is the case.
     [9007199254740993, '9007199254740992.0'],
     [1e-4, '0.0001'],
     [1e-5, '1e-05'],
@@ -47,7 +42,27 @@ describe('pythonFloatRepr', () => {
   });
 
   it('agrees with python3 repr on many doubles (one batch)', async () => {
-    const edges = [0, -0, 1, -1, 0.1, 0.5, 1e16, 1e15, 9999999999999998, 1e-4, 9.999999999999999e-5, 1e-5, 5e-324, 2.2250738585072014e-308, Number.MAX_VALUE, Number.EPSILON, 2 ** 53, 2 ** 63, 1 / 3];
+    const edges = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      0.5,
+      1e16,
+      1e15,
+      9999999999999998,
+      1e-4,
+      9.999999999999999e-5,
+      1e-5,
+      5e-324,
+      2.2250738585072014e-308,
+      Number.MAX_VALUE,
+      Number.EPSILON,
+      2 ** 53,
+      2 ** 63,
+      1 / 3,
+    ];
     // Integers, then doubles of every magnitude, then doubles around the 1e-4 and 1e16 format switch.
     const generated = fc.sample(
       fc.oneof(
@@ -73,17 +88,27 @@ describe('pythonJsonDumps', () => {
     ['a 100-digit int', 10n ** 99n + 7n, `1${'0'.repeat(98)}7`],
     ['a negative big int', -(2n ** 100n), '-1267650600228229401496703205376'],
     ['empty containers', [[], new Map()], '[[],{}]'],
-    [
-      'short escapes',
-      '"\\\n\r\t\b\f/',
-      String.raw`"\"\\\n\r\t\b\f/"`,
-    ],
+    ['short escapes', '"\\\n\r\t\b\f/', String.raw`"\"\\\n\r\t\b\f/"`],
     ['other controls as lowercase \\u00XX', '\u0000\u0001\u001b\u001f', String.raw`"\u0000\u0001\u001b\u001f"`],
     ['DEL, non-ASCII and astral raw', '\u007fé€\u2028\u{1f600}', '"\u007fé€\u2028\u{1f600}"'],
     [
       'keys sorted at every depth',
       new Map<string, PyJson>([
-        ['b', new Map<string, PyJson>([['z', 1n], ['a', [new Map<string, PyJson>([['y', 1n], ['x', 2n]])]]])],
+        [
+          'b',
+          new Map<string, PyJson>([
+            ['z', 1n],
+            [
+              'a',
+              [
+                new Map<string, PyJson>([
+                  ['y', 1n],
+                  ['x', 2n],
+                ]),
+              ],
+            ],
+          ]),
+        ],
         ['a', null],
       ]),
       '{"a":null,"b":{"a":[{"x":2,"y":1}],"z":1}}',

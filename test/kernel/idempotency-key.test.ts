@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CanonicalJsonError, pythonJsonDumps } from '../../src/kernel/canonical-json.js';
 import {
+  type IdempotencyKeyTextInput,
   makeIdempotencyKey,
   makeIdempotencyKeyFromJsonText,
   pythonLower,
   pythonStrip,
-  type IdempotencyKeyTextInput,
 } from '../../src/kernel/idempotency-key.js';
-import { fromJsValue, parsePythonJson, PythonJsonError, type PyJson } from '../../src/kernel/python-json.js';
+import { fromJsValue, type PyJson, PythonJsonError, parsePythonJson } from '../../src/kernel/python-json.js';
 import { PythonOracle } from '../fixtures/python-oracle.js';
 
 const oracle = new PythonOracle();
@@ -101,7 +101,10 @@ describe('makeIdempotencyKey', () => {
 
   const base = { repo: 'r', branch: 'b', action: 'a', workflowVersion: 'v' };
   it.each<[string, Partial<IdempotencyKeyTextInput>]>([
-    ['unicode everywhere', { repo: ' Ünïcödé/ΣΟΦΙΑΣ ', branch: ' feature/日本語 ', action: 'résumé', payloadJson: '{"名前":"😀","e\\u0301":"\\u00e9"}' }],
+    [
+      'unicode everywhere',
+      { repo: ' Ünïcödé/ΣΟΦΙΑΣ ', branch: ' feature/日本語 ', action: 'résumé', payloadJson: '{"名前":"😀","e\\u0301":"\\u00e9"}' },
+    ],
     ['nested objects', { payloadJson: '{"b":{"d":[{"z":1,"a":{"y":[],"x":{}}}],"c":null},"a":[true,false]}' }],
     ['floats', { payloadJson: '[1.0, 1e16, 1e15, 1e-5, 1e-4, 0.1, 1e400, -1e400, -0.0, 5e-324, 1.5E+300, NaN]' }],
     ['int vs float', { payloadJson: '{"int":1,"float":1.0,"neg_zero_int":-0}' }],
@@ -180,9 +183,8 @@ describe('pythonStrip and pythonLower', () => {
 // ---- Property test against python3 -------------------------------------------------------------
 
 const INTERESTING_CODE_POINTS = [
-  0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1f, 0x20, 0x22, 0x2f, 0x5c, 0x7f, 0x85, 0xa0, 0xe9, 0x130,
-  0x295, 0x345, 0x3a3, 0x3c2, 0x1c89, 0x1e9e, 0x2028, 0x2029, 0x212a, 0x3000, 0xa7cb, 0xd7ff, 0xe000, 0xfeff,
-  0xffff, 0x10000, 0x10d50, 0x1171e, 0x1f600, 0x10ffff,
+  0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1f, 0x20, 0x22, 0x2f, 0x5c, 0x7f, 0x85, 0xa0, 0xe9, 0x130, 0x295, 0x345, 0x3a3, 0x3c2, 0x1c89,
+  0x1e9e, 0x2028, 0x2029, 0x212a, 0x3000, 0xa7cb, 0xd7ff, 0xe000, 0xfeff, 0xffff, 0x10000, 0x10d50, 0x1171e, 0x1f600, 0x10ffff,
 ];
 const isSurrogate = (cp: number): boolean => cp >= 0xd800 && cp <= 0xdfff;
 const codePoint = fc.oneof(
@@ -210,7 +212,10 @@ function encodeCodePoint(cp: number, style: Style): string {
   if (style === 'raw' && cp >= 0x20 && cp !== 0x22 && cp !== 0x5c && !isSurrogate(cp)) return String.fromCodePoint(cp);
   if (short !== undefined && style !== 'u' && style !== 'U') return short;
   const units = cp > 0xffff ? [0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff)] : [cp];
-  return units.map((u) => `\\u${u.toString(16).padStart(4, '0')}`).map((e) => (style === 'U' ? e.toUpperCase().replace('\\U', '\\u') : e)).join('');
+  return units
+    .map((u) => `\\u${u.toString(16).padStart(4, '0')}`)
+    .map((e) => (style === 'U' ? e.toUpperCase().replace('\\U', '\\u') : e))
+    .join('');
 }
 const stringLiteral = fc
   .array(
@@ -235,15 +240,35 @@ const floatLexeme = fc.oneof(
   fc
     .tuple(
       fc.constantFrom('', '-'),
-      fc.oneof(fc.constant('0'), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 20)).map(([d, rest]) => `${d}${rest}`)),
-      fc.option(digits(1, 20).map((d) => `.${d}`), { nil: '' }),
+      fc.oneof(
+        fc.constant('0'),
+        fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 20)).map(([d, rest]) => `${d}${rest}`),
+      ),
+      fc.option(
+        digits(1, 20).map((d) => `.${d}`),
+        { nil: '' },
+      ),
       fc.option(
         fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 4)).map((parts) => parts.join('')),
         { nil: '' },
       ),
     )
     .map((parts) => parts.join('')),
-  fc.constantFrom('1.0', '-0.0', '1e16', '1E400', '-1e400', '1e-5', '0.1', '5e-324', '2.5e-324', '1e-400', '1.7976931348623159e308', '1e15', '123456789012345678901234567890.5'),
+  fc.constantFrom(
+    '1.0',
+    '-0.0',
+    '1e16',
+    '1E400',
+    '-1e400',
+    '1e-5',
+    '0.1',
+    '5e-324',
+    '2.5e-324',
+    '1e-400',
+    '1.7976931348623159e308',
+    '1e15',
+    '123456789012345678901234567890.5',
+  ),
 );
 const literal = fc.constantFrom('null', 'true', 'false', 'NaN', 'Infinity', '-Infinity');
 const ws = fc.constantFrom('', '', '', '', ' ', '\n', '\t', '\r\n  ');
@@ -254,15 +279,7 @@ const key = fc.oneof(
 );
 
 const { value: jsonValue } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
-  value: fc.oneof(
-    { maxDepth: 4, depthIdentifier: 'json' },
-    stringLiteral,
-    intLexeme,
-    floatLexeme,
-    literal,
-    tie('array'),
-    tie('object'),
-  ),
+  value: fc.oneof({ maxDepth: 4, depthIdentifier: 'json' }, stringLiteral, intLexeme, floatLexeme, literal, tie('array'), tie('object')),
   array: fc
     .tuple(ws, fc.array(fc.tuple(ws, tie('value'), ws), { maxLength: 4, depthIdentifier: 'json' }))
     .map(([inner, items]) => (items.length === 0 ? `[${inner}]` : `[${items.map((parts) => parts.join('')).join(',')}]`)),
@@ -278,7 +295,30 @@ const { value: jsonValue } = fc.letrec<{ value: string; array: string; object: s
 const edit = fc.record({
   kind: fc.constantFrom('insert', 'delete'),
   at: fc.nat(),
-  char: fc.constantFrom(',', '0', '"', "'", ']', '}', '[', '{', ':', ' ', '\u000b', '\u00a0', '\\', '\u0001', 'e', '.', '-', '+', 'x', '\ufeff', '\ud800', '\udc00'),
+  char: fc.constantFrom(
+    ',',
+    '0',
+    '"',
+    "'",
+    ']',
+    '}',
+    '[',
+    '{',
+    ':',
+    ' ',
+    '\u000b',
+    '\u00a0',
+    '\\',
+    '\u0001',
+    'e',
+    '.',
+    '-',
+    '+',
+    'x',
+    '\ufeff',
+    '\ud800',
+    '\udc00',
+  ),
 });
 const payloadJson = fc
   .tuple(ws, jsonValue, ws, fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: edit }))
@@ -289,7 +329,24 @@ const payloadJson = fc
     return change.kind === 'insert' ? json.slice(0, at) + change.char + json.slice(at) : json.slice(0, at) + json.slice(at + 1);
   });
 
-const whitespaceAny = fc.constantFrom(' ', '\t', '\n', '\u000b', '\u000c', '\r', '\u001c', '\u001f', '\u0085', '\u00a0', '\u1680', '\u2028', '\u3000', '\ufeff', '\u200b', '\u180e');
+const whitespaceAny = fc.constantFrom(
+  ' ',
+  '\t',
+  '\n',
+  '\u000b',
+  '\u000c',
+  '\r',
+  '\u001c',
+  '\u001f',
+  '\u0085',
+  '\u00a0',
+  '\u1680',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
+  '\u200b',
+  '\u180e',
+);
 const padded = (core: fc.Arbitrary<string>): fc.Arbitrary<string> =>
   fc
     .tuple(fc.array(whitespaceAny, { maxLength: 3 }), core, fc.array(whitespaceAny, { maxLength: 3 }))
@@ -298,7 +355,24 @@ const field = fc.oneof(
   { weight: 24, arbitrary: text },
   {
     weight: 12,
-    arbitrary: fc.constantFrom('Demo/Payment-Service', 'ΟΔΟΣ', 'ΑΣ.Σ', 'Σ', 'AΣ\u0345', 'İstanbul', 'ǅungla', 'ẞ', 'K', 'Ω', '\u1c89Σ', 'ΑΣ\ua7cb', 'A\u0295Σ', 'A\u{1171e}Σ', 'feature/Ünïcode', 'Σ\u{10d50}'),
+    arbitrary: fc.constantFrom(
+      'Demo/Payment-Service',
+      'ΟΔΟΣ',
+      'ΑΣ.Σ',
+      'Σ',
+      'AΣ\u0345',
+      'İstanbul',
+      'ǅungla',
+      'ẞ',
+      'K',
+      'Ω',
+      '\u1c89Σ',
+      'ΑΣ\ua7cb',
+      'A\u0295Σ',
+      'A\u{1171e}Σ',
+      'feature/Ünïcode',
+      'Σ\u{10d50}',
+    ),
   },
   { weight: 1, arbitrary: fc.constantFrom('a\ud800b', '\udc00') },
 );

@@ -3,12 +3,12 @@ import {
   BusinessRuleError,
   classifyError,
   ERROR_KINDS,
+  type ErrorKind,
   JobError,
   PermanentError,
   PolicyViolationError,
   TransientError,
   UnknownOutcomeError,
-  type ErrorKind,
 } from '../../src/kernel/job-errors.js';
 
 /** A Node-style system error: a message plus a `code`. */
@@ -52,7 +52,7 @@ describe('typed job errors', () => {
 describe('classifyError on foreign errors', () => {
   const cases: Array<{ name: string; error: unknown; kind: ErrorKind }> = [
     // A timeout or a dropped connection: the request may have been applied.
-    // Seed 000 sent every timeout to retry; it is an unknown outcome.
+    // The queue sketch sent every timeout to retry; it is an unknown outcome.
     { name: 'a timeout message', error: new Error('request timeout after 5000 ms'), kind: 'unknown_outcome' },
     { name: '"timed out"', error: new Error('the operation timed out'), kind: 'unknown_outcome' },
     { name: 'ETIMEDOUT by message', error: new Error('connect ETIMEDOUT 10.0.0.1:443'), kind: 'unknown_outcome' },
@@ -100,7 +100,7 @@ describe('classifyError on foreign errors', () => {
     expect(classifyError(error)).toBe(kind);
   });
 
-  it('never calls a timeout transient (the seed 000 trap)', () => {
+  it("never calls a timeout transient (the queue sketch's trap)", () => {
     for (const message of ['timeout', 'Timeout', 'TIMEOUT 503', 'gateway timeout (504)', 'ETIMEDOUT']) {
       expect(classifyError(new Error(message))).toBe('unknown_outcome');
     }

@@ -68,7 +68,7 @@ describe('redact: secret shapes', () => {
 describe('redact: secrets a pattern used to miss', () => {
   it.each([
     { name: 'a quoted value after password:', text: 'pwd: "hunter2 x"', expected: `pwd: "${R}"` },
-    { name: "a single-quoted value after password=", text: "password='hunter2 x'", expected: `password='${R}'` },
+    { name: 'a single-quoted value after password=', text: "password='hunter2 x'", expected: `password='${R}'` },
     { name: 'a Node inspect of an options object', text: "{ user: 'bob', password: 'hunter2' }", expected: `{ user: 'bob', password: '${R}' }` },
     { name: 'a Python dict repr', text: "{'user': 'bob', 'api_key': 'abc123'}", expected: `{'user': 'bob', 'api_key': '${R}'}` },
     { name: 'SECRET_KEY=', text: 'SECRET_KEY=abc123456 missing', expected: `SECRET_KEY=${R} missing` },

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
+import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 const JOBS = 500;
@@ -30,7 +30,19 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
     // Both producers enqueue the same 500 keys, interleaved with the workers' claims.
     const producers = ['p1', 'p2'].map((name) => supervisor.spawn(name, ['producer', '--store', store, '--count', String(JOBS)]));
     const workers = Array.from({ length: WORKERS }, (_, i) =>
-      supervisor.spawn(`w${i + 1}`, ['worker', '--store', store, '--id', `w${i + 1}`, '--lease-ms', '10000', '--poll-ms', '5', '--seed', String(i + 1)]),
+      supervisor.spawn(`w${i + 1}`, [
+        'worker',
+        '--store',
+        store,
+        '--id',
+        `w${i + 1}`,
+        '--lease-ms',
+        '10000',
+        '--poll-ms',
+        '5',
+        '--seed',
+        String(i + 1),
+      ]),
     );
     for (const p of producers) expect((await p.exited).exitCode).toBe(0);
     await waitFor(() => observer.counts().done === JOBS, { timeoutMs: 60_000, what: `${JOBS} jobs done` });

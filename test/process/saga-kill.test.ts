@@ -1,15 +1,15 @@
-import { execa } from 'execa';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { controlWith } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
-import { Supervisor, type Child } from '../../src/harness/supervisor.js';
+import { type Child, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { startWorld } from '../../src/harness/world-process.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { stepKey } from '../../src/saga/plan.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readLedger } from '../../src/world/ledger.js';
@@ -19,9 +19,39 @@ import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 // approval (lookup: yes), and an email nobody can look up.
 const PLAN = {
   steps: [
-    { step_id: 'write', tool: 'write_file', args: { path: 'src/billing.py', content: 'fixed' }, has_side_effect: true, idempotent: true, reversible: true, retry_policy: 'auto', compensation: 'restore_file_version', requires_approval: false },
-    { step_id: 'charge', tool: 'charge_customer', args: { customer: 'c_1024', amount: 199 }, has_side_effect: true, idempotent: false, reversible: false, retry_policy: 'reconcile_then_retry', compensation: null, requires_approval: true },
-    { step_id: 'email', tool: 'send_email', args: { to: 'user@example.com', subject: 'receipt' }, has_side_effect: true, idempotent: false, reversible: false, retry_policy: 'manual_only', compensation: null, requires_approval: false },
+    {
+      step_id: 'write',
+      tool: 'write_file',
+      args: { path: 'src/billing.py', content: 'fixed' },
+      has_side_effect: true,
+      idempotent: true,
+      reversible: true,
+      retry_policy: 'auto',
+      compensation: 'restore_file_version',
+      requires_approval: false,
+    },
+    {
+      step_id: 'charge',
+      tool: 'charge_customer',
+      args: { customer: 'c_1024', amount: 199 },
+      has_side_effect: true,
+      idempotent: false,
+      reversible: false,
+      retry_policy: 'reconcile_then_retry',
+      compensation: null,
+      requires_approval: true,
+    },
+    {
+      step_id: 'email',
+      tool: 'send_email',
+      args: { to: 'user@example.com', subject: 'receipt' },
+      has_side_effect: true,
+      idempotent: false,
+      reversible: false,
+      retry_policy: 'manual_only',
+      compensation: null,
+      requires_approval: false,
+    },
   ],
 };
 const STEPS = ['write', 'charge', 'email'] as const;
@@ -56,17 +86,36 @@ describe('a three-step saga whose worker is SIGKILLed at every step boundary, th
     supervisor.spawn('coordinator', ['coordinator', '--store', store, '--world', world.url, '--tick-ms', '50', '--skew-margin-ms', '50']);
 
     // The harness decides the fault: crash the first time the worker reaches the point.
-    const rules: FaultRule[] =
-      killAt === 'mid_call' ? [] : [{ id: 'kill', point: killAt, where: { step }, action: 'crash', first: 1 }];
+    const rules: FaultRule[] = killAt === 'mid_call' ? [] : [{ id: 'kill', point: killAt, where: { step }, action: 'crash', first: 1 }];
     const plan = new FaultPlan(rules, seededRandom(7));
     if (killAt === 'mid_call') {
       // The world applies the effect and holds the answer; the worker is killed while it waits.
       await client.armFault({ match: { key }, action: { type: 'delay', ms: 4_000, applied: true } });
     }
     const startWorker = (): Child =>
-      supervisor.spawn('w1', ['worker', '--store', store, '--id', 'w1', '--world', world.url, '--lease-ms', String(LEASE_MS), '--skew-margin-ms', '50', '--poll-ms', '10', '--call-timeout-ms', '3000'], {
-        control: controlWith({ plan }),
-      });
+      supervisor.spawn(
+        'w1',
+        [
+          'worker',
+          '--store',
+          store,
+          '--id',
+          'w1',
+          '--world',
+          world.url,
+          '--lease-ms',
+          String(LEASE_MS),
+          '--skew-margin-ms',
+          '50',
+          '--poll-ms',
+          '10',
+          '--call-timeout-ms',
+          '3000',
+        ],
+        {
+          control: controlWith({ plan }),
+        },
+      );
     let worker = startWorker();
     let killed = false;
 

@@ -1,12 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
-import { Supervisor, type Child } from '../../src/harness/supervisor.js';
+import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { type Child, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { randomInt, seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 const JOBS = 40;
@@ -62,7 +62,10 @@ describe('a worker SIGKILLed at any instant', () => {
     const effects = readEffects(effectLogFor(store));
     const perKey = new Map<string, number>();
     for (const e of effects) perKey.set(e.key, (perKey.get(e.key) ?? 0) + 1);
-    expect([...perKey.values()].filter((n) => n !== 1), 'duplicated effects').toEqual([]);
+    expect(
+      [...perKey.values()].filter((n) => n !== 1),
+      'duplicated effects',
+    ).toEqual([]);
     expect(perKey.size).toBe(JOBS);
     for (const job of observer.jobs()) {
       const claims = observer.history(job.id).filter((e) => e.kind === 'transition' && e.to_status === 'running');
@@ -71,7 +74,9 @@ describe('a worker SIGKILLed at any instant', () => {
     // A job whose holder was killed before it completed shows the lease expiring and another claim.
     const recovered = observer.jobs().filter((j) => j.attempts > 1);
     for (const job of recovered) {
-      expect(observer.history(job.id).some((e) => e.from_status === 'running' && e.to_status === 'retry' && /lease of w\d expired/.test(e.reason))).toBe(true);
+      expect(
+        observer.history(job.id).some((e) => e.from_status === 'running' && e.to_status === 'retry' && /lease of w\d expired/.test(e.reason)),
+      ).toBe(true);
     }
   });
 });

@@ -6,7 +6,7 @@ import type { TxEntry } from '../../src/port/checkpoint.js';
 import { MissingDigestError } from '../../src/queue/digest.js';
 import type { JobEvent, JobRow, Lease } from '../../src/queue/job.js';
 import type { LeaseStore, LeaseStoreOptions } from '../../src/queue/lease-store.js';
-import { isAllowedTransition, JOB_STATUSES, type Actor, type JobStatus } from '../../src/queue/states.js';
+import { type Actor, isAllowedTransition, JOB_STATUSES, type JobStatus } from '../../src/queue/states.js';
 
 /*
  * What every store of the reference queue must do, written against the
@@ -95,7 +95,10 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
           expect(event.at).toMatch(STAMP);
           expect(event.from_status).toBe(status);
           if (event.kind === 'refused') continue;
-          expect(isAllowedTransition(event.from_status, event.to_status, event.actor as Actor), `${event.from_status}>${event.to_status} by ${event.actor}`).toBe(true);
+          expect(
+            isAllowedTransition(event.from_status, event.to_status, event.actor as Actor),
+            `${event.from_status}>${event.to_status} by ${event.actor}`,
+          ).toBe(true);
           if (event.to_status === 'running') claims++;
           status = event.to_status;
         }
@@ -137,7 +140,16 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         expectStamps(job);
         const creations = (await store.events()).filter((e) => e.from_status === null);
         expect(creations).toHaveLength(2);
-        expect(creations[0]).toMatchObject({ job_id: first.jobId, kind: 'transition', to_status: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued' });
+        expect(creations[0]).toMatchObject({
+          job_id: first.jobId,
+          kind: 'transition',
+          to_status: 'pending',
+          attempt: 0,
+          fence: 0,
+          worker: null,
+          actor: 'producer',
+          reason: 'enqueued',
+        });
       });
     });
 
@@ -158,7 +170,14 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         expect(await row(a)).toEqual(first.job);
         expect(await moves(a)).toEqual(['(new)>pending', 'pending>running']);
         const [, claimed] = await history(a);
-        expect(claimed).toMatchObject({ kind: 'transition', attempt: 1, fence: 1, worker: 'w1', actor: 'worker', reason: `claimed by w1, lease until ${first.job.lease_until}` });
+        expect(claimed).toMatchObject({
+          kind: 'transition',
+          attempt: 1,
+          fence: 1,
+          worker: 'w1',
+          actor: 'worker',
+          reason: `claimed by w1, lease until ${first.job.lease_until}`,
+        });
       });
 
       it('returns null when nothing is ready: none queued, all held, or waiting out a retry delay', async () => {
@@ -221,7 +240,11 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
 
         // The live holder is unaffected.
         expect(await store.complete(fresh.lease, DIGEST)).toEqual({ ok: true, status: 'done' });
-        expect(await store.heartbeat(fresh.lease)).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'done', leasedBy: null, fence: 2 } });
+        expect(await store.heartbeat(fresh.lease)).toEqual({
+          ok: false,
+          code: 'QD_LEASE_LOST',
+          current: { status: 'done', leasedBy: null, fence: 2 },
+        });
         expect((await history(id)).at(-1)!.reason).toBe('heartbeat refused: lease of w2 under fence 2 was lost (job is done, not leased)');
         await expectHistoryMatchesRows();
       });
@@ -269,7 +292,11 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
 
         expect(await store.complete(lease, DIGEST)).toEqual({ ok: true, status: 'done' });
         expect(await row(id)).toMatchObject({ status: 'done', outcome: 'done', result_digest: DIGEST, leased_by: null, lease_until: null });
-        expect((await history(id)).at(-1)).toMatchObject({ from_status: 'running', to_status: 'done', reason: `done, verified result ${DIGEST.slice(0, 12)}` });
+        expect((await history(id)).at(-1)).toMatchObject({
+          from_status: 'running',
+          to_status: 'done',
+          reason: `done, verified result ${DIGEST.slice(0, 12)}`,
+        });
       });
 
       it('retries until the attempts run out, then goes to review with outcome review', async () => {
@@ -282,7 +309,12 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         const second = await claimBy('w2');
         expect(second.job).toMatchObject({ id, attempts: 2, lease_fence: 2 });
         expect(await store.retry(second.lease, 'flaky again')).toEqual({ ok: true, status: 'review' });
-        expect(await row(id)).toMatchObject({ status: 'review', outcome: 'review', review_reason: 'retries exhausted (2 of 2): flaky again', last_error: 'flaky again' });
+        expect(await row(id)).toMatchObject({
+          status: 'review',
+          outcome: 'review',
+          review_reason: 'retries exhausted (2 of 2): flaky again',
+          last_error: 'flaky again',
+        });
         expect(await store.claim('w3')).toBeNull();
       });
 
@@ -300,7 +332,10 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         }
         expect(await store.complete(leases.get(done)!, DIGEST)).toMatchObject({ ok: true });
         expect(await store.review(leases.get(failed)!, 'a person must look', 'boom')).toMatchObject({ ok: true, status: 'review' });
-        expect(await store.review(leases.get(waiting)!, 'step 2 prepared, awaiting approval', undefined, 'awaiting_approval')).toMatchObject({ ok: true, status: 'review' });
+        expect(await store.review(leases.get(waiting)!, 'step 2 prepared, awaiting approval', undefined, 'awaiting_approval')).toMatchObject({
+          ok: true,
+          status: 'review',
+        });
         for (const id of [compensated, unrecoverable]) {
           expect(await store.beginCompensation(leases.get(id)!, 'plan failed for good', 'policy')).toEqual({ ok: true, status: 'compensating' });
           expect((await row(id)).outcome).toBeNull();
@@ -311,7 +346,10 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         ] as const) {
           const job = await store.claimCompensation('coord');
           expect(job?.id).toBe(id);
-          expect(await store.finishCompensation({ jobId: id, workerId: 'coord', fence: job!.lease_fence }, outcome, `saga ${outcome}`)).toEqual({ ok: true, status: 'review' });
+          expect(await store.finishCompensation({ jobId: id, workerId: 'coord', fence: job!.lease_fence }, outcome, `saga ${outcome}`)).toEqual({
+            ok: true,
+            status: 'review',
+          });
         }
         const outcomes = Object.fromEntries((await store.jobs()).map((j) => [j.idempotency_key, [j.status, j.outcome]]));
         expect(outcomes).toEqual({
@@ -444,7 +482,13 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
     });
 
     describe('releasing an expired lease', () => {
-      const reconciled: TxEntry = { stepId: 'charge', action: 'reconcile', key: 'step-key-1', status: 'not_executed', detail: 'the world has no such charge' };
+      const reconciled: TxEntry = {
+        stepId: 'charge',
+        action: 'reconcile',
+        key: 'step-key-1',
+        status: 'not_executed',
+        detail: 'the world has no such charge',
+      };
 
       it('commits the release and its checkpoint together, once', async () => {
         const id = await add('a');
@@ -455,8 +499,18 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         const coordinator = await other();
         expect(await coordinator.releaseExpired(expired!, { to: 'retry', reason: 'reconciled: not executed' }, 'coord-1', reconciled)).toBe(true);
         expect(await row(id)).toMatchObject({ status: 'retry', leased_by: null, lease_until: null, lease_fence: 1, outcome: null });
-        expect((await history(id)).at(-1)).toMatchObject({ from_status: 'running', to_status: 'retry', actor: 'coordinator', worker: 'coord-1', attempt: 1, fence: 1, reason: 'reconciled: not executed' });
-        expect((await store.readTx(id)).map((r) => [r.action, r.status, r.worker, r.attempt, r.epoch])).toEqual([['reconcile', 'not_executed', 'coord-1', 1, 1]]);
+        expect((await history(id)).at(-1)).toMatchObject({
+          from_status: 'running',
+          to_status: 'retry',
+          actor: 'coordinator',
+          worker: 'coord-1',
+          attempt: 1,
+          fence: 1,
+          reason: 'reconciled: not executed',
+        });
+        expect((await store.readTx(id)).map((r) => [r.action, r.status, r.worker, r.attempt, r.epoch])).toEqual([
+          ['reconcile', 'not_executed', 'coord-1', 1, 1],
+        ]);
 
         const before = await store.progress();
         expect(await coordinator.releaseExpired(expired!, { to: 'retry', reason: 'again' }, 'coord-1', reconciled)).toBe(false);
@@ -504,9 +558,23 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         const id = await add('a');
         const { lease } = await claimBy('w1');
         expect(await store.appendTx(lease, { ...ENTRY, status: 'success' })).toBe(true);
-        expect(await store.beginCompensation(lease, 'step 2 failed for good', 'PolicyViolation: refused')).toEqual({ ok: true, status: 'compensating' });
-        expect(await row(id)).toMatchObject({ status: 'compensating', leased_by: null, lease_until: null, last_error: 'PolicyViolation: refused', outcome: null });
-        expect((await history(id)).at(-1)).toMatchObject({ from_status: 'running', to_status: 'compensating', actor: 'worker', reason: 'step 2 failed for good' });
+        expect(await store.beginCompensation(lease, 'step 2 failed for good', 'PolicyViolation: refused')).toEqual({
+          ok: true,
+          status: 'compensating',
+        });
+        expect(await row(id)).toMatchObject({
+          status: 'compensating',
+          leased_by: null,
+          lease_until: null,
+          last_error: 'PolicyViolation: refused',
+          outcome: null,
+        });
+        expect((await history(id)).at(-1)).toMatchObject({
+          from_status: 'running',
+          to_status: 'compensating',
+          actor: 'worker',
+          reason: 'step 2 failed for good',
+        });
         expect(await store.claim('w2')).toBeNull();
 
         const before = await store.progress();
@@ -523,13 +591,36 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         const second = await (await other()).claimCompensation('coord-2');
         expect(second).toMatchObject({ id, leased_by: 'coord-2', lease_fence: 3 });
         const c2 = { jobId: id, workerId: 'coord-2', fence: 3 };
-        expect(await store.finishCompensation(c1, 'compensated', 'stale')).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'compensating', leasedBy: 'coord-2', fence: 3 } });
-        expect((await history(id)).at(-1)).toMatchObject({ kind: 'refused', from_status: 'compensating', to_status: 'review', actor: 'coordinator', worker: 'coord-1', fence: 2 });
+        expect(await store.finishCompensation(c1, 'compensated', 'stale')).toEqual({
+          ok: false,
+          code: 'QD_LEASE_LOST',
+          current: { status: 'compensating', leasedBy: 'coord-2', fence: 3 },
+        });
+        expect((await history(id)).at(-1)).toMatchObject({
+          kind: 'refused',
+          from_status: 'compensating',
+          to_status: 'review',
+          actor: 'coordinator',
+          worker: 'coord-1',
+          fence: 2,
+        });
         expect(await store.appendTx(c1, { ...ENTRY, action: 'compensate', status: 'success' })).toBe(false);
 
         expect(await store.finishCompensation(c2, 'compensated', 'every step undone')).toEqual({ ok: true, status: 'review' });
-        expect(await row(id)).toMatchObject({ status: 'review', outcome: 'compensated', review_reason: 'every step undone', leased_by: null, lease_until: null });
-        expect((await history(id)).at(-1)).toMatchObject({ from_status: 'compensating', to_status: 'review', actor: 'coordinator', worker: 'coord-2', fence: 3 });
+        expect(await row(id)).toMatchObject({
+          status: 'review',
+          outcome: 'compensated',
+          review_reason: 'every step undone',
+          leased_by: null,
+          lease_until: null,
+        });
+        expect((await history(id)).at(-1)).toMatchObject({
+          from_status: 'compensating',
+          to_status: 'review',
+          actor: 'coordinator',
+          worker: 'coord-2',
+          fence: 3,
+        });
         expect(await store.claimCompensation('coord-1')).toBeNull();
         expect((await store.readTx(id)).map((r) => [r.action, r.epoch, r.worker])).toEqual([
           ['execute', 1, 'w1'],
@@ -554,7 +645,12 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         await store.recordIncident(b, 'release', 'hold not found');
         const mine = await store.incidents(a);
         expect(mine).toHaveLength(1);
-        expect(mine[0]).toMatchObject({ job_id: String(a), step_id: 'refund', error: 'refund refused by the bank', status: 'manual_recovery_required' });
+        expect(mine[0]).toMatchObject({
+          job_id: String(a),
+          step_id: 'refund',
+          error: 'refund refused by the bank',
+          status: 'manual_recovery_required',
+        });
         expect(mine[0]!.at).toMatch(STAMP);
         expect((await store.incidents()).map((i) => i.job_id)).toEqual([String(a), String(b)]);
       });
@@ -583,7 +679,7 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         expect(await store.counts()).toEqual({ pending: 1, running: 1, retry: 0, done: 0, review: 0, compensating: 0 });
       });
 
-      it('rebuilds every job\'s status from its history, across a mixed run', async () => {
+      it("rebuilds every job's status from its history, across a mixed run", async () => {
         const ids = [];
         for (let i = 0; i < 6; i++) ids.push(await add(`job-${i}`, 2));
         const second = await other();

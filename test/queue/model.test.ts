@@ -8,13 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type Claimed, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { ManualClock, utc } from '../../src/kernel/clock.js';
 import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
-import type { JobEvent, Lease, LeaseWriteResult } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { isAllowedTransition, type Actor, type JobStatus } from '../../src/queue/states.js';
-import { QueueModel, type ModelConfig, type ModelLease, type WriteOutcome } from './model/queue-model.js';
+import type { JobEvent, Lease, LeaseWriteResult } from '../../src/queue/job.js';
+import { type Actor, isAllowedTransition, type JobStatus } from '../../src/queue/states.js';
+import { type ModelConfig, type ModelLease, QueueModel, type WriteOutcome } from './model/queue-model.js';
 
 const CONFIG: ModelConfig = {
   startMs: Date.UTC(2026, 0, 1),
@@ -82,9 +82,7 @@ function checkInvariants(m: QueueModel, r: Real): void {
     expect(claims.length).toBe(row.attempts);
 
     const leased = row.leased_by !== null && row.lease_until !== null;
-    expect(leased, `job ${row.id} is ${row.status}; leased_by=${row.leased_by} lease_until=${row.lease_until}`).toBe(
-      row.status === 'running',
-    );
+    expect(leased, `job ${row.id} is ${row.status}; leased_by=${row.leased_by} lease_until=${row.lease_until}`).toBe(row.status === 'running');
     if (row.status !== 'running') expect([row.leased_by, row.lease_until]).toEqual([null, null]);
     if (row.status === 'done') expect(row.result_digest).toMatch(/^[0-9a-f]{64}$/);
     if (row.status === 'review') expect(row.review_reason, `job ${row.id} in review without a reason`).toBeTruthy();
@@ -107,14 +105,7 @@ function describeEvent(e: JobEvent): string {
 }
 
 /** A write under a lease did what the model says; a refused one is reported and recorded. */
-function checkWrite(
-  m: QueueModel,
-  r: Real,
-  lease: Lease,
-  got: LeaseWriteResult,
-  want: WriteOutcome,
-  refusedAs: JobStatus,
-): void {
+function checkWrite(m: QueueModel, r: Real, lease: Lease, got: LeaseWriteResult, want: WriteOutcome, refusedAs: JobStatus): void {
   note(`${refusedAs === 'running' ? 'heartbeat' : refusedAs}: ${want.ok ? `-> ${want.status}` : 'refused'}`);
   if (want.ok) {
     expect(got).toEqual(want);
@@ -157,7 +148,7 @@ const leasePick: fc.Arbitrary<LeasePick> = fc.record({
 });
 
 function otherWorker(workerId: string): string {
-  return WORKERS[(WORKERS.findIndex((w) => w === workerId) + 1) % WORKERS.length]!;
+  return WORKERS[(WORKERS.indexOf(workerId as (typeof WORKERS)[number]) + 1) % WORKERS.length]!;
 }
 
 /** Base for commands acting under a lease from an earlier claim (live or stale). */
@@ -371,15 +362,13 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.constantFrom(...WORKERS).map((w) => new ClaimCommand(w)), // claims drive everything else: weigh them double
   leasePick.map((p) => new HeartbeatCommand(p)),
   fc.tuple(leasePick, digest).map(([p, d]) => new CompleteCommand(p, d)),
-  fc.tuple(leasePick, fc.constantFrom('transient', 'transient', 'permanent', 'unknown-non-idempotent') as fc.Arbitrary<FailCommand['kind']>).map(
-    ([p, k]) => new FailCommand(p, k),
-  ),
+  fc
+    .tuple(leasePick, fc.constantFrom('transient', 'transient', 'permanent', 'unknown-non-idempotent') as fc.Arbitrary<FailCommand['kind']>)
+    .map(([p, k]) => new FailCommand(p, k)),
   leasePick.map((p) => new ReviewCommand(p)),
   // Small steps (within a lease or a back-off), the exact expiry edge, and well past it.
   fc.integer({ min: 0, max: 3_000 }).map((ms) => new AdvanceCommand(ms)),
-  fc
-    .oneof(fc.constantFrom(EXPIRY, EXPIRY + 1), fc.integer({ min: EXPIRY + 1, max: 3 * EXPIRY }))
-    .map((ms) => new AdvanceCommand(ms)),
+  fc.oneof(fc.constantFrom(EXPIRY, EXPIRY + 1), fc.integer({ min: EXPIRY + 1, max: 3 * EXPIRY })).map((ms) => new AdvanceCommand(ms)),
   fc.constant(null).map(() => new SweepCommand()),
   fc.nat().map((i) => new RequeueFromReviewCommand(i)),
 ];

@@ -4,7 +4,7 @@ import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../sr
 
 const EFFECTS: readonly EffectKind[] = ['none', 'idempotent', 'non_idempotent'];
 
-/** Seed 003's recovery matrix, written out: kind -> effect -> action. */
+/** The transaction sketch's recovery matrix, written out: kind -> effect -> action. */
 const MATRIX: Record<ErrorKind, Record<EffectKind, RecoveryDecision['action']>> = {
   transient: { none: 'retry', idempotent: 'retry', non_idempotent: 'retry' },
   unknown_outcome: { none: 'retry', idempotent: 'retry', non_idempotent: 'reconcile' },
@@ -46,7 +46,7 @@ describe('decideRecovery', () => {
     { error: new Error('HTTP 503'), effect: 'non_idempotent', action: 'retry' },
     { error: new Error('HTTP 401'), effect: 'idempotent', action: 'review' },
   ] as const)('routes a foreign "$error.message" on a $effect effect to $action', ({ error, effect, action }) => {
-    // Seed 000 retried every timeout: on a non-idempotent effect that can apply it twice.
+    // The queue sketch retried every timeout: on a non-idempotent effect that can apply it twice.
     expect(decideRecovery(classifyError(error), effect).action).toBe(action);
   });
 

@@ -25,9 +25,20 @@ afterEach(async () => {
 function open(): { queue: QueueConnection; clock: ManualClock } {
   const run = tempRunDir('reference-connection');
   const clock = new ManualClock();
-  const store = new SqliteLeaseStore(SqliteQueue.open(join(run.dir, 'queue.db'), { clock, random: seededRandom(1), leaseMs: 1_000, skewMarginMs: 100, retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 } }));
+  const store = new SqliteLeaseStore(
+    SqliteQueue.open(join(run.dir, 'queue.db'), {
+      clock,
+      random: seededRandom(1),
+      leaseMs: 1_000,
+      skewMarginMs: 100,
+      retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 },
+    }),
+  );
   const queue = referenceConnection(store, { leaseMs: 1_000 });
-  cleanup.push(() => run.remove(), () => queue.close());
+  cleanup.push(
+    () => run.remove(),
+    () => queue.close(),
+  );
   return { queue, clock };
 }
 
@@ -62,7 +73,11 @@ describe('referenceConnection', () => {
       ['1', 'done', 'done', 1, null],
       ['2', 'review', 'awaiting_approval', 1, null],
     ]);
-    expect(history.filter((e) => e.jobId === '1').map((e) => `${e.from ?? '(new)'}>${e.to} epoch ${e.epoch}`)).toEqual(['(new)>pending epoch 0', 'pending>running epoch 1', 'running>done epoch 1']);
+    expect(history.filter((e) => e.jobId === '1').map((e) => `${e.from ?? '(new)'}>${e.to} epoch ${e.epoch}`)).toEqual([
+      '(new)>pending epoch 0',
+      'pending>running epoch 1',
+      'running>done epoch 1',
+    ]);
     expect((await queue.saga.rows()).map((r) => [r.job_id, r.epoch, r.worker])).toEqual([
       ['1', 1, 'w1'],
       ['2', 1, 'w1'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom, type Random } from '../../src/kernel/random.js';
-import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../src/queue/retry-delay.js';
+import { type Random, seededRandom } from '../../src/kernel/random.js';
+import { type RetryDelayPolicy, retryDelayMs, SEED_RETRY_DELAY } from '../../src/queue/retry-delay.js';
 
 const NO_JITTER: RetryDelayPolicy = { ...SEED_RETRY_DELAY, jitterMs: 0 };
 
@@ -10,7 +10,7 @@ function fixed(value: number): Random {
 }
 
 describe('retryDelayMs', () => {
-  it("keeps seed 000's schedule as the default", () => {
+  it("keeps the queue sketch's schedule as the default", () => {
     expect(SEED_RETRY_DELAY).toEqual({ baseMs: 15_000, capMs: 900_000, jitterMs: 10_000 });
   });
 

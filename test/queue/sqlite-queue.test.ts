@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Claimed, type QueueOptions, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { ManualClock, utc } from '../../src/kernel/clock.js';
 import { PolicyViolationError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
-import type { JobEvent, Lease } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import type { EffectKind } from '../../src/queue/recovery.js';
 import { REDACTED, secretsInPayload } from '../../src/kernel/redact.js';
-import { retryDelayMs } from '../../src/queue/retry-delay.js';
 import { MissingDigestError } from '../../src/queue/digest.js';
-import { SqliteQueue, type Claimed, type QueueOptions } from '../../src/adapters/sqlite/sqlite-queue.js';
+import type { JobEvent, Lease } from '../../src/queue/job.js';
+import type { EffectKind } from '../../src/queue/recovery.js';
+import { retryDelayMs } from '../../src/queue/retry-delay.js';
 import type { JobStatus } from '../../src/queue/states.js';
 
 const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);
@@ -64,8 +64,7 @@ afterEach(async () => {
 });
 
 function add(key = 'job-1', maxAttempts?: number): number {
-  return queue.enqueue({ key, action: 'charge', payload: { amount: 100 }, ...(maxAttempts === undefined ? {} : { maxAttempts }) })
-    .jobId;
+  return queue.enqueue({ key, action: 'charge', payload: { amount: 100 }, ...(maxAttempts === undefined ? {} : { maxAttempts }) }).jobId;
 }
 
 function claimBy(workerId: string, q: SqliteQueue = queue): Claimed {
@@ -360,7 +359,9 @@ describe('a write under a lost lease', () => {
       actor: 'worker',
       at: utc(clock.now()),
     });
-    expect(history.at(-1)?.reason).toMatch(new RegExp(`^${op} refused: lease of w1 under fence 1 was lost \\(job is running, held by w2 under fence 2\\)`));
+    expect(history.at(-1)?.reason).toMatch(
+      new RegExp(`^${op} refused: lease of w1 under fence 1 was lost \\(job is running, held by w2 under fence 2\\)`),
+    );
   });
 
   it.each(writes)('$op is refused for the same worker id under an old fence (a restarted worker)', ({ to, write }) => {
@@ -378,7 +379,11 @@ describe('a write under a lost lease', () => {
     const jobId = add();
     const claimed = claimBy('w1');
     expect(queue.complete(claimed.lease, DIGEST)).toEqual({ ok: true, status: 'done' });
-    expect(queue.retry(claimed.lease, 'late', 1)).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'done', leasedBy: null, fence: 1 } });
+    expect(queue.retry(claimed.lease, 'late', 1)).toEqual({
+      ok: false,
+      code: 'QD_LEASE_LOST',
+      current: { status: 'done', leasedBy: null, fence: 1 },
+    });
     expect(lastEvent(jobId).reason).toMatch(/job is done, not leased/);
     expect(queue.job(jobId)?.status).toBe('done');
   });
@@ -528,9 +533,27 @@ describe('review', () => {
 
 describe('fail: routing by the recovery matrix', () => {
   const cases: Array<{ name: string; error: unknown; effect: EffectKind; action: string; status: JobStatus }> = [
-    { name: 'a timeout on a non-idempotent effect', error: new Error('request timeout after 5000 ms'), effect: 'non_idempotent', action: 'reconcile', status: 'running' },
-    { name: 'a lost response on a non-idempotent effect', error: new Error('socket hang up'), effect: 'non_idempotent', action: 'reconcile', status: 'running' },
-    { name: 'an UnknownOutcomeError on a non-idempotent effect', error: new UnknownOutcomeError('no answer'), effect: 'non_idempotent', action: 'reconcile', status: 'running' },
+    {
+      name: 'a timeout on a non-idempotent effect',
+      error: new Error('request timeout after 5000 ms'),
+      effect: 'non_idempotent',
+      action: 'reconcile',
+      status: 'running',
+    },
+    {
+      name: 'a lost response on a non-idempotent effect',
+      error: new Error('socket hang up'),
+      effect: 'non_idempotent',
+      action: 'reconcile',
+      status: 'running',
+    },
+    {
+      name: 'an UnknownOutcomeError on a non-idempotent effect',
+      error: new UnknownOutcomeError('no answer'),
+      effect: 'non_idempotent',
+      action: 'reconcile',
+      status: 'running',
+    },
     { name: 'a timeout on an idempotent effect', error: new Error('request timeout'), effect: 'idempotent', action: 'retry', status: 'retry' },
     { name: 'a timeout with no effect', error: new Error('ETIMEDOUT'), effect: 'none', action: 'retry', status: 'retry' },
     { name: '401', error: new Error('HTTP 401 Unauthorized'), effect: 'idempotent', action: 'review', status: 'review' },
@@ -643,9 +666,31 @@ describe('requeueFromReview', () => {
 
   const notInReview: Array<{ status: JobStatus | 'missing'; setUp: () => number }> = [
     { status: 'pending', setUp: () => add() },
-    { status: 'running', setUp: () => (add(), claimBy('w1').job.id) },
-    { status: 'retry', setUp: () => { const c = (add(), claimBy('w1')); queue.retry(c.lease, 'e', 1); return c.job.id; } },
-    { status: 'done', setUp: () => { const c = (add(), claimBy('w1')); queue.complete(c.lease, DIGEST); return c.job.id; } },
+    {
+      status: 'running',
+      setUp: () => {
+        add();
+        return claimBy('w1').job.id;
+      },
+    },
+    {
+      status: 'retry',
+      setUp: () => {
+        add();
+        const c = claimBy('w1');
+        queue.retry(c.lease, 'e', 1);
+        return c.job.id;
+      },
+    },
+    {
+      status: 'done',
+      setUp: () => {
+        add();
+        const c = claimBy('w1');
+        queue.complete(c.lease, DIGEST);
+        return c.job.id;
+      },
+    },
     { status: 'missing', setUp: () => 404 },
   ];
 
@@ -698,13 +743,17 @@ describe('the transition trigger in the store file', () => {
 
   // Written out, not derived from ALLOWED_TRANSITIONS: this checks the table as much as the trigger.
   const ALLOWED = new Set([
-    'pending>running', 'retry>running', 'running>done', 'running>retry', 'running>review', 'review>pending',
-    'running>compensating', 'compensating>review',
+    'pending>running',
+    'retry>running',
+    'running>done',
+    'running>retry',
+    'running>review',
+    'review>pending',
+    'running>compensating',
+    'compensating>review',
   ]);
   const STATUSES: JobStatus[] = ['pending', 'running', 'retry', 'done', 'review', 'compensating'];
-  const PAIRS = STATUSES.flatMap((from) =>
-    STATUSES.filter((to) => to !== from).map((to) => ({ from, to, allowed: ALLOWED.has(`${from}>${to}`) })),
-  );
+  const PAIRS = STATUSES.flatMap((from) => STATUSES.filter((to) => to !== from).map((to) => ({ from, to, allowed: ALLOWED.has(`${from}>${to}`) })));
 
   it.each(PAIRS)('$from -> $to by raw SQL: allowed $allowed', ({ from, to, allowed }) => {
     const jobId = jobIn(from);
@@ -757,13 +806,11 @@ describe('stored times', () => {
     claimBy('w4'); // a job with a lease still set
 
     const raw = rawConnection();
-    const jobTimes = raw
-      .prepare(`SELECT created_at, updated_at, next_run_at, lease_until FROM agent_jobs`)
-      .all() as Array<Record<string, string | null>>;
+    const jobTimes = raw.prepare(`SELECT created_at, updated_at, next_run_at, lease_until FROM agent_jobs`).all() as Array<
+      Record<string, string | null>
+    >;
     const eventTimes = raw.prepare(`SELECT at FROM agent_job_events ORDER BY id`).all() as Array<{ at: string }>;
-    const times = [...jobTimes.flatMap((row) => Object.values(row)), ...eventTimes.map((e) => e.at)].filter(
-      (t): t is string => t !== null,
-    );
+    const times = [...jobTimes.flatMap((row) => Object.values(row)), ...eventTimes.map((e) => e.at)].filter((t): t is string => t !== null);
     expect(times.length).toBeGreaterThan(15);
     for (const t of times) expect(t).toMatch(STAMP);
     expect(raw.prepare(`SELECT COUNT(*) AS n FROM agent_jobs WHERE lease_until IS NOT NULL`).get()).toEqual({ n: 1 });

@@ -1,6 +1,6 @@
 import { EVIDENCE_MEANING } from '../../src/kernel/vocabulary.js';
-import { REPORT_VERSION, type DrillReport, type ScenarioReport } from '../../src/report/schema.js';
-import { INVARIANT_IDS, type EvidenceAvailability, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
+import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../../src/report/schema.js';
+import { type EvidenceAvailability, INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
 import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
 
 /*
@@ -57,11 +57,18 @@ export const STUB_AVAILABLE: EvidenceAvailability = Object.freeze({ ...everythin
 export const NO_HISTORY_NOTE = `needs history (${EVIDENCE_MEANING.history}): ${NO_HISTORY}`;
 
 /** The invariants that need evidence the stub queue lacks (each of them needs the history), in report order. */
-export const NEEDS_HISTORY: readonly InvariantId[] = INVARIANTS.filter((invariant) => invariant.needs.some((kind) => STUB_AVAILABLE[kind] !== true)).map((invariant) => invariant.id);
+export const NEEDS_HISTORY: readonly InvariantId[] = INVARIANTS.filter((invariant) =>
+  invariant.needs.some((kind) => STUB_AVAILABLE[kind] !== true),
+).map((invariant) => invariant.id);
 
 /** Every invariant held, except those needing the history: not judged, saying why. */
 function stubVerdicts(): Verdict[] {
-  return INVARIANT_IDS.map((id): Verdict => (NEEDS_HISTORY.includes(id) ? { id, statement: STATEMENTS[id], status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE } : { id, statement: STATEMENTS[id], status: 'held', evidence: [] }));
+  return INVARIANT_IDS.map(
+    (id): Verdict =>
+      NEEDS_HISTORY.includes(id)
+        ? { id, statement: STATEMENTS[id], status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE }
+        : { id, statement: STATEMENTS[id], status: 'held', evidence: [] },
+  );
 }
 
 const REPLAY = (name: string) => `queue-drill drill scenarios.yaml --only ${name} --seed 42 --queue reference`;
@@ -72,7 +79,8 @@ const artefacts = (name: string) => ({
 });
 
 /** Hostile text the views must escape: a control character, markup, a CDATA end, a pipe and a backtick. */
-export const HOSTILE_EVIDENCE = 'ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> \u001b[31mred\u001b[0m nul:\u0000 lone:\ud800 | `tick`';
+export const HOSTILE_EVIDENCE =
+  'ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> \u001b[31mred\u001b[0m nul:\u0000 lone:\ud800 | `tick`';
 
 function passing(): ScenarioReport {
   const name = 'crash_after_write';
@@ -263,7 +271,12 @@ export function drillReport(): DrillReport {
 
 /** A report whose every scenario passed (exit code 0). */
 export function passingReport(): DrillReport {
-  return { ...drillReport(), exitCode: 0, summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } }, scenarios: [passing()] };
+  return {
+    ...drillReport(),
+    exitCode: 0,
+    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
+    scenarios: [passing()],
+  };
 }
 
 /** crash_after_write on the stub queue: it passed, with every invariant that needs the history not judged. */
@@ -288,7 +301,14 @@ export function notJudgedReport(): DrillReport {
     command: 'queue-drill drill scenarios.yaml --seed 42 --queue stub',
     queue: 'stub',
     exitCode: 0,
-    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged } },
+    summary: {
+      scenarios: 1,
+      passed: 1,
+      failed: 0,
+      vacuous: 0,
+      errors: 0,
+      invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged },
+    },
     scenarios: [notJudgedScenario()],
   };
 }

@@ -3,15 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { JUNIT_CASES, renderJunit } from '../../src/report/junit.js';
 import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
 import { drillReport, HOSTILE_EVIDENCE, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
-import { findAll, parseXml, XmlError, type XmlElement } from './xml-check.js';
+import { findAll, parseXml, type XmlElement, XmlError } from './xml-check.js';
 
 /** Python's expat, a real and strict XML parser (python3 is already a test prerequisite): null when well-formed, else its complaint. */
 function expatComplaint(xml: string): string | null {
   try {
-    execFileSync('python3', ['-I', '-c', 'import sys, xml.etree.ElementTree as ET; ET.fromstring(sys.stdin.buffer.read())'], { input: Buffer.from(xml, 'utf8'), stdio: ['pipe', 'pipe', 'pipe'] });
+    execFileSync('python3', ['-I', '-c', 'import sys, xml.etree.ElementTree as ET; ET.fromstring(sys.stdin.buffer.read())'], {
+      input: Buffer.from(xml, 'utf8'),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     return null;
   } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n').at(-1) ?? 'failed';
+    return (
+      String((error as { stderr?: Buffer }).stderr ?? error)
+        .trim()
+        .split('\n')
+        .at(-1) ?? 'failed'
+    );
   }
 }
 
@@ -65,7 +73,11 @@ describe('renderJunit', () => {
       expect(cases.map((c) => c.attributes.name)).toEqual([...scenario.invariants.map((v) => v.id), JUNIT_CASES.outcome, JUNIT_CASES.faults]);
       for (const testcase of cases) expect(testcase.attributes.classname).toBe(scenario.name);
     }
-    expect(findAll(suites[0]!, 'testcase').slice(0, INVARIANT_IDS.length).map((c) => c.attributes.name)).toEqual([...INVARIANT_IDS]);
+    expect(
+      findAll(suites[0]!, 'testcase')
+        .slice(0, INVARIANT_IDS.length)
+        .map((c) => c.attributes.name),
+    ).toEqual([...INVARIANT_IDS]);
   });
 
   it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases', () => {
@@ -75,7 +87,9 @@ describe('renderJunit', () => {
       { tests: '15', failures: '1', errors: '0', skipped: '1', time: '2.200' },
       { tests: '2', failures: '0', errors: '1', skipped: '1', time: '5.003' },
     ];
-    expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(expected);
+    expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(
+      expected,
+    );
     for (const suite of suites) {
       const outcomes = findAll(suite, 'testcase').map(outcomeOf);
       expect(String(outcomes.length)).toBe(suite.attributes.tests);
@@ -95,7 +109,9 @@ describe('renderJunit', () => {
     expect(failure.name).toBe('failure');
     expect(failure.attributes.type).toBe('invariant');
     expect(failure.attributes.message).not.toMatch(/[\r\n]/);
-    expect(failure.attributes.message).toMatch(/^ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> .* \(and 1 more\)$/);
+    expect(failure.attributes.message).toMatch(
+      /^ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> .* \(and 1 more\)$/,
+    );
     expect(failure.text).toContain('no non-idempotent effect is applied twice for one key');
     expect(failure.text).toContain('\njob 1 is done with charge applied 2 times');
     expect(failure.text).toContain('<both> & "twice" ]]>');
@@ -111,7 +127,10 @@ describe('renderJunit', () => {
 
   it('fails "expected outcome" for a job that ended wrong, and "faults fired" for a fault that never fired', () => {
     const outcome = findAll(suites[1]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.outcome)!;
-    expect(outcome.children[0]!.attributes).toMatchObject({ type: 'expectation', message: '1 of 1 jobs did not end as expected: job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done' });
+    expect(outcome.children[0]!.attributes).toMatchObject({
+      type: 'expectation',
+      message: '1 of 1 jobs did not end as expected: job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done',
+    });
     expect(outcome.children[0]!.text).toContain('replay: queue-drill drill scenarios.yaml --only timeout_blind_retry');
     const faults = findAll(suites[2]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.faults)!;
     expect(faults.children[0]!.name).toBe('failure');
@@ -123,14 +142,25 @@ describe('renderJunit', () => {
     const cases = findAll(suites[3]!, 'testcase');
     const error = cases.find((c) => c.attributes.name === JUNIT_CASES.outcome)!.children[0]!;
     expect(error.name).toBe('error');
-    expect(error.attributes.message).toBe('the harness failed: QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE');
+    expect(error.attributes.message).toBe(
+      'the harness failed: QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE',
+    );
     expect(error.text).toContain('QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE');
-    expect(cases.find((c) => c.attributes.name === JUNIT_CASES.faults)!.children[0]).toMatchObject({ name: 'skipped', attributes: { message: 'not judged: the harness failed' } });
+    expect(cases.find((c) => c.attributes.name === JUNIT_CASES.faults)!.children[0]).toMatchObject({
+      name: 'skipped',
+      attributes: { message: 'not judged: the harness failed' },
+    });
   });
 
   it('carries the replay command and seed as properties, and the timeline in system-out', () => {
     const properties = Object.fromEntries(findAll(suites[1]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
-    expect(properties).toMatchObject({ verdict: 'fail', seed: '42', queue: 'reference', queueVersion: 'reference 0.1.0 (sqlite)', replay: report.scenarios[1]!.replay });
+    expect(properties).toMatchObject({
+      verdict: 'fail',
+      seed: '42',
+      queue: 'reference',
+      queueVersion: 'reference 0.1.0 (sqlite)',
+      replay: report.scenarios[1]!.replay,
+    });
     expect(findAll(suites[0]!, 'system-out')[0]!.text).toContain('2026-08-25T10:00:00.300Z kill w1#1 SIGKILL');
   });
 
@@ -189,6 +219,9 @@ describe('renderJunit, when the queue could not give some evidence', () => {
     const out = renderJunit(hostile);
     expect(expatComplaint(out)).toBeNull();
     const testcase = findAll(parseXml(out), 'testcase').find((c) => c.attributes.name === verdict.id)!;
-    expect(testcase.children[0]).toMatchObject({ name: 'skipped', attributes: { message: 'not judged: needs history <&> "quoted" second line \\x1B[0m' } });
+    expect(testcase.children[0]).toMatchObject({
+      name: 'skipped',
+      attributes: { message: 'not judged: needs history <&> "quoted" second line \\x1B[0m' },
+    });
   });
 });

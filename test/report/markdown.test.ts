@@ -25,7 +25,7 @@ function tableRows(markdown: string, first: string): string[][] {
 /** The text of the section under `heading`, up to the next heading of the same or a higher level. */
 function section(markdown: string, heading: string): string {
   const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => line === heading);
+  const start = lines.indexOf(heading);
   if (start < 0) throw new Error(`no heading ${heading}`);
   const level = /^#+/.exec(heading)![0].length;
   const end = lines.findIndex((line, i) => i > start && /^#+ /.test(line) && /^#+/.exec(line)![0].length <= level);
@@ -85,7 +85,9 @@ describe('renderMarkdown', () => {
     expect(vacuous).not.toContain('**Broken invariants:**');
 
     const error = section(markdown, '### ❌ `world_unreachable`: error');
-    expect(error).toContain('**The harness failed:**\n\n```text\nQD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE\n```');
+    expect(error).toContain(
+      '**The harness failed:**\n\n```text\nQD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE\n```',
+    );
     expect(error).toContain('--only world_unreachable');
   });
 
@@ -101,8 +103,17 @@ describe('renderMarkdown', () => {
     expect(error).toContain('no invariant judged, 0 jobs');
     const invariants = tableRows(pass!, 'Invariant');
     expect(invariants).toHaveLength(13);
-    expect(invariants.at(-1)).toEqual(['`saga-compensation`', '✅', 'after a failed step, completed steps are compensated in reverse order', 'nothing to judge: no plan job in this drill']);
-    expect(tableRows(fail!, 'Invariant').filter((row) => row[1] === '❌').map((row) => row[0])).toEqual(['`no-duplicate-effect`', '`review-routing`']);
+    expect(invariants.at(-1)).toEqual([
+      '`saga-compensation`',
+      '✅',
+      'after a failed step, completed steps are compensated in reverse order',
+      'nothing to judge: no plan job in this drill',
+    ]);
+    expect(
+      tableRows(fail!, 'Invariant')
+        .filter((row) => row[1] === '❌')
+        .map((row) => row[0]),
+    ).toEqual(['`no-duplicate-effect`', '`review-routing`']);
     for (const line of report.scenarios[0]!.jobs[0]!.history) expect(pass).toContain(`\n${line}\n`);
     expect(pass).toContain('**Job `1`** `ab12cd34ef56ab78` ✅: expected done, ended done; attempts 2/5.');
     expect(pass).toContain('Queue `reference` (reference 0.1.0 (sqlite)), seed `42`, run 1, 3.41 s,');
@@ -175,7 +186,9 @@ describe('renderMarkdown, when the queue could not give some evidence', () => {
   });
 
   it('says how many hold and how many were not judged in the summary line, and names the queue version', () => {
-    expect(block).toContain(`<summary>✅ crash_after_write: pass, ${13 - NEEDS_HISTORY.length}/13 invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`);
+    expect(block).toContain(
+      `<summary>✅ crash_after_write: pass, ${13 - NEEDS_HISTORY.length}/13 invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`,
+    );
     expect(block).toContain('Queue `stub` (stub 0.0.1), seed `42`');
   });
 

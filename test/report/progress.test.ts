@@ -35,15 +35,23 @@ describe('the progress lines', () => {
   it('a scenario line says nothing of it when every invariant was judged', () => {
     expect(scenarioLine(passingReport().scenarios[0]!, 1, 1)).toBe('[1/1] PASS    crash_after_write  3.4s  faults 1/1 fired  jobs: 1 done');
     const failing = scenarioLine(drillReport().scenarios[1]!, 2, 4);
-    expect(failing).toMatch(/^\[2\/4\] FAIL {4}timeout_blind_retry {2}5\.1s {2}faults 1\/1 fired {2}jobs: 1 done\n {8}broke: no-duplicate-effect, review-routing\n/);
+    expect(failing).toMatch(
+      /^\[2\/4\] FAIL {4}timeout_blind_retry {2}5\.1s {2}faults 1\/1 fired {2}jobs: 1 done\n {8}broke: no-duplicate-effect, review-routing\n/,
+    );
     expect(failing).not.toContain('not judged');
   });
 
   it.each([
-    { report: 'some invariants not judged', make: notJudgedReport, tail: `; ${NEEDS_HISTORY.length} invariant verdicts not judged (the queue cannot give their evidence)` },
+    {
+      report: 'some invariants not judged',
+      make: notJudgedReport,
+      tail: `; ${NEEDS_HISTORY.length} invariant verdicts not judged (the queue cannot give their evidence)`,
+    },
     { report: 'every invariant judged', make: passingReport, tail: '' },
   ])('the summary line with $report', ({ make, tail }) => {
-    expect(summaryOf(make())).toBe(`\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n`);
+    expect(summaryOf(make())).toBe(
+      `\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n`,
+    );
   });
 
   it('prints one line per finished scenario, and the summary, with no live line off a terminal', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_KINDS } from '../../src/kernel/vocabulary.js';
-import { checkReport, DrillReportSchema, REPORT_VERSION, reportJsonSchema, type DrillReport } from '../../src/report/schema.js';
+import { checkReport, type DrillReport, DrillReportSchema, REPORT_VERSION, reportJsonSchema } from '../../src/report/schema.js';
 import { drillReport, NEEDS_HISTORY, NO_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
 
 /** The issues of a report that must not validate (fails the test if it does). */
@@ -32,14 +32,34 @@ describe('the report schema', () => {
     const notJudged = scenario!.invariants.filter((v) => v.status === 'not_judged');
     expect(notJudged.map((v) => v.id)).toEqual(NEEDS_HISTORY);
     for (const v of notJudged) expect(v).toMatchObject({ evidence: [], note: NO_HISTORY_NOTE });
-    expect(report.summary.invariants).toEqual({ held: scenario!.invariants.length - NEEDS_HISTORY.length, broken: 0, notJudged: NEEDS_HISTORY.length });
+    expect(report.summary.invariants).toEqual({
+      held: scenario!.invariants.length - NEEDS_HISTORY.length,
+      broken: 0,
+      notJudged: NEEDS_HISTORY.length,
+    });
   });
 
   // The summary's invariant counts must agree with the scenarios, whichever way they are wrong.
   it.each<{ why: string; breakIt: (r: DrillReport) => void; path: string; message: RegExp }>([
-    { why: 'not judged counted as held', breakIt: (r) => (r.summary.invariants = { ...r.summary.invariants, held: r.summary.invariants.held + r.summary.invariants.notJudged, notJudged: 0 }), path: 'summary.invariants.notJudged', message: /is 0, but the scenarios count [1-9]/ },
-    { why: 'not judged miscounted by one', breakIt: (r) => r.summary.invariants.notJudged--, path: 'summary.invariants.notJudged', message: /but the scenarios count/ },
-    { why: 'a verdict turned not judged behind the summary', breakIt: (r) => (r.scenarios[0]!.invariants[0] = { ...r.scenarios[0]!.invariants[0]!, status: 'not_judged', note: NO_HISTORY_NOTE }), path: 'summary.invariants.notJudged', message: /but the scenarios count/ },
+    {
+      why: 'not judged counted as held',
+      breakIt: (r) =>
+        (r.summary.invariants = { ...r.summary.invariants, held: r.summary.invariants.held + r.summary.invariants.notJudged, notJudged: 0 }),
+      path: 'summary.invariants.notJudged',
+      message: /is 0, but the scenarios count [1-9]/,
+    },
+    {
+      why: 'not judged miscounted by one',
+      breakIt: (r) => r.summary.invariants.notJudged--,
+      path: 'summary.invariants.notJudged',
+      message: /but the scenarios count/,
+    },
+    {
+      why: 'a verdict turned not judged behind the summary',
+      breakIt: (r) => (r.scenarios[0]!.invariants[0] = { ...r.scenarios[0]!.invariants[0]!, status: 'not_judged', note: NO_HISTORY_NOTE }),
+      path: 'summary.invariants.notJudged',
+      message: /but the scenarios count/,
+    },
   ])('refuses a summary with $why, at summary.invariants', ({ breakIt, path, message }) => {
     const report = notJudgedReport();
     breakIt(report);
@@ -53,29 +73,106 @@ describe('the report schema', () => {
     { why: 'a wrong version', breakIt: (r) => ((r as { version: number }).version = 1), path: 'version' },
     { why: 'another tool', breakIt: (r) => ((r as { tool: string }).tool = 'jepsen'), path: 'tool' },
     { why: 'a missing top-level field', breakIt: (r) => delete (r as Partial<DrillReport>).command, path: 'command' },
-    { why: 'a missing scenario field', breakIt: (r) => delete (r.scenarios[1] as Partial<DrillReport['scenarios'][number]>).replay, path: 'scenarios[1].replay' },
-    { why: 'a wrong type deep in a job', breakIt: (r) => ((r.scenarios[0]!.jobs[0] as { matches: unknown }).matches = 'yes'), path: 'scenarios[0].jobs[0].matches' },
-    { why: 'an unknown invariant id', breakIt: (r) => ((r.scenarios[0]!.invariants[2] as { id: string }).id = 'no-bugs'), path: 'scenarios[0].invariants[2].id' },
-    { why: 'a field the schema does not name', breakIt: (r) => (r.scenarios[0]!.artefacts as Record<string, unknown>).core = 'core.123', path: 'scenarios[0].artefacts', message: /core/ },
+    {
+      why: 'a missing scenario field',
+      breakIt: (r) => delete (r.scenarios[1] as Partial<DrillReport['scenarios'][number]>).replay,
+      path: 'scenarios[1].replay',
+    },
+    {
+      why: 'a wrong type deep in a job',
+      breakIt: (r) => ((r.scenarios[0]!.jobs[0] as { matches: unknown }).matches = 'yes'),
+      path: 'scenarios[0].jobs[0].matches',
+    },
+    {
+      why: 'an unknown invariant id',
+      breakIt: (r) => ((r.scenarios[0]!.invariants[2] as { id: string }).id = 'no-bugs'),
+      path: 'scenarios[0].invariants[2].id',
+    },
+    {
+      why: 'a field the schema does not name',
+      breakIt: (r) => ((r.scenarios[0]!.artefacts as Record<string, unknown>).core = 'core.123'),
+      path: 'scenarios[0].artefacts',
+      message: /core/,
+    },
     { why: 'a timestamp with an offset', breakIt: (r) => (r.startedAt = '2026-08-25T12:00:00.000+02:00'), path: 'startedAt', message: /UTC/ },
     { why: 'an exit code outside 0-3', breakIt: (r) => ((r as { exitCode: number }).exitCode = 4), path: 'exitCode' },
     { why: 'a repeat index of 0', breakIt: (r) => (r.scenarios[0]!.repeat = 0), path: 'scenarios[0].repeat' },
-    { why: 'a "duplicated" effect applied once', breakIt: (r) => (r.scenarios[1]!.duplicatedEffects[0]!.times = 1), path: 'scenarios[1].duplicatedEffects[0].times' },
-    { why: 'a timeline event of an unknown kind', breakIt: (r) => ((r.scenarios[0]!.timeline[0] as { kind: string }).kind = 'explode'), path: 'scenarios[0].timeline[0].kind' },
-    { why: 'a timeline event at an unknown point', breakIt: (r) => ((r.scenarios[0]!.timeline[1] as { point?: string }).point = 'after_lunch'), path: 'scenarios[0].timeline[1].point' },
+    {
+      why: 'a "duplicated" effect applied once',
+      breakIt: (r) => (r.scenarios[1]!.duplicatedEffects[0]!.times = 1),
+      path: 'scenarios[1].duplicatedEffects[0].times',
+    },
+    {
+      why: 'a timeline event of an unknown kind',
+      breakIt: (r) => ((r.scenarios[0]!.timeline[0] as { kind: string }).kind = 'explode'),
+      path: 'scenarios[0].timeline[0].kind',
+    },
+    {
+      why: 'a timeline event at an unknown point',
+      breakIt: (r) => ((r.scenarios[0]!.timeline[1] as { point?: string }).point = 'after_lunch'),
+      path: 'scenarios[0].timeline[1].point',
+    },
     { why: 'a numeric job id (v1)', breakIt: (r) => ((r.scenarios[0]!.jobs[0] as { id: unknown }).id = 1), path: 'scenarios[0].jobs[0].id' },
-    { why: 'a numeric recovery job id (v1)', breakIt: (r) => ((r.scenarios[0]!.recovery[0] as { jobId: unknown }).jobId = 1), path: 'scenarios[0].recovery[0].jobId' },
-    { why: 'a verdict with holds instead of a status (v1)', breakIt: (r) => (r.scenarios[0]!.invariants[0] = { id: 'no-lost-job', statement: 's', holds: true, evidence: [] } as never), path: 'scenarios[0].invariants[0].status' },
-    { why: 'an unknown invariant status', breakIt: (r) => ((r.scenarios[0]!.invariants[0] as { status: string }).status = 'skipped'), path: 'scenarios[0].invariants[0].status' },
-    { why: 'a scenario without its queue version', breakIt: (r) => delete (r.scenarios[0] as Partial<DrillReport['scenarios'][number]>).queueVersion, path: 'scenarios[0].queueVersion' },
-    { why: 'an evidence kind missing', breakIt: (r) => delete (r.scenarios[0]!.available as Partial<Record<string, unknown>>).history, path: 'scenarios[0].available.history' },
-    { why: 'an evidence kind said unavailable without a reason', breakIt: (r) => ((r.scenarios[0]!.available as Record<string, unknown>).holder = false), path: 'scenarios[0].available.holder' },
-    { why: 'an unknown evidence kind', breakIt: (r) => ((r.scenarios[0]!.available as Record<string, unknown>).telepathy = true), path: 'scenarios[0].available', message: /telepathy/ },
-    { why: 'a summary without invariant counts', breakIt: (r) => delete (r.summary as Partial<DrillReport['summary']>).invariants, path: 'summary.invariants' },
+    {
+      why: 'a numeric recovery job id (v1)',
+      breakIt: (r) => ((r.scenarios[0]!.recovery[0] as { jobId: unknown }).jobId = 1),
+      path: 'scenarios[0].recovery[0].jobId',
+    },
+    {
+      why: 'a verdict with holds instead of a status (v1)',
+      breakIt: (r) => (r.scenarios[0]!.invariants[0] = { id: 'no-lost-job', statement: 's', holds: true, evidence: [] } as never),
+      path: 'scenarios[0].invariants[0].status',
+    },
+    {
+      why: 'an unknown invariant status',
+      breakIt: (r) => ((r.scenarios[0]!.invariants[0] as { status: string }).status = 'skipped'),
+      path: 'scenarios[0].invariants[0].status',
+    },
+    {
+      why: 'a scenario without its queue version',
+      breakIt: (r) => delete (r.scenarios[0] as Partial<DrillReport['scenarios'][number]>).queueVersion,
+      path: 'scenarios[0].queueVersion',
+    },
+    {
+      why: 'an evidence kind missing',
+      breakIt: (r) => delete (r.scenarios[0]!.available as Partial<Record<string, unknown>>).history,
+      path: 'scenarios[0].available.history',
+    },
+    {
+      why: 'an evidence kind said unavailable without a reason',
+      breakIt: (r) => ((r.scenarios[0]!.available as Record<string, unknown>).holder = false),
+      path: 'scenarios[0].available.holder',
+    },
+    {
+      why: 'an unknown evidence kind',
+      breakIt: (r) => ((r.scenarios[0]!.available as Record<string, unknown>).telepathy = true),
+      path: 'scenarios[0].available',
+      message: /telepathy/,
+    },
+    {
+      why: 'a summary without invariant counts',
+      breakIt: (r) => delete (r.summary as Partial<DrillReport['summary']>).invariants,
+      path: 'summary.invariants',
+    },
     // Consistency: the report must agree with itself.
-    { why: 'a pass over a broken invariant', breakIt: (r) => (r.scenarios[0]!.invariants[0]!.status = 'broken'), path: 'scenarios[0].verdict', message: /make it fail/ },
-    { why: 'a pass with an unfired fault', breakIt: (r) => r.scenarios[0]!.unfired.push('crash at after_write never fired'), path: 'scenarios[0].verdict', message: /vacuous/ },
-    { why: 'a verdict of error without an error', breakIt: (r) => (r.scenarios[3]!.error = null), path: 'scenarios[3].verdict', message: /make it pass/ },
+    {
+      why: 'a pass over a broken invariant',
+      breakIt: (r) => (r.scenarios[0]!.invariants[0]!.status = 'broken'),
+      path: 'scenarios[0].verdict',
+      message: /make it fail/,
+    },
+    {
+      why: 'a pass with an unfired fault',
+      breakIt: (r) => r.scenarios[0]!.unfired.push('crash at after_write never fired'),
+      path: 'scenarios[0].verdict',
+      message: /vacuous/,
+    },
+    {
+      why: 'a verdict of error without an error',
+      breakIt: (r) => (r.scenarios[3]!.error = null),
+      path: 'scenarios[3].verdict',
+      message: /make it pass/,
+    },
     { why: 'a summary that miscounts', breakIt: (r) => (r.summary.passed = 2), path: 'summary.passed' },
     { why: 'a summary that miscounts broken invariants', breakIt: (r) => (r.summary.invariants.broken = 0), path: 'summary.invariants.broken' },
     { why: 'a summary that miscounts held invariants', breakIt: (r) => r.summary.invariants.held++, path: 'summary.invariants.held' },
@@ -94,7 +191,12 @@ describe('the report schema', () => {
   it('counts a same-named scenario as distinct runs when --repeat gives them different indexes', () => {
     const report = drillReport();
     report.scenarios.push({ ...report.scenarios[2]!, repeat: 2 });
-    report.summary = { ...report.summary, scenarios: 5, vacuous: 2, invariants: { ...report.summary.invariants, held: report.summary.invariants.held + 13 } };
+    report.summary = {
+      ...report.summary,
+      scenarios: 5,
+      vacuous: 2,
+      invariants: { ...report.summary.invariants, held: report.summary.invariants.held + 13 },
+    };
     expect(checkReport(report).ok).toBe(true);
   });
 
@@ -113,8 +215,12 @@ describe('the report schema', () => {
     expect(schema.properties.version?.const ?? schema.properties.version?.enum?.[0]).toBe(REPORT_VERSION);
     const scenario = schema.properties.scenarios?.items;
     expect(scenario?.additionalProperties).toBe(false);
-    expect(scenario?.required).toEqual(expect.arrayContaining(['verdict', 'replay', 'invariants', 'unfired', 'recovery', 'jobs', 'error', 'queueVersion', 'available']));
-    const scenarioProperties = (scenario as unknown as { properties: Record<string, { required?: string[]; items?: { properties: Record<string, { enum?: string[] }> } }> }).properties;
+    expect(scenario?.required).toEqual(
+      expect.arrayContaining(['verdict', 'replay', 'invariants', 'unfired', 'recovery', 'jobs', 'error', 'queueVersion', 'available']),
+    );
+    const scenarioProperties = (
+      scenario as unknown as { properties: Record<string, { required?: string[]; items?: { properties: Record<string, { enum?: string[] }> } }> }
+    ).properties;
     expect([...(scenarioProperties.available?.required ?? [])].sort()).toEqual([...EVIDENCE_KINDS].sort());
     expect(scenarioProperties.invariants?.items?.properties.status?.enum).toEqual(['held', 'broken', 'not_judged']);
     expect((schema.properties.summary as unknown as { required: string[] }).required).toContain('invariants');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioVerdict } from '../../src/report/schema.js';
-import { INVARIANT_IDS, type Evidence, type Verdict } from '../../src/scenarios/evidence.js';
-import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import { scenarioVerdict, summarize } from '../../src/report/verdict.js';
+import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/evidence.js';
+import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
 
 const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', evidence: ['job 1 is still pending'] };
@@ -12,20 +12,92 @@ const wrongJob = { ...drillReport().scenarios[0]!.jobs[0]!, matches: false };
 
 describe('scenarioVerdict', () => {
   // The first cause wins: error, then fail, then vacuous.
-  it.each<{ why: string; error: string | null; invariants: Verdict[]; expectations: string[]; jobs: Array<typeof wrongJob>; unfired: string[]; verdict: ScenarioVerdict }>([
+  it.each<{
+    why: string;
+    error: string | null;
+    invariants: Verdict[];
+    expectations: string[];
+    jobs: Array<typeof wrongJob>;
+    unfired: string[];
+    verdict: ScenarioVerdict;
+  }>([
     { why: 'all held, every fault fired', error: null, invariants: [held], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
-    { why: 'an armed fault never fired', error: null, invariants: [held], expectations: [], jobs: [], unfired: ['crash at after_write never fired'], verdict: 'vacuous' },
+    {
+      why: 'an armed fault never fired',
+      error: null,
+      invariants: [held],
+      expectations: [],
+      jobs: [],
+      unfired: ['crash at after_write never fired'],
+      verdict: 'vacuous',
+    },
     { why: 'an invariant broke', error: null, invariants: [held, broken], expectations: [], jobs: [], unfired: [], verdict: 'fail' },
     { why: 'an expectation mismatch', error: null, invariants: [held], expectations: ['job 1 ended done'], jobs: [], unfired: [], verdict: 'fail' },
     { why: 'a job that does not match', error: null, invariants: [held], expectations: [], jobs: [wrongJob], unfired: [], verdict: 'fail' },
-    { why: 'a broken invariant and an unfired fault (a finding beats vacuity)', error: null, invariants: [broken], expectations: [], jobs: [], unfired: ['x never fired'], verdict: 'fail' },
-    { why: 'a harness failure over everything', error: 'world did not start', invariants: [broken], expectations: ['x'], jobs: [], unfired: ['y'], verdict: 'error' },
+    {
+      why: 'a broken invariant and an unfired fault (a finding beats vacuity)',
+      error: null,
+      invariants: [broken],
+      expectations: [],
+      jobs: [],
+      unfired: ['x never fired'],
+      verdict: 'fail',
+    },
+    {
+      why: 'a harness failure over everything',
+      error: 'world did not start',
+      invariants: [broken],
+      expectations: ['x'],
+      jobs: [],
+      unfired: ['y'],
+      verdict: 'error',
+    },
     // Not judged is not a finding: it neither fails a scenario nor hides one.
-    { why: 'an invariant not judged beside one held', error: null, invariants: [held, notJudged], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
-    { why: 'every invariant not judged', error: null, invariants: [notJudged, { ...notJudged, id: 'history-complete' }], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
-    { why: 'an invariant not judged and an unfired fault', error: null, invariants: [notJudged], expectations: [], jobs: [], unfired: ['x never fired'], verdict: 'vacuous' },
-    { why: 'an invariant not judged beside one broken', error: null, invariants: [notJudged, broken], expectations: [], jobs: [], unfired: [], verdict: 'fail' },
-    { why: 'an invariant not judged and a job that ended wrong', error: null, invariants: [notJudged], expectations: ['job 1 ended done'], jobs: [wrongJob], unfired: [], verdict: 'fail' },
+    {
+      why: 'an invariant not judged beside one held',
+      error: null,
+      invariants: [held, notJudged],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      verdict: 'pass',
+    },
+    {
+      why: 'every invariant not judged',
+      error: null,
+      invariants: [notJudged, { ...notJudged, id: 'history-complete' }],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      verdict: 'pass',
+    },
+    {
+      why: 'an invariant not judged and an unfired fault',
+      error: null,
+      invariants: [notJudged],
+      expectations: [],
+      jobs: [],
+      unfired: ['x never fired'],
+      verdict: 'vacuous',
+    },
+    {
+      why: 'an invariant not judged beside one broken',
+      error: null,
+      invariants: [notJudged, broken],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      verdict: 'fail',
+    },
+    {
+      why: 'an invariant not judged and a job that ended wrong',
+      error: null,
+      invariants: [notJudged],
+      expectations: ['job 1 ended done'],
+      jobs: [wrongJob],
+      unfired: [],
+      verdict: 'fail',
+    },
   ])('$why: $verdict', ({ verdict, ...scenario }) => {
     expect(scenarioVerdict(scenario)).toBe(verdict);
   });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { progressPrinter } from '../../src/cli/progress.js';
 import { renderJunit } from '../../src/report/junit.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { reportJsonSchema, type DrillReport } from '../../src/report/schema.js';
+import { type DrillReport, reportJsonSchema } from '../../src/report/schema.js';
 import { REPORT_VIEWS, type ReportView } from '../../src/report/views/index.js';
 import { LATEST_LINK, reportFiles, writeReport } from '../../src/report/write-report.js';
 import { tempRunDir } from '../helpers/run-dir.js';
@@ -101,14 +101,19 @@ describe('writeReport and the views', () => {
     expect(readFileSync(join(temp.dir, 'runs', LATEST_LINK, 'counts.txt'), 'utf8')).toBe('1 passed, 1 failed\n');
 
     const summary = summaryText(report, written);
-    expect(summary.slice(summary.indexOf('report: '))).toBe(`report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n        ${written.counts}\n`);
+    expect(summary.slice(summary.indexOf('report: '))).toBe(
+      `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n        ${written.counts}\n`,
+    );
   });
 
   it('the summary lists the files of the registered views, in the registry’s order', () => {
     const runDir = join(temp.dir, 'runs', 'run-1');
     const written = writeReport(runDir, drillReport());
     const summary = summaryText(drillReport(), written);
-    const listed = summary.slice(summary.indexOf('report: ') + 'report: '.length).trimEnd().split(/\n +/);
+    const listed = summary
+      .slice(summary.indexOf('report: ') + 'report: '.length)
+      .trimEnd()
+      .split(/\n +/);
     expect(listed).toEqual(REPORT_VIEWS.map((view) => join(runDir, view.file)));
     expect(summary).not.toContain('report.schema.json');
   });

@@ -42,7 +42,10 @@ describe('writeReport', () => {
     expect(json).toContain(`\n  "version": ${REPORT_VERSION},\n`);
     expect(readFileSync(files.markdown, 'utf8')).toMatch(/^# queue-drill recovery report\n/);
     expect(readFileSync(files.junit, 'utf8')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
-    expect(JSON.parse(readFileSync(join(runDir, 'report.schema.json'), 'utf8'))).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
+    expect(JSON.parse(readFileSync(join(runDir, 'report.schema.json'), 'utf8'))).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+    });
 
     const latest = join(temp.dir, 'drill-runs', LATEST_LINK);
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
@@ -125,12 +128,32 @@ describe('readReport', () => {
 
   it.each<{ why: string; corrupt: (text: string) => string; message: RegExp }>([
     { why: 'a file cut short', corrupt: (text) => text.slice(0, text.length / 2), message: /report\.json: not JSON .*cut short/ },
-    { why: 'a newer version', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, `"version": ${REPORT_VERSION + 1}`), message: new RegExp(`report version ${REPORT_VERSION + 1} is newer than this queue-drill reads \\(${REPORT_VERSION}\\); upgrade`) },
-    { why: 'an older version (v1)', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, '"version": 1'), message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: 1\\)`) },
-    { why: 'no version at all', corrupt: (text) => text.replace(`"version": ${REPORT_VERSION},`, ''), message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: missing\\)`) },
-    { why: 'a wrong type deep inside', corrupt: (text) => text.replace('"status": "held"', '"status": true'), message: /report\.json: not a valid queue-drill report:\n {2}scenarios\[0\]\.invariants\[0\]\.status: / },
+    {
+      why: 'a newer version',
+      corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, `"version": ${REPORT_VERSION + 1}`),
+      message: new RegExp(`report version ${REPORT_VERSION + 1} is newer than this queue-drill reads \\(${REPORT_VERSION}\\); upgrade`),
+    },
+    {
+      why: 'an older version (v1)',
+      corrupt: (text) => text.replace(`"version": ${REPORT_VERSION}`, '"version": 1'),
+      message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: 1\\)`),
+    },
+    {
+      why: 'no version at all',
+      corrupt: (text) => text.replace(`"version": ${REPORT_VERSION},`, ''),
+      message: new RegExp(`not a queue-drill report of version ${REPORT_VERSION} \\(version: missing\\)`),
+    },
+    {
+      why: 'a wrong type deep inside',
+      corrupt: (text) => text.replace('"status": "held"', '"status": true'),
+      message: /report\.json: not a valid queue-drill report:\n {2}scenarios\[0\]\.invariants\[0\]\.status: /,
+    },
     { why: 'a v1 job id (a number)', corrupt: (text) => text.replace('"id": "1"', '"id": 1'), message: /scenarios\[0\]\.jobs\[0\]\.id: / },
-    { why: 'a verdict edited by hand', corrupt: (text) => text.replace('"verdict": "fail"', '"verdict": "pass"'), message: /scenarios\[1\]\.verdict: is pass, but the scenario's contents make it fail/ },
+    {
+      why: 'a verdict edited by hand',
+      corrupt: (text) => text.replace('"verdict": "fail"', '"verdict": "pass"'),
+      message: /scenarios\[1\]\.verdict: is pass, but the scenario's contents make it fail/,
+    },
   ])('rejects $why with an error naming the file and the path', ({ corrupt, message }) => {
     const file = written();
     writeFileSync(file, corrupt(readFileSync(file, 'utf8')));

@@ -20,7 +20,10 @@ export interface XmlElement {
 
 /** Not well-formed XML, with the offset of the problem. */
 export class XmlError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`${message} at offset ${offset}`);
   }
 }
@@ -32,7 +35,8 @@ const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"'
 /** Parses a whole document, throwing XmlError at the first thing that is not well-formed. */
 export function parseXml(xml: string): XmlElement {
   const forbidden = FORBIDDEN.exec(xml);
-  if (forbidden) throw new XmlError(`forbidden character U+${forbidden[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}`, forbidden.index);
+  if (forbidden)
+    throw new XmlError(`forbidden character U+${forbidden[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}`, forbidden.index);
   let at = 0;
   const fail = (message: string): never => {
     throw new XmlError(message, at);
@@ -55,7 +59,8 @@ export function parseXml(xml: string): XmlElement {
       if (numeric) {
         const point = numeric[1] !== undefined ? parseInt(numeric[1], 16) : parseInt(numeric[2]!, 10);
         const char = point <= 0x10ffff ? String.fromCodePoint(point) : '';
-        if (char === '' || FORBIDDEN.test(char) || (point >= 0xd800 && point <= 0xdfff)) throw new XmlError(`character reference to a forbidden character &${body};`, base + index);
+        if (char === '' || FORBIDDEN.test(char) || (point >= 0xd800 && point <= 0xdfff))
+          throw new XmlError(`character reference to a forbidden character &${body};`, base + index);
         return char;
       }
       const named = ENTITIES[body];

@@ -1,7 +1,18 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { approveStep, ApprovalError } from '../../src/saga/approve.js';
+import { ApprovalError, approveStep } from '../../src/saga/approve.js';
 import { stepStates } from '../../src/saga/tx-log.js';
-import { CHARGE_STEP, EMAIL_STEP, expectNothingOpen, planOf, RETRY_MS, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
+import {
+  CHARGE_STEP,
+  EMAIL_STEP,
+  expectNothingOpen,
+  planOf,
+  RETRY_MS,
+  type SagaFixture,
+  startSaga,
+  THREE_STEP,
+  txLines,
+  WRITE_STEP,
+} from './fixture.js';
 
 let fx: SagaFixture | undefined;
 afterEach(async () => {
@@ -19,8 +30,17 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
 
     // Attempt 1: the write runs, the charge is prepared, and the job waits for a person.
     const waiting = await fx.runAndSettle(first);
-    expect(waiting).toEqual({ kind: 'review', awaitingApproval: true, reason: expect.stringMatching(/^approval required before step charge \(charge_customer\)/) });
-    expect(fx.job(jobId)).toMatchObject({ status: 'review', outcome: 'awaiting_approval', review_reason: expect.stringContaining('approval required'), leased_by: null });
+    expect(waiting).toEqual({
+      kind: 'review',
+      awaitingApproval: true,
+      reason: expect.stringMatching(/^approval required before step charge \(charge_customer\)/),
+    });
+    expect(fx.job(jobId)).toMatchObject({
+      status: 'review',
+      outcome: 'awaiting_approval',
+      review_reason: expect.stringContaining('approval required'),
+      leased_by: null,
+    });
     expect(txLines(fx.txLog(jobId))).toEqual(['write execute started', 'write execute success', 'charge prepare success']);
     expect(fx.effectCounts()).toEqual({ [write]: 1 });
     expect(fx.effectsFor(charge)).toEqual([]);
@@ -34,7 +54,14 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
     expect(fx.job(jobId)).toMatchObject({ status: 'pending', outcome: null });
     // The approval and the requeue are the person's, in the saga's log, committed with the requeue.
     const [approval, requeue] = fx.txLog(jobId).slice(-2);
-    expect(approval).toMatchObject({ step_id: 'charge', action: 'approve', status: 'success', worker: 'human:alice', idempotency_key: charge, epoch: 1 });
+    expect(approval).toMatchObject({
+      step_id: 'charge',
+      action: 'approve',
+      status: 'success',
+      worker: 'human:alice',
+      idempotency_key: charge,
+      epoch: 1,
+    });
     expect(requeue).toMatchObject({ step_id: '(job)', action: 'requeue', status: 'success', worker: 'human:alice', detail: 'approved step charge' });
     expect(stepStates(fx.txLog(jobId)).get('charge')).toMatchObject({ prepared: true, approvedBy: 'human:alice' });
     // A second approval has nothing to approve.
@@ -82,7 +109,11 @@ describe('prepare, approve, commit (the happy path of the three-step plan)', () 
 
 describe('policy is checked before any step runs', () => {
   const cases = [
-    { name: 'send_email declared idempotent', plan: planOf(WRITE_STEP, { ...EMAIL_STEP, idempotent: true }), says: /step email: declared idempotent, but send_email is not/ },
+    {
+      name: 'send_email declared idempotent',
+      plan: planOf(WRITE_STEP, { ...EMAIL_STEP, idempotent: true }),
+      says: /step email: declared idempotent, but send_email is not/,
+    },
     {
       name: 'charge_customer without requires_approval',
       plan: planOf(WRITE_STEP, { ...CHARGE_STEP, requires_approval: false }),

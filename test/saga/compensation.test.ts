@@ -6,15 +6,15 @@ import {
   BRANCH_STEP,
   EMAIL_STEP,
   expectNothingOpen,
-  planOf,
   PAST_LEASE_MS,
+  planOf,
   RETRY_MS,
+  type SagaFixture,
   SHORT_TIMEOUT_MS,
   startSaga,
   THREE_STEP,
   txLines,
   WRITE_STEP,
-  type SagaFixture,
 } from './fixture.js';
 
 let fx: SagaFixture | undefined;
@@ -96,7 +96,11 @@ describe('a permanent failure (401) at step 3 after steps 1-2 completed', () => 
 
     // The worker: step 3 fails for good, steps 1-2 completed, so the saga goes to the coordinator.
     const outcome = await fx.runAndSettle(claimed);
-    expect(outcome).toEqual({ kind: 'compensate', reason: 'step email (send_email) failed for good (permanent)', error: expect.stringMatching(/HTTP 401/) });
+    expect(outcome).toEqual({
+      kind: 'compensate',
+      reason: 'step email (send_email) failed for good (permanent)',
+      error: expect.stringMatching(/HTTP 401/),
+    });
     expect(fx.job(jobId)).toMatchObject({ status: 'compensating', leased_by: null, last_error: expect.stringMatching(/401/) });
     expect(fx.queue.history(jobId).at(-1)).toMatchObject({ from_status: 'running', to_status: 'compensating', actor: 'worker', worker: 'w2' });
     // Nothing else touches it meanwhile: a worker cannot claim a compensating job.
@@ -108,11 +112,22 @@ describe('a permanent failure (401) at step 3 after steps 1-2 completed', () => 
     expect(held.lease.workerId).toBe('coord-1');
     expect(saga).toEqual({
       kind: 'compensated',
-      reason: 'compensated: step email (send_email) failed for good; undone in reverse order: write; not reversible, for a person: charge (charge_customer)',
+      reason:
+        'compensated: step email (send_email) failed for good; undone in reverse order: write; not reversible, for a person: charge (charge_customer)',
     });
-    expect(fx.job(jobId)).toMatchObject({ status: 'review', outcome: 'compensated', review_reason: expect.stringMatching(/^compensated: /), leased_by: null });
+    expect(fx.job(jobId)).toMatchObject({
+      status: 'review',
+      outcome: 'compensated',
+      review_reason: expect.stringMatching(/^compensated: /),
+      leased_by: null,
+    });
     expect(fx.job(jobId).review_reason).toContain('charge (charge_customer)');
-    expect(fx.queue.history(jobId).at(-1)).toMatchObject({ from_status: 'compensating', to_status: 'review', actor: 'coordinator', worker: 'coord-1' });
+    expect(fx.queue.history(jobId).at(-1)).toMatchObject({
+      from_status: 'compensating',
+      to_status: 'review',
+      actor: 'coordinator',
+      worker: 'coord-1',
+    });
 
     // Reverse order in the tx log: the charge (step 2) is dealt with before the write (step 1).
     expect(compensations(fx, jobId)).toEqual(['charge compensate skipped', 'write compensate started', 'write compensate success']);
@@ -140,7 +155,10 @@ describe('a permanent failure (401) at step 3 after steps 1-2 completed', () => 
     expect((await fx.runAndSettle(claimed)).kind).toBe('compensate');
 
     const { outcome } = await fx.compensate();
-    expect(outcome).toEqual({ kind: 'compensated', reason: 'compensated: step email (send_email) failed for good; undone in reverse order: write, branch' });
+    expect(outcome).toEqual({
+      kind: 'compensated',
+      reason: 'compensated: step email (send_email) failed for good; undone in reverse order: write, branch',
+    });
     expect(compensations(fx, jobId)).toEqual([
       'write compensate started',
       'write compensate success',
@@ -167,8 +185,15 @@ describe('a permanent failure (401) at step 3 after steps 1-2 completed', () => 
     const dead = fx.queue.claimCompensation('coord-1');
     expect(dead).not.toBeNull();
     const restoreKey = fx.compensationKeyOf(jobId, 'write');
-    expect(fx.queue.appendTx(dead!.lease, { stepId: 'write', action: 'compensate', key: restoreKey, status: 'started', compensationStatus: 'started' })).toBe(true);
-    await fx.client.call('restore_file_version', restoreKey, { compensates: fx.keyOf(jobId, 'write') }, { job: String(jobId), step: 'write:compensate', attempt: 1, worker: 'coord-1', pid: process.pid });
+    expect(
+      fx.queue.appendTx(dead!.lease, { stepId: 'write', action: 'compensate', key: restoreKey, status: 'started', compensationStatus: 'started' }),
+    ).toBe(true);
+    await fx.client.call(
+      'restore_file_version',
+      restoreKey,
+      { compensates: fx.keyOf(jobId, 'write') },
+      { job: String(jobId), step: 'write:compensate', attempt: 1, worker: 'coord-1', pid: process.pid },
+    );
 
     // Its lease is still live: another coordinator cannot take the saga.
     expect(fx.queue.claimCompensation('coord-2')).toBeNull();
@@ -177,7 +202,12 @@ describe('a permanent failure (401) at step 3 after steps 1-2 completed', () => 
     expect(resumed.lease.fence).toBeGreaterThan(dead!.lease.fence);
     expect(outcome.kind).toBe('compensated');
     expect(fx.effects().filter((e) => e.tool === 'restore_file_version')).toHaveLength(1);
-    expect(fx.calls().filter((c) => c.tool === 'restore_file_version').map((c) => c.outcome)).toEqual(['applied', 'replayed']);
+    expect(
+      fx
+        .calls()
+        .filter((c) => c.tool === 'restore_file_version')
+        .map((c) => c.outcome),
+    ).toEqual(['applied', 'replayed']);
     expect(fx.effects().filter((e) => e.tool === 'delete_branch')).toHaveLength(1);
     expect(fx.job(jobId).status).toBe('review');
   });
@@ -200,14 +230,21 @@ describe('a compensation that fails', () => {
     const { outcome } = await fx.compensate();
     expect(outcome).toEqual({
       kind: 'compensation_failed',
-      reason: expect.stringMatching(/^COMPENSATION_FAILED: undoing step write with restore_file_version failed \(permanent\): manual recovery required; .*HTTP 401/),
+      reason: expect.stringMatching(
+        /^COMPENSATION_FAILED: undoing step write with restore_file_version failed \(permanent\): manual recovery required; .*HTTP 401/,
+      ),
     });
     const job = fx.job(jobId);
     expect(job.status).toBe('review');
     expect(job.outcome).toBe('compensation_failed');
     expect(job.review_reason).toMatch(/^COMPENSATION_FAILED/);
     expect(fx.incidents(jobId)).toEqual([
-      expect.objectContaining({ job_id: String(jobId), step_id: 'write', status: 'manual_recovery_required', error: expect.stringMatching(/HTTP 401/) }),
+      expect.objectContaining({
+        job_id: String(jobId),
+        step_id: 'write',
+        status: 'manual_recovery_required',
+        error: expect.stringMatching(/HTTP 401/),
+      }),
     ]);
     expect(compensations(fx, jobId)).toEqual(['write compensate started', 'write compensate failed']);
     // Ground truth: nothing was undone; the file still holds what the write put there.
@@ -228,10 +265,19 @@ describe('a compensation that fails', () => {
       expect(fx.incidents(jobId)).toEqual([]);
     }
     const { outcome } = await fx.compensate('coord-1');
-    expect(outcome).toEqual({ kind: 'compensation_failed', reason: expect.stringMatching(/^COMPENSATION_FAILED: undoing step write with restore_file_version failed \(transient\)/) });
-    expect(fx.job(jobId)).toMatchObject({ status: 'review', outcome: 'compensation_failed', review_reason: expect.stringMatching(/^COMPENSATION_FAILED/) });
+    expect(outcome).toEqual({
+      kind: 'compensation_failed',
+      reason: expect.stringMatching(/^COMPENSATION_FAILED: undoing step write with restore_file_version failed \(transient\)/),
+    });
+    expect(fx.job(jobId)).toMatchObject({
+      status: 'review',
+      outcome: 'compensation_failed',
+      review_reason: expect.stringMatching(/^COMPENSATION_FAILED/),
+    });
     expect(fx.incidents(jobId)).toHaveLength(1);
-    expect(compensations(fx, jobId)).toEqual(Array.from({ length: COMPENSATION_TRIES }, () => ['write compensate started', 'write compensate failed']).flat());
+    expect(compensations(fx, jobId)).toEqual(
+      Array.from({ length: COMPENSATION_TRIES }, () => ['write compensate started', 'write compensate failed']).flat(),
+    );
     expect(fx.calls().filter((c) => c.tool === 'restore_file_version')).toHaveLength(COMPENSATION_TRIES);
     expect(fx.effects().map((e) => e.tool)).toEqual(['write_file']);
     // Ended: no further attempt.
@@ -244,8 +290,18 @@ describe('a compensation that fails', () => {
     await fx.arm({ match: { tool: 'restore_file_version' }, action: { type: 'drop' } });
     expect((await fx.compensate('coord-1')).outcome).toEqual({ kind: 'try_later', error: expect.stringMatching(/connection was lost/) });
     expect((await fx.compensate('coord-1')).outcome.kind).toBe('compensated');
-    expect(compensations(fx, jobId)).toEqual(['write compensate started', 'write compensate failed', 'write compensate started', 'write compensate success']);
-    expect(fx.calls().filter((c) => c.tool === 'restore_file_version').map((c) => c.outcome)).toEqual(['dropped', 'replayed']);
+    expect(compensations(fx, jobId)).toEqual([
+      'write compensate started',
+      'write compensate failed',
+      'write compensate started',
+      'write compensate success',
+    ]);
+    expect(
+      fx
+        .calls()
+        .filter((c) => c.tool === 'restore_file_version')
+        .map((c) => c.outcome),
+    ).toEqual(['dropped', 'replayed']);
     expect(fx.effects().map((e) => e.tool)).toEqual(['write_file', 'restore_file_version']);
     expect(fx.incidents(jobId)).toEqual([]);
   });
@@ -285,7 +341,10 @@ describe('effects the saga must not forget', () => {
     expect((await fx.runAndSettle(claimed)).kind).toBe('compensate');
 
     const { outcome } = await fx.compensate();
-    expect(outcome).toEqual({ kind: 'compensated', reason: 'compensated: step email (send_email) failed for good; undone in reverse order: publish, write' });
+    expect(outcome).toEqual({
+      kind: 'compensated',
+      reason: 'compensated: step email (send_email) failed for good; undone in reverse order: publish, write',
+    });
     expect(fx.effects().map((e) => [e.tool, e.compensates])).toEqual([
       ['write_file', null],
       ['publish_article', null],
@@ -319,7 +378,12 @@ describe('effects the saga must not forget', () => {
     expect(outcome.kind).toBe('compensated');
 
     // Ground truth: every effect in the ledger has been undone.
-    expect(fx.effects().filter((e) => e.tool === 'restore_file_version').map((e) => e.compensates)).toEqual([fx.keyOf(jobId, 'write')]);
+    expect(
+      fx
+        .effects()
+        .filter((e) => e.tool === 'restore_file_version')
+        .map((e) => e.compensates),
+    ).toEqual([fx.keyOf(jobId, 'write')]);
     expect(readWorldState(fx.ledgerFile).files).toMatchObject([{ path: 'notes/a.txt', exists: false }]);
   });
 

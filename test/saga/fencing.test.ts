@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
-import { approvedClaim, expectNothingOpen, EMAIL_STEP, planOf, startSaga, THREE_STEP, txLines, WRITE_STEP, type SagaFixture } from './fixture.js';
+import { approvedClaim, EMAIL_STEP, expectNothingOpen, planOf, type SagaFixture, startSaga, THREE_STEP, txLines, WRITE_STEP } from './fixture.js';
 
 let fx: SagaFixture | undefined;
 afterEach(async () => {

@@ -1,26 +1,26 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { SqliteLeaseStore } from '../../src/adapters/sqlite/sqlite-lease-store.js';
+import { type Claimed, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { ManualClock, systemClock } from '../../src/kernel/clock.js';
-import type { JobRow } from '../../src/queue/job.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
-import { SqliteQueue, type Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { SqliteLeaseStore } from '../../src/adapters/sqlite/sqlite-lease-store.js';
 import type { QueueConnection } from '../../src/port/adapter.js';
 import type { Incident, SagaLog, TxRow, TxStatus } from '../../src/port/checkpoint.js';
 import type { Claim, WriteResult } from '../../src/port/delivery.js';
+import type { JobRow } from '../../src/queue/job.js';
 import { settle } from '../../src/queue/lease-worker.js';
 import { referenceConnection } from '../../src/queue/reference-connection.js';
 import { toClaim } from '../../src/queue/rows.js';
 import { approveStep } from '../../src/saga/approve.js';
-import { compensatePlan, type CompensationOutcome } from '../../src/saga/compensate.js';
+import { type CompensationOutcome, compensatePlan } from '../../src/saga/compensate.js';
 import { planJob } from '../../src/saga/enqueue-plan.js';
-import { compensationKey, parsePlan, stepKey, type Plan } from '../../src/saga/plan.js';
-import { runPlan, type PlanOutcome } from '../../src/saga/run-plan.js';
+import { compensationKey, type Plan, parsePlan, stepKey } from '../../src/saga/plan.js';
+import { type PlanOutcome, runPlan } from '../../src/saga/run-plan.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
 import { WorldClient } from '../../src/world/client.js';
 import type { FaultSpecInput } from '../../src/world/faults.js';
-import { readCalls, readLedger, WorldLedger, type CallRow, type EffectRow } from '../../src/world/ledger.js';
+import { type CallRow, type EffectRow, readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';
 import { startWorldServer, type WorldServer } from '../../src/world/server.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
@@ -224,7 +224,7 @@ export async function startSaga(): Promise<SagaFixture> {
       const payload = payloadOf(claimed.job);
       return runPlan({
         claim: toClaim(claimed.job),
-        log: await fixture.logOf(claimed),
+        txLog: await fixture.logOf(claimed),
         plan: parsePlan(payload.plan),
         world,
         secrets: secretsInPayload(payload),
@@ -243,7 +243,7 @@ export async function startSaga(): Promise<SagaFixture> {
       const payload = payloadOf(claimed.job);
       const outcome = await compensatePlan({
         claim: toClaim(claimed.job),
-        log: await fixture.logOf(claimed),
+        txLog: await fixture.logOf(claimed),
         plan: parsePlan(payload.plan),
         world,
         secrets: secretsInPayload(payload),

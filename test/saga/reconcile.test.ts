@@ -6,12 +6,12 @@ import {
   expectNothingOpen,
   planOf,
   RETRY_MS,
+  type SagaFixture,
   SHORT_TIMEOUT_MS,
   startSaga,
   THREE_STEP,
   txLines,
   WRITE_STEP,
-  type SagaFixture,
 } from './fixture.js';
 
 let fx: SagaFixture | undefined;
@@ -92,7 +92,9 @@ describe('a step left in doubt by a dead previous attempt is reconciled before a
       const outcome = await fx.runAndSettle(next);
       expect(outcome).toEqual({
         kind: 'review',
-        reason: expect.stringMatching(/^outcome of step email \(send_email\) is unknown and reconciliation cannot settle it \(send_email cannot be looked up by key/),
+        reason: expect.stringMatching(
+          /^outcome of step email \(send_email\) is unknown and reconciliation cannot settle it \(send_email cannot be looked up by key/,
+        ),
       });
       expect((outcome as { reason: string }).reason).toContain('a person must check before it is repeated');
       expect(fx.job(jobId)).toMatchObject({ status: 'review', review_reason: expect.stringContaining('is unknown') });
@@ -135,7 +137,12 @@ describe('an unknown outcome at call time is reconciled, never retried blind', (
     expect(stepLines(fx, jobId, 'charge', 2)).toEqual(['charge execute started', 'charge execute unknown', 'charge reconcile success']);
     expect(fx.txLog(jobId).find((row) => row.step_id === 'charge' && row.status === 'unknown')?.detail).toMatch(/connection was lost/);
     expect(fx.effectsFor(fx.keyOf(jobId, 'charge'))).toHaveLength(1);
-    expect(fx.calls().filter((call) => call.tool === 'charge_customer').map((call) => call.outcome)).toEqual(['dropped']);
+    expect(
+      fx
+        .calls()
+        .filter((call) => call.tool === 'charge_customer')
+        .map((call) => call.outcome),
+    ).toEqual(['dropped']);
     expect(Object.values(fx.effectCounts())).toEqual([1, 1, 1]);
   });
 
@@ -191,7 +198,10 @@ describe('an unknown outcome at call time is reconciled, never retried blind', (
       await fx.arm({ match: { tool: 'send_email' }, action: { type: 'delay', ms: 5_000, applied } });
 
       const outcome = await fx.runAndSettle(claimed, fx.newClient(SHORT_TIMEOUT_MS));
-      expect(outcome).toEqual({ kind: 'review', reason: expect.stringMatching(/^outcome of step email \(send_email\) is unknown and reconciliation cannot settle it/) });
+      expect(outcome).toEqual({
+        kind: 'review',
+        reason: expect.stringMatching(/^outcome of step email \(send_email\) is unknown and reconciliation cannot settle it/),
+      });
       expect(fx.job(jobId)).toMatchObject({ status: 'review', review_reason: expect.stringContaining('a person must check') });
       expect(stepLines(fx, jobId, 'email')).toEqual(['email execute started', 'email execute unknown', 'email reconcile unknown']);
       expect(everRetried(fx, jobId)).toBe(false);

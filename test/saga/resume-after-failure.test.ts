@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { approvedClaim, expectNothingOpen, startSaga, THREE_STEP, type SagaFixture } from './fixture.js';
+import { approvedClaim, expectNothingOpen, type SagaFixture, startSaga, THREE_STEP } from './fixture.js';
 
 let fx: SagaFixture | undefined;
 afterEach(async () => {
@@ -10,7 +10,14 @@ afterAll(expectNothingOpen);
 
 // The holder logged a call as failed and died before it wrote what follows.
 function failedAndDied(f: SagaFixture, claimed: Awaited<ReturnType<typeof approvedClaim>>, errorKind: string): void {
-  const ok = f.queue.appendTx(claimed.lease, { stepId: 'charge', action: 'execute', key: f.keyOf(claimed.job.id, 'charge'), status: 'failed', detail: `injected ${errorKind}`, errorKind });
+  const ok = f.queue.appendTx(claimed.lease, {
+    stepId: 'charge',
+    action: 'execute',
+    key: f.keyOf(claimed.job.id, 'charge'),
+    status: 'failed',
+    detail: `injected ${errorKind}`,
+    errorKind,
+  });
   if (!ok) throw new Error('checkpoint refused');
 }
 
@@ -22,7 +29,10 @@ describe('a step whose last call failed, left by a holder that died before sayin
     const callsBefore = fx.calls().length;
     fx.expireLeases();
     const outcome = await fx.runAndSettle(fx.claim('w3'));
-    expect(outcome).toMatchObject({ kind: 'compensate', reason: expect.stringMatching(/step charge \(charge_customer\) failed for good \(permanent, found on resuming\)/) });
+    expect(outcome).toMatchObject({
+      kind: 'compensate',
+      reason: expect.stringMatching(/step charge \(charge_customer\) failed for good \(permanent, found on resuming\)/),
+    });
     expect(fx.calls()).toHaveLength(callsBefore);
     expect(fx.effectsFor(fx.keyOf(dying.job.id, 'charge'))).toEqual([]);
   });

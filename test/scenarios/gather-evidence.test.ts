@@ -16,7 +16,13 @@ import { ALL_AVAILABLE, cleanBuilder, digestOf, planOf, SECRET, STEPS } from './
  * raced it, one of its enqueues failing. Only the producers' own lines count.
  */
 
-const [K1, K2, K3, K4, NEVER] = ['one', 'two', 'three', 'four', 'never'].map((name) => digestOf(`key ${name}`)) as [string, string, string, string, string];
+const [K1, K2, K3, K4, NEVER] = ['one', 'two', 'three', 'four', 'never'].map((name) => digestOf(`key ${name}`)) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
 const enqueued = (key: string, jobId: string, created: boolean) => `${JSON.stringify({ event: 'enqueued', key, jobId, created })}\n`;
 const failed = (key: string) => `${JSON.stringify({ event: 'enqueue-failed', key, definite: false, error: 'the store did not answer in time' })}\n`;
@@ -91,7 +97,10 @@ describe('which producer created which key', () => {
   });
 
   it('reads only the producers’ own logs', () => {
-    expect(['p1.1.log', 'p12.3.log', 'p1.1.log.err', 'w1.1.log', 'coordinator.1.log', 'pq.1.log'].filter(isProducerLog)).toEqual(['p1.1.log', 'p12.3.log']);
+    expect(['p1.1.log', 'p12.3.log', 'p1.1.log.err', 'w1.1.log', 'coordinator.1.log', 'pq.1.log'].filter(isProducerLog)).toEqual([
+      'p1.1.log',
+      'p12.3.log',
+    ]);
     expect(enqueueCounts([{ name: 'w1.1.log', text: enqueued(K1, '1', true) }]).size).toBe(0);
   });
 });
@@ -118,7 +127,15 @@ describe('gatherEvidence', () => {
       secrets: [SECRET],
     };
     const timeline = [{ at: '2026-08-25T10:00:00.000Z', kind: 'spawn' as const, detail: 'worker w1' }];
-    const evidence = await gatherEvidence({ scenario, runDir: temp.dir, queue, available: ALL_AVAILABLE, ledger: join(temp.dir, 'ledger.db'), timeline, atRest: false });
+    const evidence = await gatherEvidence({
+      scenario,
+      runDir: temp.dir,
+      queue,
+      available: ALL_AVAILABLE,
+      ledger: join(temp.dir, 'ledger.db'),
+      timeline,
+      atRest: false,
+    });
     expect(evidence).toEqual({
       scenario: 'gathered',
       available: ALL_AVAILABLE,

@@ -31,7 +31,11 @@ describe('recoveryTimes', () => {
     job.expire().claim('w1').run().complete();
     const [times] = recoveryTimes(b.build());
     const after = b.evidence.events.filter((e) => e.jobId === job.id && e.at >= kill.at);
-    expect(times).toMatchObject({ jobId: job.id, reclaimedAt: after.find((e) => e.to === 'running')!.at, settledAt: after.find((e) => e.to === 'done')!.at });
+    expect(times).toMatchObject({
+      jobId: job.id,
+      reclaimedAt: after.find((e) => e.to === 'running')!.at,
+      settledAt: after.find((e) => e.to === 'done')!.at,
+    });
     expect(times!.killToReclaimMs).toBe(Date.parse(times!.reclaimedAt!) - Date.parse(kill.at));
     expect(times!.killToReclaimMs).toBeGreaterThan(0);
     expect(times!.killToSettledMs).toBeGreaterThan(times!.killToReclaimMs!);
@@ -53,8 +57,26 @@ describe('recoveryTimes', () => {
     const second = killAt(b, { process: 'coordinator#1', point: 'during_compensation' });
     b.evidence.timeline.push({ at: b.tick(), kind: 'exit', detail: 'killed by SIGKILL' });
     expect(recoveryTimes(b.build())).toEqual([
-      { process: '?', killedAt: first.at, point: null, jobId: null, reclaimedAt: null, settledAt: null, killToReclaimMs: null, killToSettledMs: null },
-      { process: 'coordinator#1', killedAt: second.at, point: 'during_compensation', jobId: null, reclaimedAt: null, settledAt: null, killToReclaimMs: null, killToSettledMs: null },
+      {
+        process: '?',
+        killedAt: first.at,
+        point: null,
+        jobId: null,
+        reclaimedAt: null,
+        settledAt: null,
+        killToReclaimMs: null,
+        killToSettledMs: null,
+      },
+      {
+        process: 'coordinator#1',
+        killedAt: second.at,
+        point: 'during_compensation',
+        jobId: null,
+        reclaimedAt: null,
+        settledAt: null,
+        killToReclaimMs: null,
+        killToSettledMs: null,
+      },
     ]);
   });
 
@@ -87,7 +109,13 @@ describe('outcomeOf and jobReport', () => {
     const job = b.job(planOf(STEPS.publish), { expect: { status: 'review' } });
     job.claim('w1').review('awaiting approval of publish', undefined, 'awaiting_approval');
     const report = jobReport({ key: job.key, expect: { status: 'review' }, maxAttempts: 3 }, b.build(), []);
-    expect(report).toMatchObject({ id: job.id, actual: { status: 'awaiting_approval', reason: 'awaiting approval of publish' }, matches: true, attempts: 1, located: true });
+    expect(report).toMatchObject({
+      id: job.id,
+      actual: { status: 'awaiting_approval', reason: 'awaiting approval of publish' },
+      matches: true,
+      attempts: 1,
+      located: true,
+    });
   });
 
   it('a job whose last transition is not where the store says it is, is not located', () => {
@@ -111,7 +139,10 @@ describe('duplicatedEffects and duplicatesOfJob', () => {
       { key: stepKey(jobs[1].key, 'branch'), tool: 'create_branch', times: 2 },
     ]);
     expect(found[0]!.appliedBy).toHaveLength(3);
-    expect(found[0]!.appliedBy.slice(1).map((line) => line.replace(/ pid \d+ /, ' pid N ').replace(/ at .*$/, ''))).toEqual(['w2 pid N attempt 2', 'w3 pid N attempt 3']);
+    expect(found[0]!.appliedBy.slice(1).map((line) => line.replace(/ pid \d+ /, ' pid N ').replace(/ at .*$/, ''))).toEqual([
+      'w2 pid N attempt 2',
+      'w3 pid N attempt 3',
+    ]);
     expect(duplicatedEffects(cleanBuilder().b.build().effects)).toEqual([]);
   });
 
@@ -130,7 +161,9 @@ describe('duplicatedEffects and duplicatesOfJob', () => {
     const { b, jobs } = richBuilder();
     jobs.saga.apply('branch', { compensates: true, worker: 'coord-2' });
     const found = duplicatedEffects(b.build().effects);
-    expect(duplicatesOfJob(found, jobs.saga.key)).toEqual([{ key: `${stepKey(jobs.saga.key, 'branch')}:compensate`, tool: 'delete_branch', times: 2 }]);
+    expect(duplicatesOfJob(found, jobs.saga.key)).toEqual([
+      { key: `${stepKey(jobs.saga.key, 'branch')}:compensate`, tool: 'delete_branch', times: 2 },
+    ]);
     expect(duplicatesOfJob(found, jobs.sagaFailed.key)).toEqual([]);
   });
 });
@@ -143,8 +176,14 @@ describe('unfiredFaults', () => {
         { rule: { id: 'f2', point: 'before_complete', action: 'crash', first: 1 }, hits: 0, fires: 0 },
       ],
       worldFaults: [
-        { armed: { id: 1, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 0, remaining: 1, armedAt: utc(T0), clearedAt: null }, describe: 'drop on tool send_email' },
-        { armed: { id: 2, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 1, remaining: 0, armedAt: utc(T0), clearedAt: null }, describe: 'drop on call #3' },
+        {
+          armed: { id: 1, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 0, remaining: 1, armedAt: utc(T0), clearedAt: null },
+          describe: 'drop on tool send_email',
+        },
+        {
+          armed: { id: 2, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 1, remaining: 0, armedAt: utc(T0), clearedAt: null },
+          describe: 'drop on call #3',
+        },
       ],
     });
     expect(lines).toEqual(['crash at before_complete (rule f2, first 1) never fired: 0 hits', 'world fault drop on tool send_email never fired']);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeUnfired, type RuleStats } from '../../src/faults/fault-plan.js';
 import { utc } from '../../src/kernel/clock.js';
-import { ScenarioReportSchema, type ScenarioReport } from '../../src/report/schema.js';
+import { type ScenarioReport, ScenarioReportSchema } from '../../src/report/schema.js';
 import { stepKey } from '../../src/saga/plan.js';
-import { INVARIANT_IDS, type Evidence, type InvariantId, type TimelineEvent } from '../../src/scenarios/evidence.js';
+import { type Evidence, INVARIANT_IDS, type InvariantId, type TimelineEvent } from '../../src/scenarios/evidence.js';
 import { judgeScenario } from '../../src/scenarios/judge.js';
 import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
 import type { ScenarioRun } from '../../src/scenarios/run-scenario.js';
@@ -90,13 +90,24 @@ function crashRule(id: string, fires: number, hits = fires): RuleStats {
 
 function worldFault(id: number, fired: number, describe: string): ScenarioRun['worldFaults'][number] {
   return {
-    armed: { id, spec: { match: { tool: 'send_email' }, action: { type: 'fail', status: 503 }, times: 1 }, fired, remaining: 1 - fired, armedAt: utc(T0), clearedAt: null },
+    armed: {
+      id,
+      spec: { match: { tool: 'send_email' }, action: { type: 'fail', status: 503 }, times: 1 },
+      fired,
+      remaining: 1 - fired,
+      armedAt: utc(T0),
+      clearedAt: null,
+    },
     describe,
   };
 }
 
 /** The harness's record of a SIGKILL, as run-scenario writes it (with `job` only when the process held one). */
-function kill(b: EvidenceBuilder, process: string, place: { point: TimelineEvent['point']; worker: string; job?: string; attempt?: number }): TimelineEvent {
+function kill(
+  b: EvidenceBuilder,
+  process: string,
+  place: { point: TimelineEvent['point']; worker: string; job?: string; attempt?: number },
+): TimelineEvent {
   const event: TimelineEvent = { at: b.tick(), kind: 'kill', process, pid: 4242, detail: `SIGKILL while held at ${place.point}`, ...place };
   b.evidence.timeline.push(event);
   return event;
@@ -181,7 +192,10 @@ describe("judgeScenario: each job's expected and actual outcome", () => {
     const awaiting = b.job(planOf(STEPS.publish), { expect: { status: 'review' } });
     awaiting.claim('w1').review('step publish prepared: awaiting approval', undefined, 'awaiting_approval');
     const wrong = b.job(planOf(STEPS.email), { maxAttempts: 1, expect: { status: 'done' } });
-    wrong.claim('w1').execute('email', 'failed', { detail: 'PermanentError: HTTP 401' }).review('step email (send_email) failed for good (permanent)');
+    wrong
+      .claim('w1')
+      .execute('email', 'failed', { detail: 'PermanentError: HTTP 401' })
+      .review('step email (send_email) failed for good (permanent)');
     const evidence = b.build();
     const missing: ResolvedJob = { n: 99, key: digestOf('never enqueued'), plan: planOf(STEPS.read), maxAttempts: 4, expect: { status: 'done' } };
     const report = judged(runOf(evidence, { jobs: [...plannedJobs(evidence), missing] }));
@@ -195,7 +209,15 @@ describe("judgeScenario: each job's expected and actual outcome", () => {
       const { id, expected, actual, matches, attempts, maxAttempts, located } = byKey(key);
       return { id, expected, actual, matches, attempts, maxAttempts, located };
     };
-    expect(summary(jobs.died.key)).toEqual({ id: jobs.died.id, expected: { status: 'done' }, actual: { status: 'done', reason: null }, matches: true, attempts: 2, maxAttempts: 3, located: true });
+    expect(summary(jobs.died.key)).toEqual({
+      id: jobs.died.id,
+      expected: { status: 'done' },
+      actual: { status: 'done', reason: null },
+      matches: true,
+      attempts: 2,
+      maxAttempts: 3,
+      located: true,
+    });
     expect(summary(jobs.exhausted.key)).toEqual({
       id: jobs.exhausted.id,
       expected: { status: 'review', reason: 'retries exhausted' },
@@ -205,20 +227,32 @@ describe("judgeScenario: each job's expected and actual outcome", () => {
       maxAttempts: 2,
       located: true,
     });
-    expect(summary(jobs.saga.key)).toMatchObject({ expected: { status: 'compensated' }, actual: { status: 'compensated', reason: expect.stringMatching(/^compensated: /) }, matches: true });
+    expect(summary(jobs.saga.key)).toMatchObject({
+      expected: { status: 'compensated' },
+      actual: { status: 'compensated', reason: expect.stringMatching(/^compensated: /) },
+      matches: true,
+    });
     expect(summary(jobs.sagaFailed.key)).toMatchObject({
       expected: { status: 'compensation_failed' },
       actual: { status: 'compensation_failed', reason: expect.stringMatching(/^COMPENSATION_FAILED: /) },
       matches: true,
     });
     // A job waiting for a person is in review: a `review` expectation holds.
-    expect(summary(jobs.awaiting.key)).toMatchObject({ expected: { status: 'review' }, actual: { status: 'awaiting_approval', reason: 'step publish prepared: awaiting approval' }, matches: true });
+    expect(summary(jobs.awaiting.key)).toMatchObject({
+      expected: { status: 'review' },
+      actual: { status: 'awaiting_approval', reason: 'step publish prepared: awaiting approval' },
+      matches: true,
+    });
   });
 
   it('a job that ended otherwise than expected does not match, and says so in the expectations', () => {
     const { report, byKey, jobs } = ended();
     expect(byKey(jobs.wrong.key)).toMatchObject({ expected: { status: 'done' }, actual: { status: 'review' }, matches: false });
-    expect(report.expectations).toEqual([expect.stringMatching(new RegExp(`^job ${jobs.wrong.id} \\(key [0-9a-f]{8}…\\): expected done, got review \\(reason "step email \\(send_email\\) failed for good`))]);
+    expect(report.expectations).toEqual([
+      expect.stringMatching(
+        new RegExp(`^job ${jobs.wrong.id} \\(key [0-9a-f]{8}…\\): expected done, got review \\(reason "step email \\(send_email\\) failed for good`),
+      ),
+    ]);
     expect(report.verdict).toBe('fail');
   });
 
@@ -241,7 +275,9 @@ describe("judgeScenario: each job's expected and actual outcome", () => {
   it("lists the jobs in the scenario's order, each with its history rebuilt from the evidence", () => {
     const { report, evidence, jobs, missing } = ended();
     expect(report.jobs.map((j) => j.key)).toEqual([...evidence.accepted.map((a) => a.key), missing.key]);
-    expect(report.jobs.find((j) => j.id === jobs.died.id)!.history[0]).toBe(`job ${jobs.died.id} (plan) key ${jobs.died.key.slice(0, 16)}…: done, attempt 2 of 3`);
+    expect(report.jobs.find((j) => j.id === jobs.died.id)!.history[0]).toBe(
+      `job ${jobs.died.id} (plan) key ${jobs.died.key.slice(0, 16)}…: done, attempt 2 of 3`,
+    );
   });
 
   it('a job whose creation is not in the history is not located', () => {
@@ -270,7 +306,8 @@ describe('judgeScenario: duplicated effects', () => {
     expect(jobOf(two.id).duplicatedEffects).toEqual([{ key: branchKey, tool: 'create_branch', times: 2 }]);
     expect(jobOf(three.id).duplicatedEffects).toEqual([]);
 
-    const applied = (key: string) => evidence.effects.filter((e) => e.key === key).map((e) => `${e.worker} pid ${e.pid} attempt ${e.attempt} at ${e.at}`);
+    const applied = (key: string) =>
+      evidence.effects.filter((e) => e.key === key).map((e) => `${e.worker} pid ${e.pid} attempt ${e.attempt} at ${e.at}`);
     expect(report.duplicatedEffects).toEqual([
       { key: emailKey, tool: 'send_email', times: 2, appliedBy: applied(emailKey) },
       { key: branchKey, tool: 'create_branch', times: 2, appliedBy: applied(branchKey) },
@@ -289,7 +326,9 @@ describe('judgeScenario: duplicated effects', () => {
 
 describe('judgeScenario: faults armed and fired', () => {
   it('every fault fired: reported with its counts, and the clean run passes', () => {
-    const report = judged(runOf(cleanEvidence(), { pointFaults: [crashRule('f1', 1, 3)], worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email')] }));
+    const report = judged(
+      runOf(cleanEvidence(), { pointFaults: [crashRule('f1', 1, 3)], worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email')] }),
+    );
     expect(report.faults).toEqual([{ id: 'f1', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 3, fired: 1 }]);
     expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 503 on tool send_email', action: 'fail', fired: 1 }]);
     expect(report.faultPoints).toEqual(['after_write', 'world: fail 503 on tool send_email']);
@@ -306,7 +345,9 @@ describe('judgeScenario: faults armed and fired', () => {
   });
 
   it('an unfired world fault makes the scenario vacuous', () => {
-    const report = judged(runOf(cleanEvidence(), { worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email'), worldFault(2, 0, 'drop on job 1 step email')] }));
+    const report = judged(
+      runOf(cleanEvidence(), { worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email'), worldFault(2, 0, 'drop on job 1 step email')] }),
+    );
     expect(report.unfired).toEqual(['world fault drop on job 1 step email never fired']);
     expect(report.verdict).toBe('vacuous');
   });
@@ -320,7 +361,10 @@ describe('judgeScenario: faults armed and fired', () => {
   });
 
   it('a harness error, or an interrupted drill, is an error', () => {
-    expect(judged(runOf(cleanEvidence(), { ending: 'harness-error', error: 'the world did not start' }))).toMatchObject({ error: 'the world did not start', verdict: 'error' });
+    expect(judged(runOf(cleanEvidence(), { ending: 'harness-error', error: 'the world did not start' }))).toMatchObject({
+      error: 'the world did not start',
+      verdict: 'error',
+    });
     expect(judged(runOf(cleanEvidence(), { ending: 'interrupted' }))).toMatchObject({ error: 'the drill was interrupted', verdict: 'error' });
   });
 });
@@ -357,7 +401,9 @@ describe('judgeScenario: the secrets re-check of the report', () => {
     const verdict = report.invariants[index]!;
     expect(verdict.status).toBe('broken');
     expect(verdict.evidence).toEqual([
-      expect.stringMatching(/^secret sk-…\(40 chars\) found in artefact report\.json \(this scenario\) line 1: ….*"description":"charges with key \[sk-…\(40 chars\)\] twice"/),
+      expect.stringMatching(
+        /^secret sk-…\(40 chars\) found in artefact report\.json \(this scenario\) line 1: ….*"description":"charges with key \[sk-…\(40 chars\)\] twice"/,
+      ),
     ]);
     expect(verdict.evidence.join('\n')).not.toContain(SECRET);
     expect(report.verdict).toBe('fail');

@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
+import { FAULT_ACTION_NAMES } from '../../src/faults/actions/index.js';
 import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../../src/faults/points.js';
 import { RETRY_POLICIES } from '../../src/saga/plan.js';
 import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
 import { parseScenarioText, ScenarioFileError, type ScenarioIssue } from '../../src/scenarios/load.js';
 import { TOOL_NAMES } from '../../src/world/catalogue.js';
+import { WORLD_FAULT_ACTION_NAMES } from '../../src/world/fault-actions/index.js';
 
 /*
  * One row per kind of mistake. The YAML marks the line each problem must be
@@ -15,7 +17,12 @@ import { TOOL_NAMES } from '../../src/world/catalogue.js';
 /** Strips the indentation the text has in this file, so cases can be written in place. */
 function yaml(strings: TemplateStringsArray, ...values: unknown[]): string {
   const text = String.raw({ raw: strings }, ...values).replace(/^\n/, '');
-  const indent = Math.min(...text.split('\n').filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length));
+  const indent = Math.min(
+    ...text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.length - line.trimStart().length),
+  );
   return text
     .split('\n')
     .map((line) => line.slice(indent))
@@ -73,7 +80,8 @@ interface Case {
 }
 
 const allowed = (values: readonly unknown[]): string => `allowed: ${values.join(', ')}`;
-const SETTINGS_KEYS = 'queue, pg_url, lease_ms, skew_margin_ms, call_timeout_ms, poll_ms, tick_ms, no_progress_ms, timeout_ms, max_attempts, producers, coordinator, approve, retry, restart';
+const SETTINGS_KEYS =
+  'queue, pg_url, lease_ms, skew_margin_ms, call_timeout_ms, poll_ms, tick_ms, no_progress_ms, timeout_ms, max_attempts, producers, coordinator, approve, retry, restart';
 const POINT_FAULT_KEYS = 'at, action, code, ms, kind, message, where, first, probability';
 
 const CASES: Case[] = [
@@ -86,12 +94,20 @@ const CASES: Case[] = [
   {
     name: 'YAML syntax error: an unclosed flow list swallows the next line',
     text: withScenario(`${BASIC}\ninvariants: [no-lost-job, single-holder\nworkers: 3 #@err`),
-    issues: [{ path: 'scenarios[0].invariants[1]', at: 'err', says: 'YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' }],
+    issues: [
+      {
+        path: 'scenarios[0].invariants[1]',
+        at: 'err',
+        says: 'YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      },
+    ],
   },
   {
     name: 'duplicate key',
     text: withScenario(`${BASIC}\ndescription: again #@dup`),
-    issues: [{ path: 'scenarios[0].description', at: 'dup', says: 'duplicate key "description": already set above in this mapping; keep one', column: 5 }],
+    issues: [
+      { path: 'scenarios[0].description', at: 'dup', says: 'duplicate key "description": already set above in this mapping; keep one', column: 5 },
+    ],
   },
   {
     name: 'an unknown tag (a YAML warning) is refused too',
@@ -118,16 +134,16 @@ const CASES: Case[] = [
   {
     name: 'a plan name that is not lowercase-with-dashes',
     text: withScenario(BASIC).replace('plans:\n', 'plans:\n  One_Plan: #@key\n    steps: []\n'),
-    issues: [
-      { path: 'plans.One_Plan', at: 'key', says: 'invalid key "One_Plan"' },
-    ],
+    issues: [{ path: 'plans.One_Plan', at: 'key', says: 'invalid key "One_Plan"' }],
   },
 
   // Unknown keys, at every depth: each at its own line, with the keys allowed there
   {
     name: 'unknown key at the top level',
     text: `${withScenario(BASIC)}scenario_defaults: {} #@k\n`,
-    issues: [{ path: 'scenario_defaults', at: 'k', says: 'unknown key "scenario_defaults"; allowed: version, defaults, plans, scenarios', column: 1 }],
+    issues: [
+      { path: 'scenario_defaults', at: 'k', says: 'unknown key "scenario_defaults"; allowed: version, defaults, plans, scenarios', column: 1 },
+    ],
   },
   {
     name: 'unknown key in defaults',
@@ -137,7 +153,13 @@ const CASES: Case[] = [
   {
     name: 'unknown key in a scenario',
     text: withScenario(`${BASIC}\nfault: [] #@k`),
-    issues: [{ path: 'scenarios[0].fault', at: 'k', says: `unknown key "fault"; allowed: ${SETTINGS_KEYS}, name, description, covers, workers, jobs, faults, invariants` }],
+    issues: [
+      {
+        path: 'scenarios[0].fault',
+        at: 'k',
+        says: `unknown key "fault"; allowed: ${SETTINGS_KEYS}, name, description, covers, workers, jobs, faults, invariants`,
+      },
+    ],
   },
   {
     name: 'unknown key in a point fault',
@@ -171,7 +193,11 @@ const CASES: Case[] = [
     text: withScenario(BASIC.replace('expect: done', 'expect: { state: done } #@k')),
     issues: [
       { path: 'scenarios[0].jobs[0].expect.state', at: 'k', says: 'unknown key "state"; allowed: status, reason' },
-      { path: 'scenarios[0].jobs[0].expect.status', at: 'k', says: 'required key is missing; allowed: done, review, compensated, compensation_failed' },
+      {
+        path: 'scenarios[0].jobs[0].expect.status',
+        at: 'k',
+        says: 'required key is missing; allowed: done, review, compensated, compensation_failed',
+      },
     ],
   },
 
@@ -179,7 +205,7 @@ const CASES: Case[] = [
   {
     name: 'invalid fault action',
     text: withScenario(`${BASIC}\nfaults:\n  - at: after_claim\n    action: crsh #@v`),
-    issues: [{ path: 'scenarios[0].faults[0].action', at: 'v', says: 'invalid value "crsh"; allowed: crash, exit, pause, hang, error, delay' }],
+    issues: [{ path: 'scenarios[0].faults[0].action', at: 'v', says: `invalid value "crsh"; allowed: ${FAULT_ACTION_NAMES.join(', ')}` }],
   },
   {
     name: 'invalid fault point',
@@ -194,7 +220,7 @@ const CASES: Case[] = [
   {
     name: 'invalid world action (the fault is recognised as a world fault by its keys)',
     text: withScenario(`${BASIC}\nfaults:\n  - world: { step: write }\n    action: crash #@v`),
-    issues: [{ path: 'scenarios[0].faults[0].action', at: 'v', says: 'invalid value "crash"; allowed: drop, delay, fail, error_after_apply' }],
+    issues: [{ path: 'scenarios[0].faults[0].action', at: 'v', says: `invalid value "crash"; allowed: ${WORLD_FAULT_ACTION_NAMES.join(', ')}` }],
   },
   {
     name: 'invalid world tool',
@@ -214,12 +240,24 @@ const CASES: Case[] = [
   {
     name: 'invalid expected status, short form',
     text: withScenario(BASIC.replace('expect: done', 'expect: finished #@v')),
-    issues: [{ path: 'scenarios[0].jobs[0].expect', at: 'v', says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed, any, or a mapping' }],
+    issues: [
+      {
+        path: 'scenarios[0].jobs[0].expect',
+        at: 'v',
+        says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed, any, or a mapping',
+      },
+    ],
   },
   {
     name: 'invalid expected status, long form',
     text: withScenario(BASIC.replace('expect: done', 'expect:\n      status: finished #@v\n      reason: x')),
-    issues: [{ path: 'scenarios[0].jobs[0].expect.status', at: 'v', says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed' }],
+    issues: [
+      {
+        path: 'scenarios[0].jobs[0].expect.status',
+        at: 'v',
+        says: 'invalid value "finished"; allowed: done, review, compensated, compensation_failed',
+      },
+    ],
   },
   {
     name: 'bad invariant id',
@@ -284,7 +322,11 @@ const CASES: Case[] = [
     name: 'missing expectation and fault point',
     text: withScenario(`${BASIC.replace('- plan: one', '- plan: one #@job').replace('\n    expect: done', '')}\nfaults:\n  - action: crash #@fault`),
     issues: [
-      { path: 'scenarios[0].jobs[0].expect', at: 'job', says: 'required key is missing; allowed: done, review, compensated, compensation_failed, any, or a mapping' },
+      {
+        path: 'scenarios[0].jobs[0].expect',
+        at: 'job',
+        says: 'required key is missing; allowed: done, review, compensated, compensation_failed, any, or a mapping',
+      },
       { path: 'scenarios[0].faults[0].at', at: 'fault', says: `required key is missing; ${allowed(FAILPOINTS)}` },
     ],
   },
@@ -309,7 +351,9 @@ const CASES: Case[] = [
   },
   {
     name: 'a field the fault action does not take',
-    text: withScenario(`${BASIC}\nfaults:\n  - at: after_claim\n    action: crash\n    ms: 100 #@ms\n  - world: { step: write }\n    action: drop\n    status: 503 #@status`),
+    text: withScenario(
+      `${BASIC}\nfaults:\n  - at: after_claim\n    action: crash\n    ms: 100 #@ms\n  - world: { step: write }\n    action: drop\n    status: 503 #@status`,
+    ),
     issues: [
       { path: 'scenarios[0].faults[0].ms', at: 'ms', says: 'crash takes no ms' },
       { path: 'scenarios[0].faults[1].status', at: 'status', says: 'a world drop takes no status' },

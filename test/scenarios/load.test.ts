@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { FAULT_ACTION_NAMES } from '../../src/faults/actions/index.js';
 import { formatIssues, loadScenarioFile, parseScenarioText, ScenarioFileError } from '../../src/scenarios/load.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'scenarios');
@@ -90,7 +91,7 @@ describe('the error message', () => {
     expect(error.message).toBe(
       [
         '2 problems in scenarios.yaml:',
-        'scenarios.yaml:14:9 scenarios[2].faults[0].action: invalid value "crsh"; allowed: crash, exit, pause, hang, error, delay',
+        `scenarios.yaml:14:9 scenarios[2].faults[0].action: invalid value "crsh"; allowed: ${FAULT_ACTION_NAMES.join(', ')}`,
         'scenarios.yaml:17:5 scenarios[2].lease_ms: expected an integer, got the string "fast"',
       ].join('\n'),
     );
@@ -99,7 +100,7 @@ describe('the error message', () => {
   test('formatIssues is the same view, for callers that gather issues themselves', () => {
     const error = thrown(() => parseScenarioText(text, 'drills/x.yaml'));
     expect(formatIssues('drills/x.yaml', error.issues).split('\n')[0]).toBe(
-      'drills/x.yaml:14:9 scenarios[2].faults[0].action: invalid value "crsh"; allowed: crash, exit, pause, hang, error, delay',
+      `drills/x.yaml:14:9 scenarios[2].faults[0].action: invalid value "crsh"; allowed: ${FAULT_ACTION_NAMES.join(', ')}`,
     );
     expect(formatIssues('f.yaml', [{ path: '', line: null, column: null, message: 'no such file' }])).toBe('f.yaml: no such file');
   });

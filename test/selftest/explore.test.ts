@@ -1,6 +1,6 @@
-import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { checkReport, REPORT_VERSION } from '../../src/report/schema.js';

@@ -10,16 +10,28 @@ import { tempRunDir } from '../helpers/run-dir.js';
 // The fast subset of the shipped scenarios that, between them, reach every
 // mistake the variants make; the full self-test (`queue-drill selftest`) runs
 // them all plus a bounded explore.
-const FAST = ['crash-after-claim', 'crash-after-write', 'zombie-complete', 'response-lost-to-review', 'review-stays-put', 'concurrent-enqueue', 'compensation-failed'];
+const FAST = [
+  'crash-after-claim',
+  'crash-after-write',
+  'zombie-complete',
+  'response-lost-to-review',
+  'review-stays-put',
+  'concurrent-enqueue',
+  'compensation-failed',
+];
 
 describe('queue-drill selftest (fast subset)', () => {
   it('catches every broken variant and never flags the reference queue, on SQLite or on PostgreSQL', { timeout: 600_000 }, async () => {
     const run = tempRunDir('selftest');
     try {
-      const result = await execa(process.execPath, [CLI_PATH, 'selftest', '--only', FAST.join(','), '--explore-runs', '0', '--out', run.dir, '--json'], {
-        reject: false,
-        env: { CI: 'true' },
-      });
+      const result = await execa(
+        process.execPath,
+        [CLI_PATH, 'selftest', '--only', FAST.join(','), '--explore-runs', '0', '--out', run.dir, '--json'],
+        {
+          reject: false,
+          env: { CI: 'true' },
+        },
+      );
       const rows = JSON.parse(result.stdout) as SelftestRow[];
       expect(rows.map((r) => r.queue)).toEqual(QUEUE_IMPLS.map((q) => q.name));
       for (const row of rows.filter((r) => !r.broken)) {
@@ -30,13 +42,21 @@ describe('queue-drill selftest (fast subset)', () => {
       expect(rows.filter((r) => !r.broken).map((r) => r.queue)).toEqual(['reference', 'postgres']);
       for (const row of rows.filter((r) => r.broken)) {
         expect(row.caughtBy, `${row.queue} is caught`).not.toBeNull();
-        expect(row.expectedBreaks, `${row.queue}: the row carries its declaration`).toEqual([...(QUEUE_IMPLS.find((q) => q.name === row.queue)?.breaks ?? [])]);
+        expect(row.expectedBreaks, `${row.queue}: the row carries its declaration`).toEqual([
+          ...(QUEUE_IMPLS.find((q) => q.name === row.queue)?.breaks ?? []),
+        ]);
         expect(row.expectedBreaks, `${row.queue} is caught by an invariant its mistake breaks`).toContain(row.caughtBy!.invariant);
         expect(row.caughtBy!.faults, `${row.queue}: a scenario of at most 3 faults catches it`).toBeLessThanOrEqual(3);
         expect(row.caughtBy!.replay).toContain(`--queue ${row.queue}`);
       }
       expect(result.exitCode).toBe(0);
-      console.log(rows.map((r) => `${r.queue}: ${r.caughtBy ? `${r.caughtBy.invariant} @ ${r.caughtBy.scenario}` : 'clean'} (${(r.durationMs / 1000).toFixed(1)}s)`).join('\n'));
+      console.log(
+        rows
+          .map(
+            (r) => `${r.queue}: ${r.caughtBy ? `${r.caughtBy.invariant} @ ${r.caughtBy.scenario}` : 'clean'} (${(r.durationMs / 1000).toFixed(1)}s)`,
+          )
+          .join('\n'),
+      );
     } finally {
       run.remove();
     }
@@ -48,7 +68,10 @@ function scenario(name: string, broken: string[]): ScenarioReport {
   return {
     name,
     verdict: broken.length > 0 ? 'fail' : 'pass',
-    invariants: ['no-lost-job', 'lease-released', 'single-holder', 'history-complete'].map((id) => ({ id, status: broken.includes(id) ? 'broken' : 'held' })),
+    invariants: ['no-lost-job', 'lease-released', 'single-holder', 'history-complete'].map((id) => ({
+      id,
+      status: broken.includes(id) ? 'broken' : 'held',
+    })),
     faults: [{}],
     worldFaults: [],
     replay: `queue-drill run --only ${name}`,
@@ -70,8 +93,17 @@ const ROW: SelftestRow = {
 
 describe('catchIn', () => {
   it('counts a variant as caught only where one of its declared invariants broke, and names that one', () => {
-    const scenarios = [scenario('clean', []), scenario('other-mistake', ['history-complete']), scenario('own-mistake', ['lease-released', 'single-holder', 'history-complete'])];
-    expect(catchIn(scenarios, ['single-holder'])).toEqual({ invariant: 'single-holder', scenario: 'own-mistake', faults: 1, replay: 'queue-drill run --only own-mistake' });
+    const scenarios = [
+      scenario('clean', []),
+      scenario('other-mistake', ['history-complete']),
+      scenario('own-mistake', ['lease-released', 'single-holder', 'history-complete']),
+    ];
+    expect(catchIn(scenarios, ['single-holder'])).toEqual({
+      invariant: 'single-holder',
+      scenario: 'own-mistake',
+      faults: 1,
+      replay: 'queue-drill run --only own-mistake',
+    });
     expect(catchIn(scenarios, ['lease-released', 'single-holder'])?.invariant).toBe('lease-released');
     expect(catchIn(scenarios, ['no-lost-job'])).toBeNull();
     expect(catchIn(scenarios, [])).toBeNull();
@@ -92,7 +124,10 @@ describe('renderSelftest', () => {
 
   it('says when a variant was flagged, but not by an invariant it declares', () => {
     const flagged = { scenario: 'crash-after-claim', verdict: 'fail' as const, broken: ['history-complete'] };
-    const table = renderSelftest([{ ...ROW, flagged: [flagged] }, { ...ROW, queue: 'undeclared', expectedBreaks: [] }]);
+    const table = renderSelftest([
+      { ...ROW, flagged: [flagged] },
+      { ...ROW, queue: 'undeclared', expectedBreaks: [] },
+    ]);
     expect(table).toContain('MISSED');
     expect(table).toContain('none of its own; flagged by crash-after-claim: history-complete');
     expect(table).toContain('(declares no invariant its mistake breaks)');

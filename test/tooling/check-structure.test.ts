@@ -14,7 +14,7 @@ import { tempRunDir } from '../helpers/run-dir.js';
 type Structure = { breaches: string[]; functions: Array<{ file: string; name: string; lines: number }> };
 const check = checkStructure as (root: string, layers?: Record<string, string[]>) => Structure;
 
-let cleanup: Array<() => void> = [];
+const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const step of cleanup.splice(0)) step();
 });
@@ -48,7 +48,9 @@ describe('the structure check (npm run lint)', () => {
       'kernel/clock.ts': "import { main } from '../cli/main.js';\nexport const now = main;\n",
       'cli/main.ts': 'export const main = 1;\n',
     });
-    expect(check(root, LAYERS).breaches).toContainEqual(expect.stringMatching(/^src\/kernel\/clock\.ts imports src\/cli\/ \(src\/cli\/main\.js\): kernel may import only nothing outside itself$/));
+    expect(check(root, LAYERS).breaches).toContainEqual(
+      expect.stringMatching(/^src\/kernel\/clock\.ts imports src\/cli\/ \(src\/cli\/main\.js\): kernel may import only nothing outside itself$/),
+    );
   });
 
   it('sees type-only and dynamic imports and re-exports too', () => {

@@ -1,20 +1,74 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, isToolName, TOOL_NAMES, toolMetadata, type ToolMetadata } from '../../src/world/catalogue.js';
+import { CATALOGUE, isToolName, TOOL_NAMES, type ToolMetadata, toolMetadata } from '../../src/world/catalogue.js';
 
 type Expected = Omit<ToolMetadata, 'name' | 'args' | 'refPrefix' | 'compensationOf'>;
 
-// Seed 003's TOOLS and POLICIES, and the brief's additions (compensations, lookup).
+// The transaction sketch's TOOLS and POLICIES, and the brief's additions (compensations, lookup).
 const EXPECTED: Record<string, Expected> = {
-  read_file: { hasSideEffect: false, idempotent: true, reversible: true, riskLevel: 'low', compensationTool: null, rollbackType: 'none', requiresHumanReview: false, lookup: false },
-  write_file: { hasSideEffect: true, idempotent: true, reversible: true, riskLevel: 'medium', compensationTool: 'restore_file_version', rollbackType: 'exact', requiresHumanReview: false, lookup: true },
-  create_branch: { hasSideEffect: true, idempotent: true, reversible: true, riskLevel: 'low', compensationTool: 'delete_branch', rollbackType: 'exact', requiresHumanReview: false, lookup: true },
-  charge_customer: { hasSideEffect: true, idempotent: false, reversible: false, riskLevel: 'critical', compensationTool: null, rollbackType: 'not_reversible', requiresHumanReview: true, lookup: true },
-  send_email: { hasSideEffect: true, idempotent: false, reversible: false, riskLevel: 'high', compensationTool: null, rollbackType: 'not_reversible', requiresHumanReview: true, lookup: false },
-  publish_article: { hasSideEffect: true, idempotent: false, reversible: true, riskLevel: 'high', compensationTool: 'unpublish_article', rollbackType: 'business_compensation', requiresHumanReview: true, lookup: true },
+  read_file: {
+    hasSideEffect: false,
+    idempotent: true,
+    reversible: true,
+    riskLevel: 'low',
+    compensationTool: null,
+    rollbackType: 'none',
+    requiresHumanReview: false,
+    lookup: false,
+  },
+  write_file: {
+    hasSideEffect: true,
+    idempotent: true,
+    reversible: true,
+    riskLevel: 'medium',
+    compensationTool: 'restore_file_version',
+    rollbackType: 'exact',
+    requiresHumanReview: false,
+    lookup: true,
+  },
+  create_branch: {
+    hasSideEffect: true,
+    idempotent: true,
+    reversible: true,
+    riskLevel: 'low',
+    compensationTool: 'delete_branch',
+    rollbackType: 'exact',
+    requiresHumanReview: false,
+    lookup: true,
+  },
+  charge_customer: {
+    hasSideEffect: true,
+    idempotent: false,
+    reversible: false,
+    riskLevel: 'critical',
+    compensationTool: null,
+    rollbackType: 'not_reversible',
+    requiresHumanReview: true,
+    lookup: true,
+  },
+  send_email: {
+    hasSideEffect: true,
+    idempotent: false,
+    reversible: false,
+    riskLevel: 'high',
+    compensationTool: null,
+    rollbackType: 'not_reversible',
+    requiresHumanReview: true,
+    lookup: false,
+  },
+  publish_article: {
+    hasSideEffect: true,
+    idempotent: false,
+    reversible: true,
+    riskLevel: 'high',
+    compensationTool: 'unpublish_article',
+    rollbackType: 'business_compensation',
+    requiresHumanReview: true,
+    lookup: true,
+  },
 };
 
 describe('the tool catalogue', () => {
-  it.each(Object.entries(EXPECTED))('%s carries seed 003 metadata', (name, expected) => {
+  it.each(Object.entries(EXPECTED))("%s carries the transaction sketch's metadata", (name, expected) => {
     expect(toolMetadata(name)).toMatchObject({ name, ...expected });
   });
 

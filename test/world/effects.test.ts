@@ -40,7 +40,12 @@ describe('what the tools do to the world, and their compensations', () => {
     // A compensation is keyed: a retry replays, restoring nothing twice.
     expect(apply('restore_file_version', 'j:w2:undo', { compensates: 'j:w2' })).toMatchObject({ replayed: true, externalRef: undo2.externalRef });
     expect(read('a.txt').exists).toBe(false);
-    expect(ledger.effects().filter((e) => e.tool === 'restore_file_version').map((e) => e.compensates)).toEqual(['j:w2', 'j:w1']);
+    expect(
+      ledger
+        .effects()
+        .filter((e) => e.tool === 'restore_file_version')
+        .map((e) => e.compensates),
+    ).toEqual(['j:w2', 'j:w1']);
   });
 
   it('compensating an effect that never happened succeeds with nothing_to_compensate', () => {
@@ -59,7 +64,9 @@ describe('what the tools do to the world, and their compensations', () => {
   it('refuses to compensate a key that belongs to another tool', () => {
     const { apply } = open();
     apply('charge_customer', 'j:charge', { customer: 'c', amount: 1 });
-    expect(() => apply('restore_file_version', 'j:undo', { compensates: 'j:charge' })).toThrow(expect.objectContaining({ code: 'WORLD_COMPENSATION_MISMATCH', status: 409 }));
+    expect(() => apply('restore_file_version', 'j:undo', { compensates: 'j:charge' })).toThrow(
+      expect.objectContaining({ code: 'WORLD_COMPENSATION_MISMATCH', status: 409 }),
+    );
   });
 
   it('delete_branch deletes the branch that call created, and only that', () => {
@@ -80,7 +87,10 @@ describe('what the tools do to the world, and their compensations', () => {
     const second = apply('publish_article', 'j:pub', { slug: 'launch' });
     expect(second).toMatchObject({ replayed: false, result: { publication: 'pub_000002', publications: 2 } });
     expect(worldState(ledger.db).articles).toEqual([{ slug: 'launch', published: true, publications: 2 }]);
-    expect(apply('unpublish_article', 'j:pub:undo', { compensates: 'j:pub' }).result).toEqual({ unpublished: true, publications: ['pub_000001', 'pub_000002'] });
+    expect(apply('unpublish_article', 'j:pub:undo', { compensates: 'j:pub' }).result).toEqual({
+      unpublished: true,
+      publications: ['pub_000001', 'pub_000002'],
+    });
     expect(worldState(ledger.db).articles[0]!.published).toBe(false);
   });
 
@@ -105,7 +115,12 @@ describe('what the tools do to the world, and their compensations', () => {
 
   it('a pure tool writes nothing to the ledger', () => {
     const { apply, ledger } = open();
-    expect(apply('read_file', 'k', { path: 'none' })).toEqual({ result: { exists: false, content: null, version: 0 }, externalRef: null, replayed: false, effectSeq: null });
+    expect(apply('read_file', 'k', { path: 'none' })).toEqual({
+      result: { exists: false, content: null, version: 0 },
+      externalRef: null,
+      replayed: false,
+      effectSeq: null,
+    });
     expect(ledger.effects()).toEqual([]);
   });
 });

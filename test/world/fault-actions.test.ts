@@ -12,8 +12,22 @@ import { parseFaultSpec } from '../../src/world/faults.js';
  */
 
 function fileWith(fault: Record<string, unknown>) {
-  const step = { step_id: 'write', tool: 'write_file', args: { path: 'a', content: 'b' }, has_side_effect: true, idempotent: true, reversible: true, retry_policy: 'auto', compensation: 'restore_file_version', requires_approval: false };
-  return { version: 1, plans: {}, scenarios: [{ name: 'one', description: 'd', jobs: [{ plan: { steps: [step] }, expect: 'any' }], faults: [fault] }] };
+  const step = {
+    step_id: 'write',
+    tool: 'write_file',
+    args: { path: 'a', content: 'b' },
+    has_side_effect: true,
+    idempotent: true,
+    reversible: true,
+    retry_policy: 'auto',
+    compensation: 'restore_file_version',
+    requires_approval: false,
+  };
+  return {
+    version: 1,
+    plans: {},
+    scenarios: [{ name: 'one', description: 'd', jobs: [{ plan: { steps: [step] }, expect: 'any' }], faults: [fault] }],
+  };
 }
 
 describe('the world fault actions', () => {
@@ -27,16 +41,19 @@ describe('the world fault actions', () => {
     expect(() => collectFields(WORLD_FAULT_ACTIONS)).not.toThrow();
   });
 
-  it.each(WORLD_FAULT_ACTIONS.map((a) => [a.name, a] as const))('%s: what explore draws is a valid scenario fault, and what it makes of it is a fault the world accepts', (_name, action) => {
-    for (const { times, ...fields } of fc.sample(action.explore!(fc), { numRuns: 20, seed: 2 })) {
-      const fault = { world: { step: 'write' }, action: action.name, times, ...fields };
-      const parsed = ScenarioFileSchema.safeParse(fileWith(fault));
-      expect(parsed.success, parsed.success ? '' : parsed.error.message).toBe(true);
-      const spec = parseFaultSpec({ match: { key: 'k' }, action: action.fromScenario(fields), times });
-      expect(spec.action.type).toBe(action.name);
-      expect(action.describe(spec.action as never)).toMatch(new RegExp(`^${action.name}`));
-    }
-  });
+  it.each(WORLD_FAULT_ACTIONS.map((a) => [a.name, a] as const))(
+    '%s: what explore draws is a valid scenario fault, and what it makes of it is a fault the world accepts',
+    (_name, action) => {
+      for (const { times, ...fields } of fc.sample(action.explore!(fc), { numRuns: 20, seed: 2 })) {
+        const fault = { world: { step: 'write' }, action: action.name, times, ...fields };
+        const parsed = ScenarioFileSchema.safeParse(fileWith(fault));
+        expect(parsed.success, parsed.success ? '' : parsed.error.message).toBe(true);
+        const spec = parseFaultSpec({ match: { key: 'k' }, action: action.fromScenario(fields), times });
+        expect(spec.action.type).toBe(action.name);
+        expect(action.describe(spec.action as never)).toMatch(new RegExp(`^${action.name}`));
+      }
+    },
+  );
 
   it('the world refuses an action it does not know, or one missing what it needs, naming the path', () => {
     expect(() => parseFaultSpec({ action: { type: 'explode' } })).toThrow(/action/);

@@ -49,36 +49,57 @@ describe('fencing at the world, per job', () => {
 
   // Two ways job '7' comes to have shown epoch 2: a call, or a reconciliation naming the job.
   const raisers: Array<{ how: string; raise: (world: TestWorld) => Promise<unknown>; effects: number }> = [
-    { how: 'a call under epoch 2', raise: (w) => w.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 2), fence: 2 }), effects: 1 },
-    { how: 'a reconciliation with { epoch: 2, job: "7" }', raise: (w) => w.client.reconcile('charge_customer', '7:charge', { epoch: 2, job: '7' }), effects: 0 },
+    {
+      how: 'a call under epoch 2',
+      raise: (w) => w.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 2), fence: 2 }),
+      effects: 1,
+    },
+    {
+      how: 'a reconciliation with { epoch: 2, job: "7" }',
+      raise: (w) => w.client.reconcile('charge_customer', '7:charge', { epoch: 2, job: '7' }),
+      effects: 0,
+    },
   ];
 
-  it.each(raisers)('after $how for job 7, a call for another key of job 7 under epoch 1 is refused and applies nothing', async ({ raise, effects }) => {
-    world = await startTestWorld();
-    await raise(world);
-    const stale = world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 1), fence: 1 });
-    await expect(stale).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE', status: 409 });
-    const ledger = readLedger(world.file);
-    expect(ledger.filter((e) => e.key === '7:notify')).toEqual([]);
-    expect(ledger).toHaveLength(effects);
-    // The refusal is on record as a call that failed before applying.
-    expect(readCalls(world.file).at(-1)).toMatchObject({ key: '7:notify', job: '7', outcome: 'failed', status: 409, effectSeq: null });
-    // Job 7's holder under epoch 2 (or later) goes ahead on that key.
-    await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 });
-    expect(readLedger(world.file).filter((e) => e.key === '7:notify').map((e) => e.epoch)).toEqual([2]);
-  });
+  it.each(raisers)(
+    'after $how for job 7, a call for another key of job 7 under epoch 1 is refused and applies nothing',
+    async ({ raise, effects }) => {
+      world = await startTestWorld();
+      await raise(world);
+      const stale = world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 1), fence: 1 });
+      await expect(stale).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE', status: 409 });
+      const ledger = readLedger(world.file);
+      expect(ledger.filter((e) => e.key === '7:notify')).toEqual([]);
+      expect(ledger).toHaveLength(effects);
+      // The refusal is on record as a call that failed before applying.
+      expect(readCalls(world.file).at(-1)).toMatchObject({ key: '7:notify', job: '7', outcome: 'failed', status: 409, effectSeq: null });
+      // Job 7's holder under epoch 2 (or later) goes ahead on that key.
+      await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 });
+      expect(
+        readLedger(world.file)
+          .filter((e) => e.key === '7:notify')
+          .map((e) => e.epoch),
+      ).toEqual([2]);
+    },
+  );
 
   it.each(raisers)('after $how for job 7, a call for another job under epoch 1 is unaffected', async ({ raise, effects }) => {
     world = await startTestWorld();
     await raise(world);
     await world.client.call('send_email', '8:notify', EMAIL, { ...meta('8', 'notify', 1), fence: 1 });
-    expect(readLedger(world.file).slice(effects).map(({ key, job, epoch }) => ({ key, job, epoch }))).toEqual([{ key: '8:notify', job: '8', epoch: 1 }]);
+    expect(
+      readLedger(world.file)
+        .slice(effects)
+        .map(({ key, job, epoch }) => ({ key, job, epoch })),
+    ).toEqual([{ key: '8:notify', job: '8', epoch: 1 }]);
   });
 
   it('a reconciliation with an epoch but no job fences its key only', async () => {
     world = await startTestWorld();
     await world.client.reconcile('charge_customer', '7:charge', { epoch: 5 });
-    await expect(world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 1), fence: 1 })).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE' });
+    await expect(world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 1), fence: 1 })).rejects.toMatchObject({
+      code: 'WORLD_STALE_FENCE',
+    });
     await world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 1), fence: 1 });
     expect(readLedger(world.file).map((e) => e.key)).toEqual(['7:notify']);
   });
@@ -87,7 +108,9 @@ describe('fencing at the world, per job', () => {
     world = await startTestWorld();
     await world.client.call('charge_customer', '7:charge', CHARGE, { ...meta('7', 'charge', 3), fence: 3 });
     expect(await world.client.reconcile('charge_customer', '7:charge', { epoch: 1, job: '7' })).toMatchObject({ status: 'completed', applied: 1 });
-    await expect(world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 })).rejects.toMatchObject({ code: 'WORLD_STALE_FENCE' });
+    await expect(world.client.call('send_email', '7:notify', EMAIL, { ...meta('7', 'notify', 2), fence: 2 })).rejects.toMatchObject({
+      code: 'WORLD_STALE_FENCE',
+    });
     expect(readLedger(world.file)).toHaveLength(1);
   });
 

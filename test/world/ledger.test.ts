@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, utc } from '../../src/kernel/clock.js';
+import { argsDigest } from '../../src/world/args-digest.js';
 import { applyCall, type WorldCall } from '../../src/world/effects.js';
 import { WorldError } from '../../src/world/errors.js';
-import { argsDigest } from '../../src/world/args-digest.js';
-import { readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';
 import { effectsByKey, externalRefFor } from '../../src/world/ledger/effects-table.js';
+import { readCalls, readLedger, WorldLedger } from '../../src/world/ledger.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const META = { job: '7', step: 'charge', attempt: 1, worker: 'w1', pid: 4242 };
@@ -71,15 +71,21 @@ describe('the world ledger', () => {
     });
     expect(applied.result).toEqual(row!.result);
     // The whole file (and any WAL left) holds neither the secret nor any other argument.
-    const bytes = [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    const bytes = [file, `${file}-wal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('');
     expect(bytes).not.toContain(secret);
     expect(bytes).not.toContain('cust_visible_name');
     expect(bytes).toContain('job-7:charge');
   });
 
-  it('writes the fence its caller showed as the effect\'s epoch', () => {
+  it("writes the fence its caller showed as the effect's epoch", () => {
     const { file, ledger } = open();
-    const fenced = (fence: number): WorldCall => ({ ...call('charge_customer', `k${fence}`, { customer: 'c', amount: 1 }), meta: { ...META, fence } });
+    const fenced = (fence: number): WorldCall => ({
+      ...call('charge_customer', `k${fence}`, { customer: 'c', amount: 1 }),
+      meta: { ...META, fence },
+    });
     for (const c of [fenced(0), fenced(4)]) applyCall(ledger, c, at());
     expect(readLedger(file).map((e) => e.epoch)).toEqual([0, 4]);
   });
@@ -98,7 +104,9 @@ describe('the world ledger', () => {
       { key: '7:charge', fence: 4, job: '7', admitted: false, why: 'the key saw 2, but the job has seen 5' },
       { key: '8:notify', fence: 1, job: '8', admitted: true, why: "job 7's floor does not reach job 8" },
     ];
-    const results = steps.map(({ key, fence, job }) => ledger.transaction(() => (job === undefined ? ledger.admitFence(key, fence) : ledger.admitFence(key, fence, job))));
+    const results = steps.map(({ key, fence, job }) =>
+      ledger.transaction(() => (job === undefined ? ledger.admitFence(key, fence) : ledger.admitFence(key, fence, job))),
+    );
     expect(results.map((admitted, n) => `${steps[n]!.why}: ${admitted}`)).toEqual(steps.map(({ why, admitted }) => `${why}: ${admitted}`));
     // A refused fence leaves the floors as they were.
     expect(ledger.db.prepare('SELECT job, fence FROM world_job_fences ORDER BY job').all()).toEqual([

@@ -25,7 +25,10 @@ describe('the world server’s lifecycle', () => {
   it('close() ends a delayed answer at once, keeps its committed effect, and frees the port', async () => {
     world = await startTestWorld();
     await world.client.armFault({ match: { tool: 'charge_customer' }, action: { type: 'delay', ms: 60_000, applied: true } });
-    const pending = callRaw(world.server.url, JSON.stringify({ tool: 'charge_customer', key: 'j:c', args: { customer: 'c', amount: 1 }, meta: meta() }));
+    const pending = callRaw(
+      world.server.url,
+      JSON.stringify({ tool: 'charge_customer', key: 'j:c', args: { customer: 'c', amount: 1 }, meta: meta() }),
+    );
     const file = world.file;
     // Committed before the hold begins: wait for the row, not for a timer.
     while (readLedger(file).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));

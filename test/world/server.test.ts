@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentError, TransientError, UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import { WorldClient } from '../../src/world/client.js';
@@ -22,7 +22,9 @@ function raw(url: string, method: string, path: string, body?: string): Promise<
     const req = request(new URL(path, url), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -306,7 +308,9 @@ describe('the world over HTTP', () => {
       const w = await start();
       const clients = callers(w);
       const answers = await Promise.all(
-        Array.from({ length: CALLS }, (_, i) => clients[i % clients.length]!.call('write_file', `job-${i}:write`, { path: `f${i}.txt`, content: String(i) }, meta(i))),
+        Array.from({ length: CALLS }, (_, i) =>
+          clients[i % clients.length]!.call('write_file', `job-${i}:write`, { path: `f${i}.txt`, content: String(i) }, meta(i)),
+        ),
       );
       expect(answers.every((a) => !a.replayed)).toBe(true);
       const rows = readLedger(w.file);
@@ -318,7 +322,9 @@ describe('the world over HTTP', () => {
     it(`${CALLS} concurrent calls racing on one key of an idempotent tool: exactly one row`, async () => {
       const w = await start();
       const clients = callers(w);
-      const answers = await Promise.all(Array.from({ length: CALLS }, (_, i) => clients[i % clients.length]!.call('write_file', 'job-1:write', WRITE, meta(1, 'write', i + 1))));
+      const answers = await Promise.all(
+        Array.from({ length: CALLS }, (_, i) => clients[i % clients.length]!.call('write_file', 'job-1:write', WRITE, meta(1, 'write', i + 1))),
+      );
       expect(readLedger(w.file)).toHaveLength(1);
       expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
       expect(new Set(answers.map((a) => a.externalRef))).toEqual(new Set(['fv_000001']));
@@ -327,7 +333,11 @@ describe('the world over HTTP', () => {
     it(`${CALLS} concurrent calls racing on one key of a non-idempotent tool: one row per call`, async () => {
       const w = await start();
       const clients = callers(w);
-      await Promise.all(Array.from({ length: CALLS }, (_, i) => clients[i % clients.length]!.call('charge_customer', 'job-1:charge', CHARGE, meta(1, 'charge', i + 1))));
+      await Promise.all(
+        Array.from({ length: CALLS }, (_, i) =>
+          clients[i % clients.length]!.call('charge_customer', 'job-1:charge', CHARGE, meta(1, 'charge', i + 1)),
+        ),
+      );
       const rows = readLedger(w.file);
       expect(rows).toHaveLength(CALLS);
       expect(new Set(rows.map((r) => r.externalRef)).size).toBe(CALLS);
@@ -354,7 +364,9 @@ describe('the world over HTTP', () => {
       cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
       const sockets = new Set<Socket>();
       server.on('connection', (socket) => sockets.add(socket));
-      cleanup.push(() => sockets.forEach((socket) => socket.destroy()));
+      cleanup.push(() => {
+        for (const socket of sockets) socket.destroy();
+      });
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     };
     const stubClient = (url: string) => {
@@ -363,7 +375,11 @@ describe('the world over HTTP', () => {
       return client;
     };
     const answer = (status: string, body: string) => (socket: Socket) =>
-      socket.once('data', () => socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`));
+      socket.once('data', () =>
+        socket.end(
+          `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        ),
+      );
 
     it('silence after sending: a call is an unknown outcome, a read is transient', async () => {
       const client = stubClient(await stub(() => {}));
@@ -377,15 +393,25 @@ describe('the world over HTTP', () => {
 
     it('a connection reset after sending: a call is an unknown outcome, a read is transient', async () => {
       const client = stubClient(await stub((socket) => socket.once('data', () => socket.resetAndDestroy())));
-      expect(await failure(client.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_RESPONSE_LOST' });
+      expect(await failure(client.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({
+        name: 'UnknownOutcomeError',
+        code: 'WORLD_RESPONSE_LOST',
+      });
       expect(await failure(client.ledger())).toMatchObject({ name: 'TransientError', code: 'WORLD_RESPONSE_LOST' });
     });
 
     it('an unreadable 200 or a 502 to a call is an unknown outcome', async () => {
       const garbled = stubClient(await stub(answer('200 OK', '{"result":')));
-      expect(await failure(garbled.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_BAD_RESPONSE' });
+      expect(await failure(garbled.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({
+        name: 'UnknownOutcomeError',
+        code: 'WORLD_BAD_RESPONSE',
+      });
       const gateway = stubClient(await stub(answer('502 Bad Gateway', '{}')));
-      expect(await failure(gateway.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({ name: 'UnknownOutcomeError', code: 'WORLD_HTTP_STATUS', status: 502 });
+      expect(await failure(gateway.call('charge_customer', 'k', CHARGE, meta()))).toMatchObject({
+        name: 'UnknownOutcomeError',
+        code: 'WORLD_HTTP_STATUS',
+        status: 502,
+      });
       expect(await failure(gateway.health())).toMatchObject({ name: 'TransientError', status: 502 });
     });
   });

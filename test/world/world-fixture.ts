@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { ManualClock, systemClock, type Clock } from '../../src/kernel/clock.js';
-import { WorldClient, type WorldCallMeta } from '../../src/world/client.js';
+import { type Clock, ManualClock, systemClock } from '../../src/kernel/clock.js';
+import { type WorldCallMeta, WorldClient } from '../../src/world/client.js';
 import { WorldLedger } from '../../src/world/ledger.js';
 import type { CallLogEntry } from '../../src/world/received-call.js';
 import { startWorldServer, type WorldServer } from '../../src/world/server.js';

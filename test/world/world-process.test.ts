@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { UnknownOutcomeError } from '../../src/kernel/job-errors.js';
 import { WorldClient } from '../../src/world/client.js';
-import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { readFaults } from '../../src/world/faults.js';
+import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -48,7 +48,9 @@ describe('the world as real processes', () => {
   /** Starts a process and resolves once it printed its listening line. */
   async function start(args: string[], env: Record<string, string> = {}): Promise<WorldProcess> {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     cleanup.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
@@ -113,7 +115,10 @@ describe('the world as real processes', () => {
         [1, 1, 0],
         [2, 0, 1],
       ]);
-      expect(await c2.call('write_file', 'job-1:write', { path: 'a.txt', content: 'x' }, { ...META, attempt: 2 })).toMatchObject({ replayed: true, externalRef: 'fv_000001' });
+      expect(await c2.call('write_file', 'job-1:write', { path: 'a.txt', content: 'x' }, { ...META, attempt: 2 })).toMatchObject({
+        replayed: true,
+        externalRef: 'fv_000001',
+      });
       expect(readLedger(file)).toHaveLength(1);
       expect(readFaults(file)).toHaveLength(2);
     });
@@ -146,7 +151,8 @@ describe('the world as real processes', () => {
       const worlds = await Promise.all([1, 2, 3].map(() => start(worldScript, { WORLD_LEDGER: file })));
       const clients = worlds.flatMap((w) => [client(w.url, 20_000), client(w.url, 20_000)]);
       const CALLS = 50;
-      const across = <T>(fn: (c: WorldClient, i: number) => Promise<T>) => Promise.all(Array.from({ length: CALLS }, (_, i) => fn(clients[i % clients.length]!, i)));
+      const across = <T>(fn: (c: WorldClient, i: number) => Promise<T>) =>
+        Promise.all(Array.from({ length: CALLS }, (_, i) => fn(clients[i % clients.length]!, i)));
 
       const keyed = await across((c, i) => c.call('write_file', 'job-1:write', { path: 'a.txt', content: 'same' }, { ...META, attempt: i + 1 }));
       expect(keyed.filter((a) => !a.replayed)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { claimWith, type Claimer } from '../sqlite/sql/claim.js';
+import { type Claimer, claimWith } from '../sqlite/sql/claim.js';
 import { WORK_WINDOW_MS } from '../work-window.js';
 
 /**

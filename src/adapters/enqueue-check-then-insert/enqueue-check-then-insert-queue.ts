@@ -1,4 +1,4 @@
-import { SqliteQueue, type QueueOptions } from '../sqlite/sqlite-queue.js';
+import { type QueueOptions, SqliteQueue } from '../sqlite/sqlite-queue.js';
 import { openStore } from '../sqlite/store.js';
 import { checkThenInsert } from './enqueue.js';
 import { SCHEMA_WITHOUT_UNIQUE_KEY_SQL } from './schema.js';

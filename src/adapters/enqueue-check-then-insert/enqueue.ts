@@ -1,4 +1,4 @@
-import { enqueueWith, type Enqueuer } from '../sqlite/sql/enqueue.js';
+import { type Enqueuer, enqueueWith } from '../sqlite/sql/enqueue.js';
 import { WORK_WINDOW_MS } from '../work-window.js';
 
 /**

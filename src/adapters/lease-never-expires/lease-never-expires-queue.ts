@@ -1,5 +1,5 @@
 import type { Lease, LeaseWriteResult } from '../../queue/job.js';
-import { SqliteQueue, type Claimed } from '../sqlite/sqlite-queue.js';
+import { type Claimed, SqliteQueue } from '../sqlite/sqlite-queue.js';
 
 /** The lease every claim and heartbeat takes, whatever the caller asked for: a day. */
 export const NEVER_EXPIRING_LEASE_MS = 24 * 60 * 60 * 1000;

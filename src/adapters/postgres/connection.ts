@@ -64,7 +64,9 @@ function describeCause(cause: unknown, url: string): string {
   } else {
     text = String(cause);
   }
-  return redact(text.split(url).join(maskUrl(url)), passwordsIn(url)).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return redact(text.split(url).join(maskUrl(url)), passwordsIn(url))
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .trim();
 }
 
 /** PostgreSQL could not be reached (or would not let us in): bad input to the drill, exit 2, one line. */

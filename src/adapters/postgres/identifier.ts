@@ -7,7 +7,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Throws UsageError unless `schema` is a plain lowercase identifier of at most 63 characters (PostgreSQL's limit). */
 export function assertSchemaName(schema: string): void {
   if (!SCHEMA_NAME.test(schema) || schema.startsWith('pg_')) {
-    throw new UsageError(`not a queue schema name: ${JSON.stringify(schema)} (lowercase letters, digits and _, at most 63, not starting with a digit or pg_)`);
+    throw new UsageError(
+      `not a queue schema name: ${JSON.stringify(schema)} (lowercase letters, digits and _, at most 63, not starting with a digit or pg_)`,
+    );
   }
 }
 

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import type { JobStatus } from '../../kernel/vocabulary.js';
-import type { Release } from '../../port/adapter.js';
+import type { ExpiredLeaseRelease } from '../../port/adapter.js';
 import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
 import { assertDigest } from '../../queue/digest.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../../queue/job.js';
 import type { LeaseStore, LeaseStoreOptions } from '../../queue/lease-store.js';
-import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../queue/retry-delay.js';
+import { type RetryDelayPolicy, retryDelayMs, SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import { inTransaction, openPool } from './pool.js';
 import { appendTx } from './sql/append-tx.js';
 import { beginCompensation } from './sql/begin-compensation.js';
@@ -23,7 +23,7 @@ import { releaseExpired } from './sql/release-expired.js';
 import { requeueFromReview } from './sql/requeue-from-review.js';
 import { retry } from './sql/retry.js';
 import { review } from './sql/review.js';
-import { expiredLeases, type ExpiredJob } from './sql/sweep-expired-leases.js';
+import { type ExpiredJob, expiredLeases } from './sql/sweep-expired-leases.js';
 
 /** Where a queue lives: a server, and the schema provisioned for it (provision.ts). */
 export interface PgQueueLocation {
@@ -112,7 +112,7 @@ export class PgLeaseStore implements LeaseStore {
   }
 
   /** Takes `job.id`, `job.lease_fence` and `job.attempts` of the job: any JobRow will do. */
-  releaseExpired(job: ExpiredJob, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean> {
+  releaseExpired(job: ExpiredJob, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): Promise<boolean> {
     return this.transaction((db) => releaseExpired(db, job, release, { by, skewMarginMs: this.skewMarginMs, checkpoint }));
   }
 

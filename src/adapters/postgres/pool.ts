@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { InputError } from '../../kernel/errors.js';
-import { assertSchemaName, quoteIdent } from './identifier.js';
 import { maskUrl } from './connection.js';
+import { assertSchemaName, quoteIdent } from './identifier.js';
 import type { Queryable } from './sql/queryable.js';
 
 /** A store opened on a schema the server does not have (never provisioned, or already dropped). */

@@ -94,7 +94,7 @@ CREATE TABLE agent_job_events (
 );
 CREATE INDEX agent_job_events_job ON agent_job_events (job_id, id);
 
--- Seed 003's transaction log: one row per checkpoint of a plan step, carrying
+-- The transaction sketch's transaction log: one row per checkpoint of a plan step, carrying
 -- the epoch of the lease it was written under.
 CREATE TABLE agent_tx_log (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

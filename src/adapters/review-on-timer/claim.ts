@@ -1,8 +1,8 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobRow } from '../../queue/job.js';
+import { type Claimer, claimWith } from '../sqlite/sql/claim.js';
 import type { ClaimSource } from '../sqlite/sql/claim-rules.js';
-import { claimWith, type Claimer } from '../sqlite/sql/claim.js';
-import { statement, type Db } from '../sqlite/store.js';
+import { type Db, statement } from '../sqlite/store.js';
 
 /** How long a job waits in review before a worker takes it again. */
 export const REVIEW_TIMER_MS = 300;

@@ -1,5 +1,5 @@
-import { openStore, type Db } from '../sqlite/store.js';
-import { SqliteQueue, type QueueOptions } from '../sqlite/sqlite-queue.js';
+import { type QueueOptions, SqliteQueue } from '../sqlite/sqlite-queue.js';
+import { type Db, openStore } from '../sqlite/store.js';
 import { timerClaim } from './claim.js';
 
 /** How long a job waits in review before this queue's claim takes it again (defined beside the claim). */

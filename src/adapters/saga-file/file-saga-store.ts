@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { utc, type Clock } from '../../kernel/clock.js';
+import { type Clock, utc } from '../../kernel/clock.js';
 import type { Incident, SagaLog, SagaStore, TxEntry, TxRow, Writer } from '../../port/checkpoint.js';
 import { sagaTablesSql } from '../sqlite/schema.js';
 
@@ -52,7 +52,9 @@ export class FileSagaStore implements SagaStore {
       append: async (entry) => this.append(writer, entry),
       rows: () => this.rows(writer.jobId),
       incident: async (stepId, error) => {
-        this.db.prepare('INSERT INTO saga_incidents (job_id, step_id, error, at) VALUES (?, ?, ?, ?)').run(writer.jobId, stepId, error, utc(this.clock.now()));
+        this.db
+          .prepare('INSERT INTO saga_incidents (job_id, step_id, error, at) VALUES (?, ?, ?, ?)')
+          .run(writer.jobId, stepId, error, utc(this.clock.now()));
       },
     };
   }

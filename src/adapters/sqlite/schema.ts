@@ -15,7 +15,7 @@ export interface SchemaRules {
 export const REFERENCE_SCHEMA_RULES: SchemaRules = { uniqueKey: true };
 
 /**
- * The store's schema, made by `rules`. `agent_jobs` keeps seed 000's column
+ * The store's schema, made by `rules`. `agent_jobs` keeps the queue sketch's column
  * names so a table made from the seed's design reads the same; the additions
  * are `lease_fence` (bumped by every claim: the job's epoch, the fencing token
  * every lease holder's write is guarded by), `review_reason`, and `outcome`
@@ -69,13 +69,13 @@ ${sagaTablesSql({ log: 'agent_tx_log', incidents: 'agent_incidents', jobId: 'job
 export const SCHEMA_SQL = schemaSql(REFERENCE_SCHEMA_RULES);
 
 /**
- * Seed 003's transaction log and incident store as SQLite tables: in the
+ * The transaction sketch's transaction log and incident store as SQLite tables: in the
  * queue's own file (the reference), or in a file beside the run (for queues
  * that cannot share a transaction with it), named and keyed as each needs.
  */
 export function sagaTablesSql(names: { log: string; incidents: string; jobId: string }): string {
   return `
--- Seed 003's transaction log: one row per checkpoint of a plan step, written
+-- The transaction sketch's transaction log: one row per checkpoint of a plan step, written
 -- before and after each call to the world, so whoever resumes a job (a worker
 -- after a crash, the coordinator) knows where it stands.
 CREATE TABLE IF NOT EXISTS ${names.log} (

@@ -1,8 +1,8 @@
-import type { Release } from '../../port/adapter.js';
+import type { JobStatus } from '../../kernel/vocabulary.js';
+import type { ExpiredLeaseRelease } from '../../port/adapter.js';
 import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../../queue/job.js';
 import type { ExpiredLease, LeaseStore } from '../../queue/lease-store.js';
-import type { JobStatus } from '../../kernel/vocabulary.js';
 import type { SqliteQueue } from './sqlite-queue.js';
 
 /**
@@ -54,7 +54,7 @@ export class SqliteLeaseStore implements LeaseStore {
     return this.queue.expiredLeases();
   }
 
-  async releaseExpired(job: ExpiredLease, release: Release, by: string, checkpoint?: TxEntry): Promise<boolean> {
+  async releaseExpired(job: ExpiredLease, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): Promise<boolean> {
     return this.queue.releaseExpired(job, release, by, checkpoint);
   }
 

@@ -1,33 +1,33 @@
 import type { Clock } from '../../kernel/clock.js';
 import { utc } from '../../kernel/clock.js';
 import { classifyError } from '../../kernel/job-errors.js';
-import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../../queue/job.js';
 import type { Random } from '../../kernel/random.js';
-import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../queue/recovery.js';
 import { storableError } from '../../kernel/redact.js';
-import { retryDelayMs, SEED_RETRY_DELAY, type RetryDelayPolicy } from '../../queue/retry-delay.js';
+import type { ExpiredLeaseRelease } from '../../port/adapter.js';
+import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
+import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../../queue/job.js';
+import type { ExpiredLease } from '../../queue/lease-store.js';
+import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../queue/recovery.js';
+import { type RetryDelayPolicy, retryDelayMs, SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
+import type { JobStatus } from '../../queue/states.js';
+import { appendTx } from './sql/append-tx.js';
 import { beginCompensation } from './sql/begin-compensation.js';
-import { claim, type Claimer } from './sql/claim.js';
+import { type Claimer, claim } from './sql/claim.js';
 import { claimCompensation } from './sql/claim-compensation.js';
 import { complete } from './sql/complete.js';
-import { enqueue, type Enqueuer } from './sql/enqueue.js';
+import { type Enqueuer, enqueue } from './sql/enqueue.js';
+import { expireLease } from './sql/expire-lease.js';
 import { finishCompensation } from './sql/finish-compensation.js';
 import { heartbeat } from './sql/heartbeat.js';
+import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
 import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './sql/reads.js';
+import { releaseExpired } from './sql/release-expired.js';
 import { requeueFromReview } from './sql/requeue-from-review.js';
 import { retry } from './sql/retry.js';
 import { review } from './sql/review.js';
 import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js';
-import { writeUnderLease, type LeaseWriter } from './sql/write-under-lease.js';
-import type { JobStatus } from '../../queue/states.js';
-import { openStore, statement, type Db } from './store.js';
-import type { Release } from '../../port/adapter.js';
-import type { ExpiredLease } from '../../queue/lease-store.js';
-import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
-import { appendTx } from './sql/append-tx.js';
-import { expireLease } from './sql/expire-lease.js';
-import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
-import { releaseExpired } from './sql/release-expired.js';
+import { type LeaseWriter, writeUnderLease } from './sql/write-under-lease.js';
+import { type Db, openStore, statement } from './store.js';
 
 /** How a queue connection behaves: its clock, its randomness, its leases and retries. */
 export interface QueueOptions {
@@ -44,7 +44,7 @@ export interface QueueOptions {
 }
 
 /** A job to enqueue under its idempotency key. */
-export interface EnqueueRequest {
+export interface SqliteEnqueueRequest {
   key: string;
   action: string;
   /** Stored as given when a string (already JSON), else JSON-encoded. */
@@ -65,7 +65,7 @@ export interface FailResult {
 }
 
 /**
- * The reference idempotent queue of seed 000, built right, on one SQLite file.
+ * The reference idempotent queue of the queue sketch, built right, on one SQLite file.
  * Every operation is one short write transaction; every state change lands in
  * the history in the same transaction; every lease holder's write is fenced.
  */
@@ -101,7 +101,7 @@ export class SqliteQueue {
   }
 
   /** Adds a job unless its idempotency key is taken; `created` says which. */
-  enqueue(request: EnqueueRequest): { created: boolean; jobId: number } {
+  enqueue(request: SqliteEnqueueRequest): { created: boolean; jobId: number } {
     return this.enqueuer(this.db, {
       key: request.key,
       action: request.action,
@@ -189,7 +189,7 @@ export class SqliteQueue {
   }
 
   /** Takes one expired lease back if it is still the same one, committing `checkpoint` with it (the coordinator's sweep). */
-  releaseExpired(job: ExpiredLease, release: Release, by: string, checkpoint?: TxEntry): boolean {
+  releaseExpired(job: ExpiredLease, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): boolean {
     return releaseExpired(this.db, job, release, { by, now: this.now(), skewMarginMs: this.skewMarginMs, checkpoint });
   }
 
@@ -223,7 +223,10 @@ export class SqliteQueue {
 
   /** Changes whenever a history row or a checkpoint is written. */
   progress(): string {
-    const row = statement(this.db, 'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t').get() as { e: number; t: number };
+    const row = statement(
+      this.db,
+      'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t',
+    ).get() as { e: number; t: number };
     return `${row.e}:${row.t}`;
   }
 

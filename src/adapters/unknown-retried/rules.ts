@@ -1,7 +1,7 @@
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../../saga/rules.js';
 
 /**
- * Seed 000's `classify_error` as the saga runtime's rule: a step left in doubt
+ * The queue sketch's `classify_error` as the saga runtime's rule: a step left in doubt
  * (a timeout, a lost response, a worker that died mid-call) is never
  * reconciled, it is simply run again, "retries are safe, every call has an
  * idempotency key". For a non-idempotent effect (an email, a charge) the world

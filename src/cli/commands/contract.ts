@@ -3,7 +3,7 @@ import { defineCommand } from '../command.js';
 /** `queue-drill contract`: the adapter contract's checks against one queue implementation. */
 export const contractCommand = defineCommand({
   name: 'contract',
-  describe: "check a queue implementation against the adapter contract (dedupe, single holder, fencing, lease expiry, attempts, sticky review)",
+  describe: 'check a queue implementation against the adapter contract (dedupe, single holder, fencing, lease expiry, attempts, sticky review)',
   options: {
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
     only: { type: 'string', describe: 'only these checks (comma-separated)' },
@@ -16,9 +16,15 @@ export const contractCommand = defineCommand({
     const { CONTRACT_CHECKS } = await import('../../contract/checks/index.js');
     const { EXIT, UsageError } = await import('../../kernel/errors.js');
     const impl = queueImpl(args.queue);
-    const only = args.only ? args.only.split(',').map((s) => s.trim()).filter(Boolean) : [];
+    const only = args.only
+      ? args.only
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
     const unknown = only.filter((id) => !CONTRACT_CHECKS.some((c) => c.id === id));
-    if (unknown.length > 0) throw new UsageError(`--only ${unknown.join(', ')}: no such check; the checks are: ${CONTRACT_CHECKS.map((c) => c.id).join(', ')}`);
+    if (unknown.length > 0)
+      throw new UsageError(`--only ${unknown.join(', ')}: no such check; the checks are: ${CONTRACT_CHECKS.map((c) => c.id).join(', ')}`);
     await impl.preflight?.({ pgUrl: args['pg-url'] });
     const results = await runContract(impl, { servers: { pgUrl: args['pg-url'] }, only });
     process.stdout.write(`${args.json ? JSON.stringify({ queue: impl.name, results }, null, 2) : renderContract(impl.name, results)}\n`);

@@ -1,12 +1,12 @@
+import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
 import { WorldClient } from '../../world/client.js';
-import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
 import { localUrl } from '../paths.js';
 import { stopOnSignals } from '../stop-signal.js';
 
-/** `queue-drill coordinator`: seed 003's transaction coordinator as a process, until SIGTERM. */
+/** `queue-drill coordinator`: the transaction sketch's transaction coordinator as a process, until SIGTERM. */
 export const coordinatorCommand = defineCommand({
   name: 'coordinator',
   describe: 'sweep expired leases (reconciling what dead workers left in doubt) and compensate failed sagas',

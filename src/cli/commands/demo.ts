@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { defineCommand } from '../command.js';
 import { EXIT } from '../../kernel/errors.js';
+import { defineCommand } from '../command.js';
 
 /** `queue-drill demo`: producers and workers as real processes, one worker SIGKILLed mid-job, and what happened. */
 export const demoCommand = defineCommand({

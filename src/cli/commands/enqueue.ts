@@ -12,7 +12,7 @@ export const enqueueCommand = defineCommand({
   options: {
     ...QUEUE_OPTIONS,
     plan: { type: 'string', demandOption: true, describe: 'the plan as JSON text, or a file holding it' },
-    key: { type: 'string', describe: 'idempotency key [default: derived from the plan with seed 000\'s key]' },
+    key: { type: 'string', describe: "idempotency key [default: derived from the plan with the queue sketch's key]" },
     'max-attempts': { type: 'number', default: 3 },
     'workflow-version': { type: 'string', default: 'queue-drill-plan-v1' },
   },

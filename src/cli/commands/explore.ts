@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { defineCommand } from '../command.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
+import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** "90s", "5m", "1500ms" or a plain number of seconds, in milliseconds. */
@@ -33,7 +33,9 @@ export const exploreCommand = defineCommand({
     const seed = args.seed ?? Date.now() % 2_147_483_647;
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
-    process.stderr.write(`explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes, runs in ${out}\n`);
+    process.stderr.write(
+      `explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes, runs in ${out}\n`,
+    );
     const stop = stopOnSignals();
     try {
       const result = await explore({
@@ -48,15 +50,20 @@ export const exploreCommand = defineCommand({
           const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
           const faults = report.faults.length + report.worldFaults.length;
           process.stderr.write(
-            `lane ${lane} ${shrinking ? 'shrink' : 'run'} ${run}: ${broken.length > 0 ? `VIOLATION ${broken.join(', ')}` : 'ok'} (${faults} fault(s), ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
+            `lane ${lane} ${shrinking ? 'shrink' : 'run'} ${run}: ${broken.length > 0 ? `VIOLATION ${broken.join(', ')}` : 'ok'} ` +
+              `(${faults} fault(s), ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
           );
         },
       });
       for (const c of result.counterexamples) {
-        process.stdout.write(`counterexample (lane ${c.lane}, seed ${c.seed}, shrunk ${c.shrinks} times to ${c.faults} fault(s)): breaks ${c.broken.join(', ') || '(nothing on the final rerun)'}\n  ${c.file}\n  replay: ${c.replay}\n`);
+        process.stdout.write(
+          `counterexample (lane ${c.lane}, seed ${c.seed}, shrunk ${c.shrinks} times to ${c.faults} fault(s)): ` +
+            `breaks ${c.broken.join(', ') || '(nothing on the final rerun)'}\n  ${c.file}\n  replay: ${c.replay}\n`,
+        );
       }
       process.stdout.write(
-        `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}\n`,
+        `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} ` +
+          `violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}\n`,
       );
       process.exitCode = stop.signal.aborted ? EXIT.harnessFailed : result.counterexamples.length > 0 ? EXIT.violated : EXIT.ok;
     } finally {

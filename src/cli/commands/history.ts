@@ -1,7 +1,7 @@
-import { defineCommand } from '../command.js';
 import { UsageError } from '../../kernel/errors.js';
-import { existingFile } from '../paths.js';
+import { defineCommand } from '../command.js';
 import { observedQueue } from '../observed-queue.js';
+import { existingFile } from '../paths.js';
 import { QUEUE_OPTIONS } from '../queue-options.js';
 
 /** `queue-drill history`: one job's life rebuilt from the queue and the world's ledger. */

@@ -1,10 +1,10 @@
 import { makeIdempotencyKeyFromJsonText } from '../../kernel/idempotency-key.js';
 import { defineCommand } from '../command.js';
 
-/** `queue-drill key`: prints seed 000's idempotency key, byte for byte what the Python function gives. */
+/** `queue-drill key`: prints a job's idempotency key, byte for byte what the queue sketch's Python make_idempotency_key gives. */
 export const keyCommand = defineCommand({
   name: 'key',
-  describe: "print the idempotency key of seed 000's make_idempotency_key (hex SHA-256)",
+  describe: 'print the idempotency key a job with these fields gets (hex SHA-256 over repo, branch, action, payload, workflow version)',
   fast: true,
   options: {
     repo: { type: 'string', demandOption: true, describe: 'repository, trimmed and lowercased' },

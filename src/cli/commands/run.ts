@@ -14,7 +14,10 @@ export const runCommand = defineCommand({
     parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
-    'pg-url': { type: 'string', describe: 'PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario\'s pg_url, else postgres://postgres@127.0.0.1:5432/postgres]' },
+    'pg-url': {
+      type: 'string',
+      describe: "PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres]",
+    },
     keep: { type: 'boolean', default: false, describe: "keep each drill's queue (a PostgreSQL schema) instead of dropping it after the run" },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
@@ -25,14 +28,20 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16) throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
+    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
+      throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
     const stop = stopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
     try {
       const { report, written } = await runDrill({
         file: args.file,
-        only: args.only ? args.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
+        only: args.only
+          ? args.only
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : [],
         seed: args.seed,
         repeat: args.repeat,
         parallel: args.parallel,

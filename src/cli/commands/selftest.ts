@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { defineCommand } from '../command.js';
 import { EXIT } from '../../kernel/errors.js';
+import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill selftest`: every queue implementation through the drills; broken ones must be caught, the reference never flagged. */
@@ -21,7 +21,13 @@ export const selftestCommand = defineCommand({
     const { selftest, renderSelftest } = await import('../../selftest/selftest.js');
     const { toolVersion } = await import('../../kernel/version.js');
     const { queueImpl } = await import('../../adapters/registry.js');
-    const list = (text: string | undefined) => (text ? text.split(',').map((s) => s.trim()).filter(Boolean) : []);
+    const list = (text: string | undefined) =>
+      text
+        ? text
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [];
     const queues = list(args.queues);
     for (const name of queues) queueImpl(name);
     const stop = stopOnSignals();

@@ -1,11 +1,11 @@
+import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
 import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
+import { effectLogFor } from '../../worker/effect-log.js';
 import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';
-import { queueImpl } from '../../adapters/registry.js';
 import { defineCommand } from '../command.js';
-import { effectLogFor } from '../../worker/effect-log.js';
 import { localUrl } from '../paths.js';
 import { stopOnSignals } from '../stop-signal.js';
 
@@ -16,7 +16,7 @@ export const workerCommand = defineCommand({
   fast: true,
   options: {
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
-    store: { type: 'string', demandOption: true, describe: "where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)" },
+    store: { type: 'string', demandOption: true, describe: 'where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)' },
     id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
     'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },
     'lease-ms': { type: 'number', default: 30_000 },

@@ -1,6 +1,6 @@
 import { systemClock } from '../../kernel/clock.js';
-import { defineCommand } from '../command.js';
 import { UsageError } from '../../kernel/errors.js';
+import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill world`: the world service on a ledger file, on 127.0.0.1, until SIGTERM. */

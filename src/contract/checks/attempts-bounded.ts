@@ -1,7 +1,7 @@
-import { expireLease, expectThat, oneClaimedJob, type ContractCheck } from '../check.js';
+import { type ContractCheck, expectThat, expireLease, oneClaimedJob } from '../check.js';
 
 /** Attempts are counted at claim and bounded by max attempts: a job whose holders keep dying stops being handed out. */
-export const attemptsBounded: ContractCheck = {
+export const attemptsBoundedCheck: ContractCheck = {
   id: 'attempts-bounded',
   statement: 'attempts are counted at each claim and never exceed max attempts, however often holders die',
   needs: ['manual'],

@@ -1,9 +1,9 @@
-import { expectThat, type ContractCheck } from '../check.js';
+import { type ContractCheck, expectThat } from '../check.js';
 
 const KEYS = Array.from({ length: 8 }, (_, i) => `contract-dedupe-${i + 1}`);
 
 /** Concurrent enqueue of one key makes one job: producers racing on the same keys, from one instant. */
-export const enqueueDedupe: ContractCheck = {
+export const enqueueDedupeCheck: ContractCheck = {
   id: 'enqueue-dedupe',
   statement: 'concurrent enqueue of one key makes one job, and exactly one producer is told it created it',
   needs: [],
@@ -13,7 +13,12 @@ export const enqueueDedupe: ContractCheck = {
     for (const key of KEYS) {
       const answers = results.flatMap((r) => r.enqueued.filter((e) => e.key === key).map((e) => ({ ...e, thread: r.thread })));
       const created = answers.filter((a) => a.outcome === 'created');
-      expectThat(created.length === 1, () => `key ${key}: ${created.length} of ${answers.length} racing producers were told they created it (threads ${created.map((c) => c.thread).join(', ') || 'none'})`);
+      expectThat(
+        created.length === 1,
+        () =>
+          `key ${key}: ${created.length} of ${answers.length} racing producers were told ` +
+          `they created it (threads ${created.map((c) => c.thread).join(', ') || 'none'})`,
+      );
       const stored = jobs.filter((job) => job.key === key);
       expectThat(stored.length === 1, () => `key ${key}: the queue holds ${stored.length} jobs (${stored.map((j) => j.id).join(', ')})`);
       const ids = new Set(answers.map((a) => a.jobId));

@@ -1,7 +1,7 @@
-import { expectThat, oneClaimedJob, type ContractCheck } from '../check.js';
+import { type ContractCheck, expectThat, oneClaimedJob } from '../check.js';
 
 /** An expired lease is taken back: the holder stopped renewing, its lease ran out, another worker gets the job under a later epoch. */
-export const expiredLeaseTakenBack: ContractCheck = {
+export const expiredLeaseTakenBackCheck: ContractCheck = {
   id: 'expired-lease-taken-back',
   statement: "an expired lease is taken back: once a holder's lease has run out, another worker gets the job under a later epoch",
   needs: ['manual'],
@@ -11,7 +11,10 @@ export const expiredLeaseTakenBack: ContractCheck = {
     // By time, as a crashed worker's lease runs out: a queue whose leases never expire fails here.
     await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);
     const next = await manual.claim('w2');
-    expectThat(next !== null, () => `w1's lease ran out ${ctx.leaseMs + ctx.skewMarginMs + 50} ms after the claim, but no other worker could take the job back`);
+    expectThat(
+      next !== null,
+      () => `w1's lease ran out ${ctx.leaseMs + ctx.skewMarginMs + 50} ms after the claim, but no other worker could take the job back`,
+    );
     expectThat(next.jobId === dead.jobId, () => `w2 got job ${next.jobId}, not the one w1 left`);
     expectThat(next.epoch > dead.epoch, () => `w2 took the job under epoch ${next.epoch}, not later than w1's ${dead.epoch}`);
   },

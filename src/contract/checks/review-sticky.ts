@@ -1,7 +1,7 @@
-import { expectThat, oneClaimedJob, type ContractCheck } from '../check.js';
+import { type ContractCheck, expectThat, oneClaimedJob } from '../check.js';
 
 /** Review is sticky: a job sent to review is never handed out again, however long it waits, until a person acts. */
-export const reviewSticky: ContractCheck = {
+export const reviewStickyCheck: ContractCheck = {
   id: 'review-sticky',
   statement: 'review is sticky: a job in review is never claimed again without a person, however long it waits',
   needs: ['manual'],

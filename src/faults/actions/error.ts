@@ -1,10 +1,10 @@
 import {
   BusinessRuleError,
+  type JobError,
   PermanentError,
   PolicyViolationError,
   TransientError,
   UnknownOutcomeError,
-  type JobError,
 } from '../../kernel/job-errors.js';
 import type { PointFaultAction } from '../action.js';
 import { INJECTED_ERROR_KINDS, type InjectedErrorKind } from '../points.js';

@@ -14,7 +14,7 @@ export type FaultActionName = (typeof POINT_FAULT_ACTIONS)[number]['name'];
 
 type ActionOf<D> = D extends PointFaultAction<string, infer A> ? A : never;
 /** An action with its argument resolved: what a rule carries and the controller carries out. */
-export type FaultAction = ActionOf<(typeof POINT_FAULT_ACTIONS)[number]>;
+export type PointFaultActionSpec = ActionOf<(typeof POINT_FAULT_ACTIONS)[number]>;
 
 /** The action names, for schemas (a non-empty tuple). */
 export const FAULT_ACTION_NAMES = POINT_FAULT_ACTIONS.map((action) => action.name) as [FaultActionName, ...FaultActionName[]];

@@ -24,10 +24,15 @@ export const attemptsBounded: Invariant = {
         }
         claims.forEach((claim, index) => {
           if (claim.attempt !== index + 1) {
-            found.breach(`${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`);
+            found.breach(
+              `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} ` +
+                `records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`,
+            );
           }
           if (claim.attempt > job.maxAttempts) {
-            found.breach(`${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.maxAttempts}`);
+            found.breach(
+              `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.maxAttempts}`,
+            );
           }
         });
       }

@@ -27,9 +27,15 @@ export const dedupeOnEnqueue: Invariant = {
         const where = ids.length > 0 ? ` (job ${ids.join(', ')})` : '';
         if (request.enqueueAttempts > 1) raced++;
         if (request.createdCount > 1) {
-          found.breach(`key ${shortKey(request.key)}${where}: ${request.createdCount} of ${request.enqueueAttempts} enqueue attempt(s) were told they created the job (exactly 1 must be)`);
+          found.breach(
+            `key ${shortKey(request.key)}${where}: ${request.createdCount} of ${request.enqueueAttempts} ` +
+              `enqueue attempt(s) were told they created the job (exactly 1 must be)`,
+          );
         } else if (request.createdCount !== 1 && ids.length > 0) {
-          found.note(`key ${shortKey(request.key)}${where}: no producer reported creating it (of ${request.enqueueAttempts} enqueue attempt(s) reported; one may have been killed before it could say so)`);
+          found.note(
+            `key ${shortKey(request.key)}${where}: no producer reported creating it (of ${request.enqueueAttempts} ` +
+              `enqueue attempt(s) reported; one may have been killed before it could say so)`,
+          );
         }
       }
       if (accepted.length > 0 && raced === 0) found.note('no key was enqueued more than once: nothing raced');

@@ -1,8 +1,8 @@
 import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
-  effectsByKey,
   eventLabel,
+  groupEffectsByKey,
   historyByJob,
   isDigest,
   jobLabel,
@@ -28,13 +28,14 @@ export const doneIsVerified: Invariant = {
     judge(doneIsVerified.id, doneIsVerified.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       const accepted = acceptedByKey(evidence);
-      const byKey = effectsByKey(evidence);
+      const byKey = groupEffectsByKey(evidence);
       let done = 0;
       for (const job of list(evidence.jobs)) {
         if (job.status !== 'done') continue;
         done++;
         const label = jobLabel(job);
-        if (!isDigest(job.resultDigest)) found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.resultDigest)})`);
+        if (!isDigest(job.resultDigest))
+          found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.resultDigest)})`);
         const history = histories.get(job.id) ?? [];
         const toDone = history.filter((e) => e.kind === 'transition' && e.to === 'done');
         const last = toDone[toDone.length - 1];
@@ -53,7 +54,9 @@ export const doneIsVerified: Invariant = {
         }
         for (const { step, key } of sideEffectSteps(job, lookup.plan)) {
           if (stepEffects(byKey, key).length === 0) {
-            found.breach(`${label}: done on the worker's word: step ${step.step_id} (${step.tool}) has no effect in the world's ledger under key ${key}`);
+            found.breach(
+              `${label}: done on the worker's word: step ${step.step_id} (${step.tool}) has no effect in the world's ledger under key ${key}`,
+            );
           }
         }
       }

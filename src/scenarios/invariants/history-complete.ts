@@ -42,18 +42,25 @@ export const historyComplete: Invariant = {
           if (event.kind !== 'transition') continue;
           if (previous && event.from === null) found.breach(`${label}: created a second time: ${eventLabel(event)}`);
           else if (previous && event.from !== state) {
-            found.breach(`${label}: ${eventLabel(event)} starts from ${event.from}, but the job was ${state} after ${eventLabel(previous)}: a change is missing`);
+            found.breach(
+              `${label}: ${eventLabel(event)} starts from ${event.from}, but the job was ${state} after ${eventLabel(previous)}: a change is missing`,
+            );
           }
           state = event.to;
           previous = event;
         }
         if (state !== job.status) {
-          found.breach(`${label}: the store says ${job.status}, but its history ends ${state ?? '(no transition)'}${previous ? ` (${eventLabel(previous)})` : ''}`);
+          found.breach(
+            `${label}: the store says ${job.status}, but its history ends ${state ?? '(no transition)'}${previous ? ` (${eventLabel(previous)})` : ''}`,
+          );
         }
       }
       const known = new Set(jobs.map((job) => job.id));
       for (const [jobId, history] of histories) {
-        if (!known.has(jobId)) found.breach(`the history names job ${jobId}, which is not in the store (${history.length} event(s), first ${history[0] ? eventLabel(history[0]) : '?'})`);
+        if (!known.has(jobId))
+          found.breach(
+            `the history names job ${jobId}, which is not in the store (${history.length} event(s), first ${history[0] ? eventLabel(history[0]) : '?'})`,
+          );
       }
       if (jobs.length === 0) found.note('the store holds no job');
     }),

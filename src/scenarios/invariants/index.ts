@@ -1,6 +1,7 @@
-import type { JobSnapshot } from '../../port/snapshot.js';
+import { InputError } from '../../kernel/errors.js';
 import { EVIDENCE_MEANING } from '../../kernel/vocabulary.js';
-import { INVARIANT_IDS, type Evidence, type Expectation, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
+import type { JobSnapshot } from '../../port/snapshot.js';
+import { type Evidence, type Expectation, INVARIANT_IDS, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
 import { attemptsBounded } from './attempts-bounded.js';
 import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
 import { doneIsVerified } from './done-is-verified.js';
@@ -15,8 +16,8 @@ import { secretsRedacted } from './secrets-redacted.js';
 import { singleHolder } from './single-holder.js';
 import { acceptedByKey, clip, jobLabel, list, shortKey } from './support.js';
 import { transitionsAllowed } from './transitions-allowed.js';
-import { InputError } from '../../kernel/errors.js';
 
+export { maskSecret } from './secrets-redacted.js';
 export {
   attemptsBounded,
   dedupeOnEnqueue,
@@ -32,7 +33,6 @@ export {
   singleHolder,
   transitionsAllowed,
 };
-export { maskSecret } from './secrets-redacted.js';
 
 // Keyed by id, so the compiler proves every id has its invariant (a test checks each sits under its own id).
 const BY_ID = {
@@ -69,7 +69,9 @@ export class UnknownInvariantError extends InputError {
 export function notJudgedReason(invariant: Invariant, evidence: Evidence): string | null {
   const missing = invariant.needs.filter((kind) => evidence.available?.[kind] !== true);
   if (missing.length === 0) return null;
-  return missing.map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${String(evidence.available?.[kind] ?? 'the queue does not say it gives it')}`).join('; ');
+  return missing
+    .map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${String(evidence.available?.[kind] ?? 'the queue does not say it gives it')}`)
+    .join('; ');
 }
 
 /**
@@ -87,7 +89,9 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
   const wanted = only === undefined ? undefined : new Set<string>(only);
   return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => {
     const reason = notJudgedReason(invariant, evidence);
-    return reason === null ? invariant.check(evidence) : { id: invariant.id, statement: invariant.statement, status: 'not_judged', evidence: [], note: reason };
+    return reason === null
+      ? invariant.check(evidence)
+      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', evidence: [], note: reason };
   });
 }
 
@@ -139,13 +143,20 @@ export function expectationMismatch(job: JobSnapshot | undefined, key: string, e
   const text = job.status === 'review' ? reason : (job.lastError ?? '');
   return pattern.test(text)
     ? null
-    : `${jobLabel(job)}: ended ${wanted} as expected, but its ${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`;
+    : `${jobLabel(job)}: ended ${wanted} as expected, but its ` +
+        `${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`;
 }
 
 /** One line per accepted job whose final state is not what its scenario expects (none when all match). */
 export function expectationVerdicts(evidence: Evidence): string[] {
   const jobs = list(evidence.jobs);
   return [...acceptedByKey(evidence).values()]
-    .map((accepted) => expectationMismatch(jobs.find((j) => j.key === accepted.key), accepted.key, accepted.expect))
+    .map((accepted) =>
+      expectationMismatch(
+        jobs.find((j) => j.key === accepted.key),
+        accepted.key,
+        accepted.expect,
+      ),
+    )
     .filter((line): line is string => line !== null);
 }

@@ -16,9 +16,14 @@ export const leaseReleased: Invariant = {
       for (const job of list(evidence.jobs)) {
         const label = jobLabel(job);
         if (job.status === 'running') {
-          found.breach(`${label}: running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch}, attempt ${job.attempts})`);
+          found.breach(
+            `${label}: running at rest, leased by ${job.holder ?? '(nobody)'} until ` +
+              `${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch}, attempt ${job.attempts})`,
+          );
         } else if (job.status !== 'compensating' && (job.holder !== null || job.leaseUntil !== null)) {
-          found.breach(`${label}: ${job.status} but still leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch})`);
+          found.breach(
+            `${label}: ${job.status} but still leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch})`,
+          );
         }
       }
       if (list(evidence.jobs).length === 0) found.note('the store holds no job');

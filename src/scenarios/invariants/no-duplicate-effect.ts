@@ -1,6 +1,6 @@
 import { toolMetadata } from '../../world/catalogue.js';
 import type { Invariant } from '../evidence.js';
-import { acceptedByKey, effectLabel, effectsByKey, jobLabel, judge, list, planOf, sideEffectSteps, stepEffects } from './support.js';
+import { acceptedByKey, effectLabel, groupEffectsByKey, jobLabel, judge, list, planOf, sideEffectSteps, stepEffects } from './support.js';
 
 /**
  * No key applied twice in the world's ledger (the ground truth, not the
@@ -14,16 +14,14 @@ export const noDuplicateEffect: Invariant = {
   needs: [],
   check: (evidence) =>
     judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {
-      const byKey = effectsByKey(evidence);
+      const byKey = groupEffectsByKey(evidence);
       if (list(evidence.effects).length === 0) found.note('the ledger holds no effect');
       for (const [key, effects] of byKey) {
         if (effects.length < 2) continue;
         const tools = [...new Set(effects.map((e) => e.tool))];
         const idempotent = effects.every((e) => e.idempotent && toolMetadata(e.tool)?.idempotent !== false);
         const what = idempotent ? 'idempotent by key, yet' : 'not idempotent,';
-        found.breach(
-          `key ${key} (${tools.join(', ')}, ${what} applied ${effects.length} times): ${effects.map(effectLabel).join('; ')}`,
-        );
+        found.breach(`key ${key} (${tools.join(', ')}, ${what} applied ${effects.length} times): ${effects.map(effectLabel).join('; ')}`);
       }
       const accepted = acceptedByKey(evidence);
       for (const job of list(evidence.jobs)) {
@@ -37,7 +35,8 @@ export const noDuplicateEffect: Invariant = {
           const applied = stepEffects(byKey, key);
           if (applied.length !== 1) {
             found.breach(
-              `${jobLabel(job)} is done, but step ${step.step_id} (${step.tool}) is in the ledger ${applied.length} times under key ${key}${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`,
+              `${jobLabel(job)} is done, but step ${step.step_id} (${step.tool}) is in the ledger ${applied.length} ` +
+                `times under key ${key}${applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : ''}`,
             );
           }
         }

@@ -11,7 +11,10 @@ function unfinished(job: JobSnapshot): string {
     case 'running':
       return `running at rest, leased by ${job.holder ?? '(nobody)'} until ${job.leaseUntil ?? '(no end)'} (epoch ${job.epoch}, ${attempts})`;
     case 'compensating':
-      return `compensating at rest: its saga never finished (${job.holder ? `held by ${job.holder} until ${job.leaseUntil}` : 'no coordinator holds it'}, ${attempts})`;
+      return (
+        `compensating at rest: its saga never finished ` +
+        `(${job.holder ? `held by ${job.holder} until ${job.leaseUntil}` : 'no coordinator holds it'}, ${attempts})`
+      );
     default:
       return `${job.status} at rest (${attempts}, next run at ${job.nextRunAt}, last error ${clip(job.lastError, 80)})`;
   }
@@ -28,8 +31,9 @@ export const noLostJob: Invariant = {
       const accepted = acceptedByKey(evidence);
       if (evidence.atRest !== true) {
         const open = jobs.filter((job) => !FINAL.has(job.status));
+        const unfinished = open.map((job) => `job ${job.id} ${job.status}`).join(', ');
         found.breach(
-          `the drill never reached rest before its deadline${open.length > 0 ? `: ${open.length} job(s) unfinished (${open.map((j) => `job ${j.id} ${j.status}`).join(', ')})` : ''}`,
+          `the drill never reached rest before its deadline${open.length > 0 ? `: ${open.length} job(s) unfinished (${unfinished})` : ''}`,
         );
       }
       if (accepted.size === 0) found.note('no job was accepted in this drill');

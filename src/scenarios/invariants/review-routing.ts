@@ -1,5 +1,5 @@
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
-import { compensationKey, stepKey, type PlanStep } from '../../saga/plan.js';
+import { compensationKey, type PlanStep, stepKey } from '../../saga/plan.js';
 import { policyViolations } from '../../saga/policy.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import { toolMetadata } from '../../world/catalogue.js';
@@ -8,21 +8,21 @@ import {
   acceptedByKey,
   clip,
   effectLabel,
-  effectsByKey,
   eventLabel,
+  type Findings,
+  groupEffectsByKey,
   historyByJob,
   humanRequeueBetween,
   isClaim,
   jobLabel,
   judge,
+  type LeaseInterval,
   leaseOfAttempt,
   leasesOf,
   list,
   planOf,
   txByJob,
   txLabel,
-  type Findings,
-  type LeaseInterval,
 } from './support.js';
 
 /*
@@ -85,7 +85,9 @@ function checkStep(ctx: JobContext, step: PlanStep, rows: readonly TxRow[]): voi
     if (row.action === 'execute' && row.status === 'started') {
       if (applied) ctx.found.breach(`${ctx.label}: ${at} executed again after it was applied: ${txLabel(row)} after ${txLabel(applied)}`);
       else if (doubt) {
-        ctx.found.breach(`${ctx.label}: ${at} executed again while its outcome was in doubt: ${txLabel(row)} after ${txLabel(doubt)}, with no reconcile not_executed between`);
+        ctx.found.breach(
+          `${ctx.label}: ${at} executed again while its outcome was in doubt: ${txLabel(row)} after ${txLabel(doubt)}, with no reconcile not_executed between`,
+        );
       }
       doubt = row;
       applied = undefined;
@@ -106,7 +108,8 @@ function checkStep(ctx: JobContext, step: PlanStep, rows: readonly TxRow[]): voi
         doubt = row;
         applied = undefined;
         if (row.action === 'reconcile') routedToReview(ctx, row.attempt, `${at} stayed unknown after reconciliation (${txLabel(row)})`);
-        else if (step.retry_policy === 'manual_only') routedToReview(ctx, row.attempt, `${at} has an unknown outcome and retry policy manual_only (${txLabel(row)})`);
+        else if (step.retry_policy === 'manual_only')
+          routedToReview(ctx, row.attempt, `${at} has an unknown outcome and retry policy manual_only (${txLabel(row)})`);
         break;
       default:
         break;
@@ -141,14 +144,15 @@ function checkExhausted(ctx: JobContext): void {
 /** Unknown outcomes of non-idempotent effects, permanent errors, policy violations and exhausted retries go to review, never to a blind retry. */
 export const reviewRouting: Invariant = {
   id: 'review-routing',
-  statement: 'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind retry',
+  statement:
+    'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind retry',
   needs: ['history', 'review'],
   check: (evidence) =>
     judge(reviewRouting.id, reviewRouting.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       const txs = txByJob(evidence);
       const accepted = acceptedByKey(evidence);
-      const byKey = effectsByKey(evidence);
+      const byKey = groupEffectsByKey(evidence);
       for (const job of list(evidence.jobs)) {
         const history = histories.get(job.id) ?? [];
         const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history) };
@@ -161,7 +165,12 @@ export const reviewRouting: Invariant = {
           continue;
         }
         for (const step of lookup.plan.steps) {
-          if (repeatIsHarmful(step)) checkStep(ctx, step, rows.filter((row) => row.step_id === step.step_id));
+          if (repeatIsHarmful(step))
+            checkStep(
+              ctx,
+              step,
+              rows.filter((row) => row.step_id === step.step_id),
+            );
         }
         const violations = policyViolations(lookup.plan);
         if (violations.length === 0) continue;
@@ -169,7 +178,8 @@ export const reviewRouting: Invariant = {
         if (job.status !== 'review') found.breach(`${ctx.label}: ${why}, yet it ended ${job.status}, not in review`);
         for (const step of lookup.plan.steps) {
           for (const key of [stepKey(job.key, step.step_id), compensationKey(job.key, step.step_id)]) {
-            for (const effect of byKey.get(key) ?? []) found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
+            for (const effect of byKey.get(key) ?? [])
+              found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
           }
         }
         for (const row of rows.filter((r) => r.action === 'execute')) found.breach(`${ctx.label}: ${why}, yet a step ran: ${txLabel(row)}`);

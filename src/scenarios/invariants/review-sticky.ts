@@ -21,14 +21,16 @@ export const reviewSticky: Invariant = {
         for (const event of histories.get(job.id) ?? []) {
           if (event.kind !== 'transition') continue;
           if (event.from === 'review') {
-            if (event.actor !== 'human' || event.to !== 'pending') found.breach(`${label}: left review without a person's requeue: ${eventLabel(event)}`);
+            if (event.actor !== 'human' || event.to !== 'pending')
+              found.breach(`${label}: left review without a person's requeue: ${eventLabel(event)}`);
           } else if (state === 'review') {
             found.breach(`${label}: was in review, and its next change does not start from review (no recorded way out): ${eventLabel(event)}`);
           }
           state = event.to;
           if (state === 'review') reviewed++;
         }
-        if (state === 'review' && job.status !== 'review') found.breach(`${label}: its history ends in review, but the store says ${job.status}: it left review with no event at all`);
+        if (state === 'review' && job.status !== 'review')
+          found.breach(`${label}: its history ends in review, but the store says ${job.status}: it left review with no event at all`);
       }
       if (reviewed === 0) found.note('no job went to review in this drill');
     }),

@@ -1,5 +1,5 @@
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
-import { stepKey, type Plan } from '../../saga/plan.js';
+import { type Plan, stepKey } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
 import type { Invariant } from '../evidence.js';
@@ -7,8 +7,9 @@ import {
   acceptedByKey,
   clip,
   effectLabel,
-  effectsByKey,
   eventLabel,
+  type Findings,
+  groupEffectsByKey,
   historyByJob,
   jobLabel,
   judge,
@@ -17,7 +18,6 @@ import {
   stepEffects,
   txByJob,
   txLabel,
-  type Findings,
 } from './support.js';
 
 /*
@@ -38,7 +38,6 @@ import {
  * is the job's last change: a person may have requeued it since.
  */
 
-
 interface Saga {
   found: Findings;
   job: JobSnapshot;
@@ -54,7 +53,8 @@ interface Saga {
 
 /** What the log and the ledger say of each step: whether it took effect, and whether it may have. */
 function stepEvidence(saga: Saga): { tookEffect(stepId: string): boolean; mayHaveHappened(stepId: string): boolean } {
-  const effectRows = (stepId: string) => saga.rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
+  const effectRows = (stepId: string) =>
+    saga.rows.filter((row) => row.step_id === stepId && (row.action === 'execute' || row.action === 'reconcile'));
   const inLedger = (stepId: string): boolean => stepEffects(saga.byKey, stepKey(saga.job.key, stepId)).length > 0;
   return {
     // Took effect: the world has it, or the log says it succeeded last. Compensation must cover these.
@@ -98,7 +98,10 @@ function checkOrder(saga: Saga, comp: readonly TxRow[], mayHaveHappened: (stepId
   }
   for (const { row } of order) {
     if (!mayHaveHappened(row.step_id)) {
-      found.breach(`${label}: ${txLabel(row)} compensates step ${row.step_id}, which cannot have taken effect (no success, unknown or unfinished call in the log, nothing in the ledger)`);
+      found.breach(
+        `${label}: ${txLabel(row)} compensates step ${row.step_id}, which cannot have taken ` +
+          `effect (no success, unknown or unfinished call in the log, nothing in the ledger)`,
+      );
     }
   }
 }
@@ -119,14 +122,23 @@ function checkEnding(saga: Saga, unresolved: ReadonlyMap<string, TxRow>): void {
   const reason = job.reviewReason ?? '';
   const outcome = job.outcome;
   for (const [stepId, row] of unresolved) {
-    if (!saga.incidents.has(stepId)) found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}) and was never retried to success, but no incident was recorded for it`);
+    if (!saga.incidents.has(stepId))
+      found.breach(
+        `${label}: compensation of step ${stepId} failed (${txLabel(row)}) and was never retried to success, but no incident was recorded for it`,
+      );
     if (outcome !== 'compensation_failed') {
-      found.breach(`${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), not compensation_failed`);
+      found.breach(
+        `${label}: compensation of step ${stepId} failed (${txLabel(row)}), yet the saga ended ` +
+          `${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), not compensation_failed`,
+      );
     }
   }
-  if (outcome === 'compensation_failed' && saga.incidents.size === 0) found.breach(`${label}: ended compensation_failed but no incident was recorded for a person`);
+  if (outcome === 'compensation_failed' && saga.incidents.size === 0)
+    found.breach(`${label}: ended compensation_failed but no incident was recorded for a person`);
   if (outcome !== 'compensation_failed' && outcome !== 'compensated') {
-    found.breach(`${label}: its saga ended in review as ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), neither compensated nor compensation_failed`);
+    found.breach(
+      `${label}: its saga ended in review as ${outcome ?? '(no outcome)'} (reason ${clip(reason, 80)}), neither compensated nor compensation_failed`,
+    );
   }
 }
 
@@ -139,18 +151,25 @@ function checkCoverage(saga: Saga, comp: readonly TxRow[], tookEffect: (stepId: 
     const mine = comp.filter((row) => row.step_id === step.step_id);
     if (step.compensation === null) {
       if (!mine.some((row) => row.status === 'skipped' || row.status === 'success')) {
-        found.breach(`${label}: ended compensated, but irreversible step ${step.step_id} (${step.tool}) took effect and no compensate skipped row names it for a person`);
+        found.breach(
+          `${label}: ended compensated, but irreversible step ${step.step_id} (${step.tool}) took effect and no compensate skipped row names it for a person`,
+        );
       }
       continue;
     }
     if (!mine.some((row) => row.status === 'success')) {
       const last = mine[mine.length - 1];
-      found.breach(`${label}: ended compensated, but step ${step.step_id} (${step.tool}) took effect and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`);
+      found.breach(
+        `${label}: ended compensated, but step ${step.step_id} (${step.tool}) took effect ` +
+          `and was not compensated (${last ? `last: ${txLabel(last)}` : 'no compensate row'})`,
+      );
     }
     const applied = saga.compensationsOf.get(key) ?? [];
     if (applied.length !== 1) {
       const which = applied.length > 0 ? `: ${applied.map(effectLabel).join('; ')}` : '';
-      found.breach(`${label}: ended compensated, but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${which}`);
+      found.breach(
+        `${label}: ended compensated, but the ledger holds ${applied.length} compensation(s) of step ${step.step_id} (key ${key})${which}`,
+      );
     }
   }
 }
@@ -162,7 +181,8 @@ function checkSaga(saga: Saga): void {
   checkOrder(saga, comp, mayHaveHappened);
   for (const step of plan.steps) {
     const applied = saga.compensationsOf.get(stepKey(job.key, step.step_id)) ?? [];
-    if (applied.length > 1) found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
+    if (applied.length > 1)
+      found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
   }
   // The review reason is the saga's verdict only when its end is the job's last change; an unfinished saga is no-lost-job's finding.
   if (!saga.final || job.status !== 'review') return;
@@ -173,14 +193,15 @@ function checkSaga(saga: Saga): void {
 /** After a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated". */
 export const sagaCompensation: Invariant = {
   id: 'saga-compensation',
-  statement: 'after a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated"',
+  statement:
+    'after a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated"',
   needs: ['history'],
   check: (evidence) =>
     judge(sagaCompensation.id, sagaCompensation.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       const txs = txByJob(evidence);
       const accepted = acceptedByKey(evidence);
-      const byKey = effectsByKey(evidence);
+      const byKey = groupEffectsByKey(evidence);
       const compensationsOf = new Map<string, EffectRow[]>();
       for (const effect of list(evidence.effects)) {
         if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
@@ -211,7 +232,11 @@ export const sagaCompensation: Invariant = {
         if (!final && last && last.from !== 'compensating' && job.status !== 'compensating') {
           found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
         }
-        const incidents = new Set(list(evidence.incidents).filter((i) => i.job_id === job.id).map((i) => i.step_id));
+        const incidents = new Set(
+          list(evidence.incidents)
+            .filter((i) => i.job_id === job.id)
+            .map((i) => i.step_id),
+        );
         checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final });
       }
       if (sagas === 0) found.note('no saga was compensated in this drill');

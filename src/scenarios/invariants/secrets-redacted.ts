@@ -33,7 +33,8 @@ interface Place {
 function placesOf(evidence: Evidence): Place[] {
   const places: Place[] = [];
   for (const log of list(evidence.logs)) places.push({ where: `log ${log.name}`, text: String(log.text ?? ''), lines: true });
-  for (const artefact of list(evidence.artefacts)) places.push({ where: `artefact ${artefact.name}`, text: String(artefact.text ?? ''), lines: true });
+  for (const artefact of list(evidence.artefacts))
+    places.push({ where: `artefact ${artefact.name}`, text: String(artefact.text ?? ''), lines: true });
   for (const job of list(evidence.jobs)) {
     if (job.lastError) places.push({ where: `${jobLabel(job)} last_error`, text: job.lastError, lines: false });
     if (job.reviewReason) places.push({ where: `${jobLabel(job)} review_reason`, text: job.reviewReason, lines: false });
@@ -42,15 +43,22 @@ function placesOf(evidence: Evidence): Place[] {
     if (event.reason) places.push({ where: `job ${event.jobId} event #${event.seq} reason`, text: event.reason, lines: false });
   }
   for (const row of list(evidence.txLog)) {
-    if (row.detail) places.push({ where: `job ${row.job_id} tx #${row.id} (${row.step_id} ${row.action} ${row.status}) detail`, text: row.detail, lines: false });
-    if (row.external_reference) places.push({ where: `job ${row.job_id} tx #${row.id} external_reference`, text: row.external_reference, lines: false });
+    if (row.detail)
+      places.push({ where: `job ${row.job_id} tx #${row.id} (${row.step_id} ${row.action} ${row.status}) detail`, text: row.detail, lines: false });
+    if (row.external_reference)
+      places.push({ where: `job ${row.job_id} tx #${row.id} external_reference`, text: row.external_reference, lines: false });
   }
   for (const incident of list(evidence.incidents)) {
-    places.push({ where: `job ${incident.job_id} incident #${incident.id} (${incident.step_id}) error`, text: String(incident.error ?? ''), lines: false });
+    places.push({
+      where: `job ${incident.job_id} incident #${incident.id} (${incident.step_id}) error`,
+      text: String(incident.error ?? ''),
+      lines: false,
+    });
   }
   // The harness's timeline goes into the report as it is.
   list(evidence.timeline).forEach((event, index) => {
-    if (event.detail) places.push({ where: `timeline #${index + 1} (${event.kind}${event.process ? ` ${event.process}` : ''})`, text: event.detail, lines: false });
+    if (event.detail)
+      places.push({ where: `timeline #${index + 1} (${event.kind}${event.process ? ` ${event.process}` : ''})`, text: event.detail, lines: false });
   });
   return places;
 }
@@ -91,7 +99,10 @@ function context(text: string, index: number, length: number, all: RegExp, maskO
   // become masks, and the plain text between is redacted by shape too, since a
   // line that leaks one secret may leak others nobody planted.
   const parts = text.slice(start, end).split(new RegExp(`(${all.source})`));
-  const window = parts.map((part, i) => (i % 2 === 1 ? `[${maskOf.get(part) ?? '…'}]` : redact(part))).join('').replace(/\s+/g, ' ');
+  const window = parts
+    .map((part, i) => (i % 2 === 1 ? `[${maskOf.get(part) ?? '…'}]` : redact(part)))
+    .join('')
+    .replace(/\s+/g, ' ');
   const cut = window.length > 160 ? `${window.slice(0, 160)}…` : window;
   return `${start > 0 ? '…' : ''}${cut}${end < text.length ? '…' : ''}`;
 }
@@ -115,7 +126,13 @@ export const secretsRedacted: Invariant = {
       const maskOf = new Map<string, string>();
       for (const secret of secrets) for (const spelling of spellings(secret)) if (!maskOf.has(spelling)) maskOf.set(spelling, maskSecret(secret));
       // Longest first, so a secret that contains another is matched whole.
-      const all = new RegExp([...maskOf.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+      const all = new RegExp(
+        [...maskOf.keys()]
+          .sort((a, b) => b.length - a.length)
+          .map(escapeRegExp)
+          .join('|'),
+        'g',
+      );
       for (const place of placesOf(evidence)) {
         const hits = new Map<string, { count: number; first: string }>();
         const lines = place.lines ? place.text.split('\n') : [place.text];

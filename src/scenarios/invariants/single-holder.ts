@@ -6,17 +6,17 @@ import type { Evidence, Invariant } from '../evidence.js';
 import {
   effectLabel,
   eventLabel,
+  type Findings,
   historyByJob,
   isClaim,
   jobLabel,
   judge,
+  type LeaseInterval,
   leasesOf,
   list,
   timeOf,
   txByJob,
   txLabel,
-  type Findings,
-  type LeaseInterval,
 } from './support.js';
 
 /*
@@ -64,19 +64,29 @@ function checkHistory(found: Findings, label: string, history: readonly Transiti
   for (const claim of history.filter(isClaim)) {
     const same = epochs.get(claim.epoch);
     if (same) found.breach(`${label}: two claims share epoch ${claim.epoch}: ${eventLabel(same)} and ${eventLabel(claim)}`);
-    else if (highest && claim.epoch < highest.epoch) found.breach(`${label}: epoch went backwards: ${eventLabel(claim)} after ${eventLabel(highest)}`);
+    else if (highest && claim.epoch < highest.epoch)
+      found.breach(`${label}: epoch went backwards: ${eventLabel(claim)} after ${eventLabel(highest)}`);
     epochs.set(claim.epoch, claim);
     if (!highest || claim.epoch > highest.epoch) highest = claim;
   }
   for (const lease of leases) {
     const end = lease.end;
     if (end && isClaim(end)) {
-      found.breach(`${label}: claimed by ${end.worker ?? '?'} (${eventLabel(end)}) while the lease of ${lease.claim.worker ?? '?'} (${eventLabel(lease.claim)}) was live: no transition out of running between them`);
+      found.breach(
+        `${label}: claimed by ${end.worker ?? '?'} (${eventLabel(end)}) while the lease of ` +
+          `${lease.claim.worker ?? '?'} (${eventLabel(lease.claim)}) was live: no transition out of running between them`,
+      );
     } else if (end) {
       if (end.epoch !== lease.claim.epoch) {
-        found.breach(`${label}: ${eventLabel(end)} ends the lease of ${lease.claim.worker ?? '?'} under epoch ${lease.claim.epoch} (${eventLabel(lease.claim)}) with another epoch`);
+        found.breach(
+          `${label}: ${eventLabel(end)} ends the lease of ${lease.claim.worker ?? '?'} ` +
+            `under epoch ${lease.claim.epoch} (${eventLabel(lease.claim)}) with another epoch`,
+        );
       } else if ((end.to === 'done' || end.to === 'compensating') && end.worker !== lease.claim.worker) {
-        found.breach(`${label}: ${eventLabel(end)} was written by ${end.worker ?? '(nobody)'}, not by the holder ${lease.claim.worker ?? '?'} (${eventLabel(lease.claim)})`);
+        found.breach(
+          `${label}: ${eventLabel(end)} was written by ${end.worker ?? '(nobody)'}, ` +
+            `not by the holder ${lease.claim.worker ?? '?'} (${eventLabel(lease.claim)})`,
+        );
       }
     }
   }
@@ -93,9 +103,14 @@ function checkHistory(found: Findings, label: string, history: readonly Transiti
       continue;
     }
     if (claimed && event.epoch < claimed.epoch) {
-      found.breach(`${label}: a stale write was applied, not refused: ${eventLabel(event)} after ${claimed.worker ?? '?'} claimed it under epoch ${claimed.epoch} (${eventLabel(claimed)})`);
+      found.breach(
+        `${label}: a stale write was applied, not refused: ${eventLabel(event)} after ` +
+          `${claimed.worker ?? '?'} claimed it under epoch ${claimed.epoch} (${eventLabel(claimed)})`,
+      );
     } else if (event.actor === 'worker' && !open) {
-      found.breach(`${label}: a worker's write was applied with no live lease: ${eventLabel(event)}${ended ? ` (the last lease ended ${eventLabel(ended)})` : ''}`);
+      found.breach(
+        `${label}: a worker's write was applied with no live lease: ${eventLabel(event)}${ended ? ` (the last lease ended ${eventLabel(ended)})` : ''}`,
+      );
     }
     if (event.from === 'running') {
       open = undefined;
@@ -109,7 +124,14 @@ function byAPerson(row: TxRow): boolean {
   return row.action === 'approve' || row.action === 'requeue';
 }
 
-function checkTx(found: Findings, label: string, rows: readonly TxRow[], history: readonly Transition[], leases: readonly LeaseInterval[], marginMs: number): void {
+function checkTx(
+  found: Findings,
+  label: string,
+  rows: readonly TxRow[],
+  history: readonly Transition[],
+  leases: readonly LeaseInterval[],
+  marginMs: number,
+): void {
   let newest: TxRow | undefined;
   for (const row of rows) {
     if (byAPerson(row)) continue;
@@ -123,8 +145,14 @@ function checkTx(found: Findings, label: string, rows: readonly TxRow[], history
     if (byAPerson(row)) continue;
     const at = timeOf(row.at);
     if (row.action === 'compensate') {
-      const period = periods.find((p) => row.epoch > p.epoch && at !== undefined && at >= p.from - marginMs && (p.to === undefined || at <= p.to + marginMs));
-      if (!period) found.breach(`${label}: ${txLabel(row)} was written outside the job's compensating period (or under an epoch no later than the one it went to compensating under), when no coordinator could hold it`);
+      const period = periods.find(
+        (p) => row.epoch > p.epoch && at !== undefined && at >= p.from - marginMs && (p.to === undefined || at <= p.to + marginMs),
+      );
+      if (!period)
+        found.breach(
+          `${label}: ${txLabel(row)} was written outside the job's compensating period (or under an ` +
+            `epoch no later than the one it went to compensating under), when no coordinator could hold it`,
+        );
       continue;
     }
     const lease = leases.find((l) => l.claim.epoch === row.epoch);
@@ -134,10 +162,13 @@ function checkTx(found: Findings, label: string, rows: readonly TxRow[], history
     }
     const holder = lease.claim.worker;
     if (row.attempt !== lease.claim.attempt) {
-      found.breach(`${label}: ${txLabel(row)} names attempt ${row.attempt}, but epoch ${row.epoch} was attempt ${lease.claim.attempt} (${eventLabel(lease.claim)})`);
+      found.breach(
+        `${label}: ${txLabel(row)} names attempt ${row.attempt}, but epoch ${row.epoch} was attempt ${lease.claim.attempt} (${eventLabel(lease.claim)})`,
+      );
     }
     if (row.worker !== holder) {
-      const releasedBy = lease.end && !isClaim(lease.end) && lease.end.actor === 'coordinator' && lease.end.worker === row.worker ? lease.end : undefined;
+      const releasedBy =
+        lease.end && !isClaim(lease.end) && lease.end.actor === 'coordinator' && lease.end.worker === row.worker ? lease.end : undefined;
       if (row.action === 'reconcile' && releasedBy) {
         // The coordinator settles an expired lease in the same transaction as its release.
         const end = timeOf(releasedBy.at);
@@ -146,7 +177,9 @@ function checkTx(found: Findings, label: string, rows: readonly TxRow[], history
         }
         continue;
       }
-      found.breach(`${label}: ${txLabel(row)} was written by ${row.worker}, but epoch ${row.epoch} was held by ${holder ?? '(nobody)'} (${eventLabel(lease.claim)})`);
+      found.breach(
+        `${label}: ${txLabel(row)} was written by ${row.worker}, but epoch ${row.epoch} was held by ${holder ?? '(nobody)'} (${eventLabel(lease.claim)})`,
+      );
       continue;
     }
     const start = timeOf(lease.claim.at);
@@ -154,7 +187,9 @@ function checkTx(found: Findings, label: string, rows: readonly TxRow[], history
     if (at !== undefined && start !== undefined && at < start - marginMs) {
       found.breach(`${label}: ${txLabel(row)} was written before its claim (${eventLabel(lease.claim)})`);
     } else if (at !== undefined && end !== undefined && lease.end && at > end + marginMs) {
-      found.breach(`${label}: ${txLabel(row)} was written after ${holder ?? '?'}'s lease ended (${eventLabel(lease.end)}): a stale holder's checkpoint`);
+      found.breach(
+        `${label}: ${txLabel(row)} was written after ${holder ?? '?'}'s lease ended (${eventLabel(lease.end)}): a stale holder's checkpoint`,
+      );
     }
   }
 }
@@ -198,14 +233,20 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
     }
     const seen = newest.get(job.id);
     if (seen?.epoch !== null && seen?.epoch !== undefined && effect.epoch < seen.epoch) {
-      found.breach(`${label}: the world applied ${effectLabel(effect)} (key ${effect.key}) under epoch ${effect.epoch} after it had applied ${effectLabel(seen)} under epoch ${seen.epoch}: a stale holder's effect`);
+      found.breach(
+        `${label}: the world applied ${effectLabel(effect)} (key ${effect.key}) under epoch ${effect.epoch} ` +
+          `after it had applied ${effectLabel(seen)} under epoch ${seen.epoch}: a stale holder's effect`,
+      );
     }
     if (!seen || (seen.epoch ?? -1) < effect.epoch) newest.set(job.id, effect);
     if (effect.compensates !== null || effect.step.endsWith(':compensate')) continue;
     const lease = leases.find((l) => l.claim.epoch === effect.epoch);
     if (!lease) found.breach(`${label}: ${effectLabel(effect)} (key ${effect.key}) under epoch ${effect.epoch}, which the history never claimed`);
     else if (lease.claim.worker !== effect.worker) {
-      found.breach(`${label}: ${effectLabel(effect)} (key ${effect.key}), but epoch ${effect.epoch} was held by ${lease.claim.worker ?? '(nobody)'} (${eventLabel(lease.claim)})`);
+      found.breach(
+        `${label}: ${effectLabel(effect)} (key ${effect.key}), but epoch ${effect.epoch} ` +
+          `was held by ${lease.claim.worker ?? '(nobody)'} (${eventLabel(lease.claim)})`,
+      );
     }
   }
   if (unmatched > 0) found.note(`${unmatched} ledger effect(s) name no job of the queue and were not attributed`);
@@ -216,7 +257,7 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
  * The harness saw a worker reach the point right before its complete, after the
  * job had been claimed again under a later attempt: its write is stale. The
  * history must then hold that write, refused and recorded; when it holds
- * nothing, the queue let the stale write pass silently (seed 000's 0-row
+ * nothing, the queue let the stale write pass silently (the queue sketch's 0-row
  * UPDATE), and nobody would ever know it happened.
  */
 function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>, marginMs: number): void {
@@ -237,14 +278,17 @@ function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<st
     const resumed = { at: resumedAt };
     const history = histories.get(hit.job) ?? [];
     const ownClaim = history.find((e) => isClaim(e) && e.attempt === hit.attempt);
-    const laterClaim = history.find((e) => isClaim(e) && e.attempt > hit.attempt! && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= Date.parse(resumed.at));
+    const laterClaim = history.find(
+      (e) => isClaim(e) && e.attempt > hit.attempt! && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= Date.parse(resumed.at),
+    );
     if (!ownClaim || !laterClaim) continue;
     const recorded = history.some(
       (e) => e.worker === worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= Date.parse(resumed.at) - marginMs && e !== ownClaim,
     );
     if (!recorded) {
       found.breach(
-        `job ${hit.job}: ${worker} went on to its complete at ${resumed.at} under attempt ${hit.attempt} (epoch ${ownClaim.epoch}) after the job was claimed again (${eventLabel(laterClaim)}), and the history records neither the write nor its refusal: the stale write passed silently`,
+        `job ${hit.job}: ${worker} went on to its complete at ${resumed.at} under attempt ${hit.attempt} (epoch ${ownClaim.epoch}) after the job ` +
+          `was claimed again (${eventLabel(laterClaim)}), and the history records neither the write nor its refusal: the stale write passed silently`,
       );
     }
   }

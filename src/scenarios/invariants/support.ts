@@ -1,5 +1,5 @@
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
-import { PlanSchema, stepKey, type Plan, type PlanStep } from '../../saga/plan.js';
+import { type Plan, PlanSchema, type PlanStep, stepKey } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
 import type { Accepted, Evidence, InvariantId, Verdict } from '../evidence.js';
@@ -33,9 +33,14 @@ export function judge(id: InvariantId, statement: string, evidence: Evidence, bo
   try {
     body({ breach: (line) => breaches.push(line), note: (line) => notes.push(line) }, evidence);
   } catch (error) {
-    breaches.push(`could not judge this evidence (the checker failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`);
+    breaches.push(
+      `could not judge this evidence (the checker failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`,
+    );
   }
-  const lines = breaches.length > MAX_EVIDENCE_LINES ? [...breaches.slice(0, MAX_EVIDENCE_LINES), `... and ${breaches.length - MAX_EVIDENCE_LINES} more`] : breaches;
+  const lines =
+    breaches.length > MAX_EVIDENCE_LINES
+      ? [...breaches.slice(0, MAX_EVIDENCE_LINES), `... and ${breaches.length - MAX_EVIDENCE_LINES} more`]
+      : breaches;
   const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', evidence: lines };
   if (notes.length > 0) verdict.note = [...new Set(notes)].join('; ');
   return verdict;
@@ -118,7 +123,7 @@ export function txByJob(evidence: Evidence): Map<string, TxRow[]> {
 }
 
 /** The ledger's effects by idempotency key, in the order applied. */
-export function effectsByKey(evidence: Evidence): Map<string, EffectRow[]> {
+export function groupEffectsByKey(evidence: Evidence): Map<string, EffectRow[]> {
   const map = groupBy(list(evidence.effects), (effect) => effect.key);
   for (const effects of map.values()) effects.sort((a, b) => a.seq - b.seq);
   return map;

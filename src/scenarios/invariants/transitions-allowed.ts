@@ -1,13 +1,17 @@
-import { ACTORS as ACTOR_LIST, JOB_STATUSES, type Actor, type JobStatus } from '../../kernel/vocabulary.js';
+import { ACTORS as ACTOR_LIST, type Actor, JOB_STATUSES, type JobStatus } from '../../kernel/vocabulary.js';
 import { isAllowedTransition } from '../../queue/states.js';
 
 const ACTORS: readonly string[] = ACTOR_LIST;
+
 import type { Invariant } from '../evidence.js';
 import { eventLabel, judge, list } from './support.js';
 
 const STATUSES: readonly string[] = JOB_STATUSES;
 
-/** Every state change in the history is an edge of the state machine (src/queue/states.ts) taken by an actor allowed to take it; creation is null→pending by a producer. */
+/**
+ * Every state change in the history is an edge of the state machine (src/queue/states.ts)
+ * taken by an actor allowed to take it; creation is null→pending by a producer.
+ */
 export const transitionsAllowed: Invariant = {
   id: 'transitions-allowed',
   statement: 'every state change in the history is in the allowed set',

@@ -5,7 +5,11 @@ import type { Timeline } from '../timeline.js';
 /** Where a process stood at a failpoint, as one phrase: "after_write step charge job 3 attempt 2". */
 export function whereOf(event: Pick<ControlEvent, 'point' | 'context'>): string {
   const { context } = event;
-  return `${event.point}${context.step ? ` step ${context.step}` : ''}${context.jobId === undefined ? '' : ` job ${context.jobId}`}${context.attempt === undefined ? '' : ` attempt ${context.attempt}`}`;
+  const parts: string[] = [event.point];
+  if (context.step) parts.push(`step ${context.step}`);
+  if (context.jobId !== undefined) parts.push(`job ${context.jobId}`);
+  if (context.attempt !== undefined) parts.push(`attempt ${context.attempt}`);
+  return parts.join(' ');
 }
 
 /**

@@ -14,7 +14,12 @@ export type AfterExit =
  * has done its part; anything else is started again `after_ms` later, while
  * restarts are on and the process has some left.
  */
-export function afterExit(role: { kind: 'worker' | 'coordinator' | 'producer'; restarts: number }, exit: { exitCode: number | undefined }, restart: Settings['restart'], now: number): AfterExit {
+export function afterExit(
+  role: { kind: 'worker' | 'coordinator' | 'producer'; restarts: number },
+  exit: { exitCode: number | undefined },
+  restart: Settings['restart'],
+  now: number,
+): AfterExit {
   if (role.kind === 'producer' && exit.exitCode === 0) return { kind: 'finished' };
   if (restart === false) return { kind: 'not-restarted', why: 'restarts off' };
   if (role.restarts >= restart.max) return { kind: 'not-restarted', why: `${role.restarts} restarts used` };

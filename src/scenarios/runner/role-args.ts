@@ -23,13 +23,29 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
   const timing = ['--lease-ms', String(settings.lease_ms), '--call-timeout-ms', String(settings.call_timeout_ms)];
   const roles: RoleSpec[] = [];
   if (settings.coordinator) {
-    roles.push({ name: 'coordinator', kind: 'coordinator', args: ['coordinator', ...common, '--world', context.worldUrl, '--tick-ms', String(settings.tick_ms), ...timing] });
+    roles.push({
+      name: 'coordinator',
+      kind: 'coordinator',
+      args: ['coordinator', ...common, '--world', context.worldUrl, '--tick-ms', String(settings.tick_ms), ...timing],
+    });
   }
   for (let p = 1; p <= settings.producers; p++) {
     roles.push({
       name: `p${p}`,
       kind: 'producer',
-      args: ['producer', '--store', context.locator, '--queue', settings.queue, '--jobs', context.jobsFile, '--name', `p${p}`, '--start-at', String(context.startAt)],
+      args: [
+        'producer',
+        '--store',
+        context.locator,
+        '--queue',
+        settings.queue,
+        '--jobs',
+        context.jobsFile,
+        '--name',
+        `p${p}`,
+        '--start-at',
+        String(context.startAt),
+      ],
     });
   }
   scenario.workers.forEach((worker, index) => {
@@ -38,9 +54,25 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
       name: worker.id,
       kind: 'worker',
       args: [
-        'worker', ...common, '--id', worker.id, '--world', context.worldUrl, ...timing, '--poll-ms', String(settings.poll_ms),
-        '--seed', String(scenario.seed + index + 1), '--clock-skew-ms', String(worker.clockSkewMs),
-        '--retry-base-ms', String(retry.base_ms), '--retry-cap-ms', String(retry.cap_ms), '--retry-jitter-ms', String(retry.jitter_ms),
+        'worker',
+        ...common,
+        '--id',
+        worker.id,
+        '--world',
+        context.worldUrl,
+        ...timing,
+        '--poll-ms',
+        String(settings.poll_ms),
+        '--seed',
+        String(scenario.seed + index + 1),
+        '--clock-skew-ms',
+        String(worker.clockSkewMs),
+        '--retry-base-ms',
+        String(retry.base_ms),
+        '--retry-cap-ms',
+        String(retry.cap_ms),
+        '--retry-jitter-ms',
+        String(retry.jitter_ms),
       ],
     });
   });

@@ -45,7 +45,14 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
       drill.timeline.record('watchdog', `no progress for ${settings.no_progress_ms} ms`);
       return 'no-progress';
     }
-    const state = { jobs, expectedJobs: drill.scenario.jobs.length, held: drill.held(), producing: drill.processes.producing, restarting: drill.processes.restarting, approve: settings.approve };
+    const state = {
+      jobs,
+      expectedJobs: drill.scenario.jobs.length,
+      held: drill.held(),
+      producing: drill.processes.producing,
+      restarting: drill.processes.restarting,
+      approve: settings.approve,
+    };
     if (rest.settled(atRest(state), now)) return 'at-rest';
     await sleep(5);
   }

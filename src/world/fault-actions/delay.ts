@@ -3,7 +3,7 @@ import { WorldError } from '../errors.js';
 import type { WorldFaultAction } from './action.js';
 
 /** delay: apply the call (or not), then answer only after ms: past the caller's timeout, an outcome the caller cannot know. */
-export const delay: WorldFaultAction<'delay', { type: 'delay'; ms: number; applied: boolean }> = {
+export const worldDelay: WorldFaultAction<'delay', { type: 'delay'; ms: number; applied: boolean }> = {
   name: 'delay',
   summary: "hold the answer ms, past the caller's timeout; the effect applied or not",
   schema: z.strictObject({ type: z.literal('delay'), ms: z.int().min(0).max(600_000), applied: z.boolean() }),
@@ -16,7 +16,8 @@ export const delay: WorldFaultAction<'delay', { type: 'delay'; ms: number; appli
   async carryOut(received, call, action) {
     if (!action.applied) {
       received.recordFailed(503);
-      if (await received.hold(action.ms)) received.answerError(new WorldError('WORLD_DELAYED_NOT_APPLIED', `delayed ${action.ms} ms and not applied (fault ${received.faultId})`, 503));
+      if (await received.hold(action.ms))
+        received.answerError(new WorldError('WORLD_DELAYED_NOT_APPLIED', `delayed ${action.ms} ms and not applied (fault ${received.faultId})`, 503));
       received.log('failed', 503, null);
       return;
     }

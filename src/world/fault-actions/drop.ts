@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { WorldFaultAction } from './action.js';
 
 /** drop: apply the call, commit it to the ledger, then hang up without answering: the response is lost. */
-export const drop: WorldFaultAction<'drop', { type: 'drop' }> = {
+export const worldDrop: WorldFaultAction<'drop', { type: 'drop' }> = {
   name: 'drop',
   summary: 'apply the call, then close the connection without answering (the response is lost)',
   schema: z.strictObject({ type: z.literal('drop') }),

@@ -3,7 +3,7 @@ import { WorldError } from '../errors.js';
 import type { WorldFaultAction } from './action.js';
 
 /** error_after_apply: apply the call, then answer 500: the caller cannot tell it from a failure. */
-export const errorAfterApply: WorldFaultAction<'error_after_apply', { type: 'error_after_apply' }> = {
+export const worldErrorAfterApply: WorldFaultAction<'error_after_apply', { type: 'error_after_apply' }> = {
   name: 'error_after_apply',
   summary: 'apply the call, then answer 500 (indistinguishable from a failure)',
   schema: z.strictObject({ type: z.literal('error_after_apply') }),

@@ -4,7 +4,7 @@ import type { WorldFaultAction } from './action.js';
 import { WORLD_FAIL_STATUSES, type WorldFailStatus } from './statuses.js';
 
 /** fail: answer an error before applying anything: 503/429 transient (the caller may try again), 401/403 permanent. */
-export const fail: WorldFaultAction<'fail', { type: 'fail'; status: WorldFailStatus }> = {
+export const worldFail: WorldFaultAction<'fail', { type: 'fail'; status: WorldFailStatus }> = {
   name: 'fail',
   summary: `answer ${WORLD_FAIL_STATUSES.join('/')} before applying anything`,
   schema: z.strictObject({ type: z.literal('fail'), status: z.literal(WORLD_FAIL_STATUSES) }),

@@ -1,13 +1,13 @@
 import type { WorldFaultAction } from './action.js';
-import { delay } from './delay.js';
-import { drop } from './drop.js';
-import { errorAfterApply } from './error-after-apply.js';
-import { fail } from './fail.js';
+import { worldDelay } from './delay.js';
+import { worldDrop } from './drop.js';
+import { worldErrorAfterApply } from './error-after-apply.js';
+import { worldFail } from './fail.js';
 
 export { WORLD_FAIL_STATUSES, type WorldFailStatus } from './statuses.js';
 
 /** Every action a world fault can take, in the order the docs and the schemas list them. Adding one: a file, and an entry here. */
-export const WORLD_FAULT_ACTIONS = [drop, delay, fail, errorAfterApply] as const;
+export const WORLD_FAULT_ACTIONS = [worldDrop, worldDelay, worldFail, worldErrorAfterApply] as const;
 
 /** The name of a world fault action. */
 export type WorldFaultActionName = (typeof WORLD_FAULT_ACTIONS)[number]['name'];

@@ -115,13 +115,28 @@ export function receiveCall(db: Database.Database, call: ReceivedCallRow): numbe
       `INSERT INTO calls (seq, idempotency_key, tool, job, step, attempt, worker, pid, at)
          VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM calls), ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(call.key, call.tool, call.meta?.job ?? null, call.meta?.step ?? null, call.meta?.attempt ?? null, call.meta?.worker ?? null, call.meta?.pid ?? null, call.at);
+    .run(
+      call.key,
+      call.tool,
+      call.meta?.job ?? null,
+      call.meta?.step ?? null,
+      call.meta?.attempt ?? null,
+      call.meta?.worker ?? null,
+      call.meta?.pid ?? null,
+      call.at,
+    );
   return Number(info.lastInsertRowid);
 }
 
 /** Records how a call ended. */
 export function finishCall(db: Database.Database, seq: number, end: CallEnd): void {
-  db.prepare('UPDATE calls SET outcome = ?, status = ?, fault_id = ?, effect_seq = ? WHERE seq = ?').run(end.outcome, end.status, end.faultId, end.effectSeq, seq);
+  db.prepare('UPDATE calls SET outcome = ?, status = ?, fault_id = ?, effect_seq = ? WHERE seq = ?').run(
+    end.outcome,
+    end.status,
+    end.faultId,
+    end.effectSeq,
+    seq,
+  );
 }
 
 /** Every call an open ledger received, in order. */

@@ -120,10 +120,43 @@ export function insertEffect(db: Database.Database, effect: NewEffect): EffectRo
   const { job, step, attempt, worker, pid } = effect.meta;
   const epoch = effect.meta.fence ?? null;
   db.prepare(
-    `INSERT INTO effects (seq, idempotency_key, tool, idempotent, args_digest, job, step, attempt, worker, pid, at, external_ref, result_json, compensates, epoch)
+    `INSERT INTO effects (seq, idempotency_key, tool, idempotent, args_digest, job,
+         step, attempt, worker, pid, at, external_ref, result_json, compensates, epoch)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(seq, effect.key, effect.tool, effect.idempotent ? 1 : 0, effect.argsDigest, job, step, attempt, worker, pid, effect.at, externalRef, JSON.stringify(result), effect.compensates, epoch);
-  return { seq, key: effect.key, tool: effect.tool, idempotent: effect.idempotent, argsDigest: effect.argsDigest, job, step, attempt, worker, pid, at: effect.at, externalRef, result, compensates: effect.compensates, epoch };
+  ).run(
+    seq,
+    effect.key,
+    effect.tool,
+    effect.idempotent ? 1 : 0,
+    effect.argsDigest,
+    job,
+    step,
+    attempt,
+    worker,
+    pid,
+    effect.at,
+    externalRef,
+    JSON.stringify(result),
+    effect.compensates,
+    epoch,
+  );
+  return {
+    seq,
+    key: effect.key,
+    tool: effect.tool,
+    idempotent: effect.idempotent,
+    argsDigest: effect.argsDigest,
+    job,
+    step,
+    attempt,
+    worker,
+    pid,
+    at: effect.at,
+    externalRef,
+    result,
+    compensates: effect.compensates,
+    epoch,
+  };
 }
 
 /** The effects applied under a key, oldest first (several for a non-idempotent tool). */

@@ -26,7 +26,13 @@ export function admitFence(db: Database.Database, key: string, fence: number, jo
   const keyFloor = db.prepare('SELECT fence FROM world_fences WHERE idempotency_key = ?').get(key) as { fence: number } | undefined;
   const jobFloor = job ? (db.prepare('SELECT fence FROM world_job_fences WHERE job = ?').get(job) as { fence: number } | undefined) : undefined;
   if ((keyFloor && keyFloor.fence > fence) || (jobFloor && jobFloor.fence > fence)) return false;
-  db.prepare('INSERT INTO world_fences (idempotency_key, fence) VALUES (?, ?) ON CONFLICT (idempotency_key) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(key, fence);
-  if (job) db.prepare('INSERT INTO world_job_fences (job, fence) VALUES (?, ?) ON CONFLICT (job) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(job, fence);
+  db.prepare(
+    'INSERT INTO world_fences (idempotency_key, fence) VALUES (?, ?) ON CONFLICT (idempotency_key) DO UPDATE SET fence = MAX(fence, excluded.fence)',
+  ).run(key, fence);
+  if (job)
+    db.prepare('INSERT INTO world_job_fences (job, fence) VALUES (?, ?) ON CONFLICT (job) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(
+      job,
+      fence,
+    );
   return true;
 }

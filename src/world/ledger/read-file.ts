@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { WorldError } from '../errors.js';
 
 /**

@@ -1,8 +1,8 @@
 import { utc } from '../../kernel/clock.js';
-import { parseCall, type ParsedCall } from '../call-body.js';
+import { type ParsedCall, parseCall } from '../call-body.js';
 import { carryOutFault } from '../carry-out-fault.js';
 import { asWorldError } from '../errors.js';
-import { ReceivedCall, type CallReceipt } from '../received-call.js';
+import { type CallReceipt, ReceivedCall } from '../received-call.js';
 import type { Route, RouteRequest, WorldContext } from './route.js';
 
 /*

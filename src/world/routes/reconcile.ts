@@ -1,4 +1,4 @@
-import { toolMetadata, type ToolName } from '../catalogue.js';
+import { type ToolName, toolMetadata } from '../catalogue.js';
 import { badRequest } from '../errors.js';
 import { reconcile } from '../reconcile.js';
 import { send } from '../respond.js';
@@ -21,7 +21,8 @@ function parseQuery(url: URL): { tool: ToolName; key: string; fence: number | nu
   if (!meta) throw badRequest('WORLD_UNKNOWN_TOOL', 'reconcile query', [{ path: 'tool', message: `unknown tool ${JSON.stringify(tool)}` }]);
   const fenceText = url.searchParams.get('fence');
   const fence = fenceText === null ? null : Number(fenceText);
-  if (fence !== null && (!Number.isInteger(fence) || fence < 0)) throw badRequest('WORLD_BAD_REQUEST', 'reconcile query', [{ path: 'fence', message: 'a whole number' }]);
+  if (fence !== null && (!Number.isInteger(fence) || fence < 0))
+    throw badRequest('WORLD_BAD_REQUEST', 'reconcile query', [{ path: 'fence', message: 'a whole number' }]);
   return { tool: meta.name, key: key as string, fence, job: url.searchParams.get('job') };
 }
 

@@ -26,7 +26,10 @@ export interface ArticleRow {
 
 /** Publishes an article (again, if it was): returns how many times it has now been published. */
 export function publishArticle(db: Database.Database, slug: string): number {
-  db.prepare('INSERT INTO world_articles (slug, published, publications) VALUES (?, 1, 1) ON CONFLICT (slug) DO UPDATE SET published = 1, publications = publications + 1').run(slug);
+  db.prepare(
+    `INSERT INTO world_articles (slug, published, publications) VALUES (?, 1, 1)
+       ON CONFLICT (slug) DO UPDATE SET published = 1, publications = publications + 1`,
+  ).run(slug);
   return (db.prepare('SELECT publications FROM world_articles WHERE slug = ?').get(slug) as { publications: number }).publications;
 }
 
@@ -47,6 +50,10 @@ export function unpublishArticle(db: Database.Database, slug: string): boolean {
 
 /** Every article, by slug. */
 export function allArticles(db: Database.Database): ArticleRow[] {
-  const rows = db.prepare('SELECT slug, published, publications FROM world_articles ORDER BY slug').all() as Array<{ slug: string; published: number; publications: number }>;
+  const rows = db.prepare('SELECT slug, published, publications FROM world_articles ORDER BY slug').all() as Array<{
+    slug: string;
+    published: number;
+    publications: number;
+  }>;
   return rows.map((a) => ({ slug: a.slug, published: a.published === 1, publications: a.publications }));
 }

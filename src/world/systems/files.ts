@@ -40,7 +40,9 @@ export function fileAt(db: Database.Database, path: string): { content: string |
 
 /** Writes a file (creating it), at the given version. */
 export function writeFile(db: Database.Database, path: string, content: string, version: number): void {
-  db.prepare('INSERT INTO world_files (path, content, version) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET content = excluded.content, version = excluded.version').run(path, content, version);
+  db.prepare(
+    'INSERT INTO world_files (path, content, version) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET content = excluded.content, version = excluded.version',
+  ).run(path, content, version);
 }
 
 /** Puts back an existing file's earlier content (null: it did not exist), as a new version. */
@@ -50,7 +52,12 @@ export function restoreFile(db: Database.Database, path: string, content: string
 
 /** Remembers what effect `effectSeq`'s write replaced. */
 export function recordFileWrite(db: Database.Database, effectSeq: number, write: FileWrite): void {
-  db.prepare('INSERT INTO world_file_writes (effect_seq, path, previous_content, version) VALUES (?, ?, ?, ?)').run(effectSeq, write.path, write.previousContent, write.version);
+  db.prepare('INSERT INTO world_file_writes (effect_seq, path, previous_content, version) VALUES (?, ?, ?, ?)').run(
+    effectSeq,
+    write.path,
+    write.previousContent,
+    write.version,
+  );
 }
 
 /** What effect `effectSeq`'s write replaced; every write_file effect has one. */

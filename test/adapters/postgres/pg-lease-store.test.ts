@@ -1,12 +1,6 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  assertPgReachable,
-  DEFAULT_PG_URL,
-  maskUrl,
-  PgUnreachableError,
-  resolvePgUrl,
-} from '../../../src/adapters/postgres/connection.js';
+import { assertPgReachable, DEFAULT_PG_URL, maskUrl, PgUnreachableError, resolvePgUrl } from '../../../src/adapters/postgres/connection.js';
 import { assertSchemaName, quoteIdent } from '../../../src/adapters/postgres/identifier.js';
 import { PgLeaseStore } from '../../../src/adapters/postgres/pg-lease-store.js';
 import { PgSchemaMissingError } from '../../../src/adapters/postgres/pool.js';
@@ -15,8 +9,8 @@ import { EXIT, InputError } from '../../../src/kernel/errors.js';
 import type { JobRow, Lease } from '../../../src/queue/job.js';
 import type { LeaseStoreOptions } from '../../../src/queue/lease-store.js';
 import { isAllowedTransition, JOB_STATUSES, type JobStatus } from '../../../src/queue/states.js';
-import { freshSchema, PG_AVAILABLE, PG_URL, type FreshSchema } from '../../helpers/postgres.js';
-import { behaviourOptions, describeLeaseStore, DIGEST, type LeaseStoreFixture } from '../../queue/lease-store-behaviour.js';
+import { type FreshSchema, freshSchema, PG_AVAILABLE, PG_URL } from '../../helpers/postgres.js';
+import { behaviourOptions, DIGEST, describeLeaseStore, type LeaseStoreFixture } from '../../queue/lease-store-behaviour.js';
 
 /** A queue in a fresh schema, with as many connections (stores, each its own pool) as a test opens; all closed and the schema dropped by `close`. */
 interface PgFixture extends LeaseStoreFixture {
@@ -88,7 +82,10 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
   describe('concurrency across pools', () => {
     it('4 claimers racing over 40 jobs: every job claimed exactly once, none held by two; then again after every lease expired', async () => {
       const stores = await Promise.all([0, 1, 2, 3].map(() => fx!.connect()));
-      const ids = await enqueueAll(fx!.store, Array.from({ length: 40 }, (_, i) => `job-${i}`));
+      const ids = await enqueueAll(
+        fx!.store,
+        Array.from({ length: 40 }, (_, i) => `job-${i}`),
+      );
 
       const byClaimer = await claimRace(stores);
       const claimed = byClaimer.flat();
@@ -123,7 +120,9 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
       const results = await Promise.all(
         stores.flatMap((store, n) =>
           // Each producer in its own order, all its keys at once (up to its pool's size in flight).
-          keys.map((_, i) => keys[(i + 5 * n) % keys.length]!).map(async (key) => ({ key, ...(await store.enqueue({ key, action: 'charge', payloadJson: `{"by":${n}}`, maxAttempts: 3 })) })),
+          keys
+            .map((_, i) => keys[(i + 5 * n) % keys.length]!)
+            .map(async (key) => ({ key, ...(await store.enqueue({ key, action: 'charge', payloadJson: `{"by":${n}}`, maxAttempts: 3 })) })),
         ),
       );
       expect(results).toHaveLength(80);
@@ -202,14 +201,19 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
       const raw = await fx!.raw();
       const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await raw.query('BEGIN');
-      await raw.query(`UPDATE agent_jobs SET status = 'retry', leased_by = NULL, lease_until = NULL, next_run_at = clock_timestamp() WHERE id = $1`, [jobId]);
+      await raw.query(`UPDATE agent_jobs SET status = 'retry', leased_by = NULL, lease_until = NULL, next_run_at = clock_timestamp() WHERE id = $1`, [
+        jobId,
+      ]);
       return { pid, commit: async () => void (await raw.query('COMMIT')), rollback: async () => void (await raw.query('ROLLBACK')) };
     }
 
     /** Whether some backend waits for a lock `pid` holds. */
     async function someoneWaitsFor(pid: number): Promise<boolean> {
       const monitor = await monitorClient();
-      return (await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid])).rows[0]!.n > 0;
+      return (
+        (await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid])).rows[0]!
+          .n > 0
+      );
     }
 
     let monitor: pg.Client | undefined;
@@ -234,7 +238,9 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
       const [id] = await enqueueAll(fx!.store, ['a']);
       const job = (await fx!.store.claim('w1'))!;
       const release = await releaseInFlight(id!);
-      const append = track(fx!.store.appendTx({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, { stepId: 's', action: 'execute', key: 'k', status: 'started' }));
+      const append = track(
+        fx!.store.appendTx({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, { stepId: 's', action: 'execute', key: 'k', status: 'started' }),
+      );
       await waitUntil('the checkpoint returns or waits for the release', async () => append.settled() || (await someoneWaitsFor(release.pid)));
       // Checked before the commit: a checkpoint that went ahead on its stale snapshot would have returned already.
       const wentAhead = append.settled();
@@ -244,7 +250,7 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
       expect(await fx!.store.readTx(id!)).toEqual([]);
     });
 
-    it('a lease write waits for a release in flight, then is refused and recorded (FOR NO KEY UPDATE\'s re-check)', async () => {
+    it("a lease write waits for a release in flight, then is refused and recorded (FOR NO KEY UPDATE's re-check)", async () => {
       const [id] = await enqueueAll(fx!.store, ['a']);
       const job = (await fx!.store.claim('w1'))!;
       const release = await releaseInFlight(id!);
@@ -340,13 +346,17 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
           }
         }
       }
-      const expected = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => to !== from && !isAllowedTransition(from, to)).map((to) => `${from}>${to}`));
+      const expected = JOB_STATUSES.flatMap((from) =>
+        JOB_STATUSES.filter((to) => to !== from && !isAllowedTransition(from, to)).map((to) => `${from}>${to}`),
+      );
       expect(refusals).toEqual(expected);
       expect(refusals).toContain('review>running');
       expect(refusals).toContain('done>pending');
 
       await expect(
-        raw.query(`INSERT INTO agent_jobs (idempotency_key, action, payload_json, status, next_run_at, created_at, updated_at) VALUES ('x', 'a', '{}', 'running', now(), now(), now())`),
+        raw.query(
+          `INSERT INTO agent_jobs (idempotency_key, action, payload_json, status, next_run_at, created_at, updated_at) VALUES ('x', 'a', '{}', 'running', now(), now(), now())`,
+        ),
       ).rejects.toThrow('QD_TRANSITION_NOT_ALLOWED: a job is created pending, not running');
       // A status left as it is (or not named) is no change.
       await raw.query(`UPDATE agent_jobs SET status = status, last_error = 'touched' WHERE id = $1`, [byStatus.get('done')]);
@@ -357,14 +367,16 @@ describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
       await fx!.store.claim('w1');
       const raw = await fx!.raw();
       await expect(raw.query(`UPDATE agent_jobs SET status = 'review' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
-      await expect(raw.query(`UPDATE agent_jobs SET status = 'done', outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_done_has_digest/);
+      await expect(raw.query(`UPDATE agent_jobs SET status = 'done', outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(
+        /agent_jobs_done_has_digest/,
+      );
       await expect(raw.query(`UPDATE agent_jobs SET outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
       expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'running', outcome: null });
     });
   });
 
   describe('schemas', () => {
-    it('keeps two queues apart: neither sees the other\'s rows', async () => {
+    it("keeps two queues apart: neither sees the other's rows", async () => {
       const other = await pgFixture('isolation', behaviourOptions());
       try {
         const mine = await fx!.store.enqueue({ key: 'same-key', action: 'a', payloadJson: '{}', maxAttempts: 1 });
@@ -447,7 +459,9 @@ describe('PostgreSQL connection settings', () => {
     expect(unreachable.code).toBe('QD_PG_UNREACHABLE');
     expect(unreachable.exitCode).toBe(EXIT.badInput);
     expect(unreachable.where).toBe('postgres://postgres:***@127.0.0.1:5999/postgres');
-    expect(unreachable.message).toBe('cannot connect to PostgreSQL at postgres://postgres:***@127.0.0.1:5999/postgres: connect ECONNREFUSED 127.0.0.1:5999');
+    expect(unreachable.message).toBe(
+      'cannot connect to PostgreSQL at postgres://postgres:***@127.0.0.1:5999/postgres: connect ECONNREFUSED 127.0.0.1:5999',
+    );
     expect(unreachable.message).not.toContain('hunter2');
     expect(unreachable.message).not.toMatch(/[\r\n]/);
   });

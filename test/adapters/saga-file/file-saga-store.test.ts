@@ -7,7 +7,7 @@ import type { TxEntry, Writer } from '../../../src/port/checkpoint.js';
 import { parsePlan } from '../../../src/saga/plan.js';
 import { runPlan } from '../../../src/saga/run-plan.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
-import { EMAIL_STEP, expectNothingOpen, planOf, startSaga, txLines, WRITE_STEP, type SagaFixture } from '../../saga/fixture.js';
+import { EMAIL_STEP, expectNothingOpen, planOf, type SagaFixture, startSaga, txLines, WRITE_STEP } from '../../saga/fixture.js';
 
 /*
  * The saga's log beside the run (for queues that cannot share a transaction
@@ -80,7 +80,9 @@ describe('FileSagaStore', () => {
     const file = sagaFile();
     const log = await file.open().logFor(holder('coord-1', 3));
     await log.incident('publish', 'PermanentError: HTTP 403');
-    expect(await file.open().incidents()).toEqual([expect.objectContaining({ job_id: 'job-7', step_id: 'publish', error: 'PermanentError: HTTP 403', status: 'manual_recovery_required' })]);
+    expect(await file.open().incidents()).toEqual([
+      expect.objectContaining({ job_id: 'job-7', step_id: 'publish', error: 'PermanentError: HTTP 403', status: 'manual_recovery_required' }),
+    ]);
   });
 
   it('carries the saga runtime: a plan runs to done on it, and a stale holder cannot even checkpoint its first call', async () => {
@@ -93,7 +95,7 @@ describe('FileSagaStore', () => {
     fx.expireLeases();
     const second = fx.claim('w2');
     const run = async (claimed: typeof first, log: Awaited<ReturnType<FileSagaStore['logFor']>>) =>
-      runPlan({ claim: fx!.claimOf(claimed), log, plan: parsePlan(payload.plan), world: fx!.client, secrets: secretsInPayload(payload) });
+      runPlan({ claim: fx!.claimOf(claimed), txLog: log, plan: parsePlan(payload.plan), world: fx!.client, secrets: secretsInPayload(payload) });
 
     // The new holder shows its epoch; from then on the stale one cannot checkpoint, so it never calls the world.
     const current = await file.open().logFor(fx.claimOf(second));

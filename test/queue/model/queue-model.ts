@@ -4,7 +4,7 @@
  * not from the SQL. Times are kept as milliseconds; the store keeps fixed-width
  * ISO strings, whose order is the same.
  */
-import { randomInt, seededRandom, type Random } from '../../../src/kernel/random.js';
+import { type Random, randomInt, seededRandom } from '../../../src/kernel/random.js';
 import type { JobStatus } from '../../../src/queue/states.js';
 
 export interface ModelConfig {

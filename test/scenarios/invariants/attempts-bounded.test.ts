@@ -23,7 +23,9 @@ describe('attempts-bounded', () => {
     jobIn(evidence, 3).attempts = 2;
     const verdict = judged(attemptsBounded, evidence);
     expect(verdict.status).toBe('broken');
-    expect(verdict.evidence).toEqual([expect.stringMatching(/^job 3 \(key [0-9a-f]{8}…\): attempts is 2, but the history holds 1 claim\(s\): #\d+ by w1 at 2026-/)]);
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/^job 3 \(key [0-9a-f]{8}…\): attempts is 2, but the history holds 1 claim\(s\): #\d+ by w1 at 2026-/),
+    ]);
   });
 
   it('fails when a claim records the wrong attempt number', () => {

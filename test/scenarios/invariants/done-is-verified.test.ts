@@ -13,7 +13,9 @@ describe('done-is-verified', () => {
     jobIn(evidence, 2).resultDigest = digest;
     const verdict = judged(doneIsVerified, evidence);
     expect(verdict.status).toBe('broken');
-    expect(verdict.evidence).toEqual([`job 2 (key ${jobIn(evidence, 2).key.slice(0, 8)}…): done without a verification digest (result_digest ${JSON.stringify(digest)})`]);
+    expect(verdict.evidence).toEqual([
+      `job 2 (key ${jobIn(evidence, 2).key.slice(0, 8)}…): done without a verification digest (result_digest ${JSON.stringify(digest)})`,
+    ]);
   });
 
   it('fails for a done job whose history never reached done', () => {
@@ -26,14 +28,20 @@ describe('done-is-verified', () => {
     const evidence = cleanEvidence();
     const done = evidence.events.find((e) => e.jobId === '3' && e.to === 'done')!;
     done.worker = 'w2';
-    expect(judged(doneIsVerified, evidence).text).toMatch(new RegExp(`job 3 .*: event #${done.seq} running→done by worker w2, epoch 1.* was not written by the holder of the current lease \\(event #\\d+ pending→running by worker w1, epoch 1`));
+    expect(judged(doneIsVerified, evidence).text).toMatch(
+      new RegExp(
+        `job 3 .*: event #${done.seq} running→done by worker w2, epoch 1.* was not written by the holder of the current lease \\(event #\\d+ pending→running by worker w1, epoch 1`,
+      ),
+    );
   });
 
   it('fails when done was not written from a claimed run', () => {
     const evidence = cleanEvidence();
     const done = evidence.events.find((e) => e.jobId === '3' && e.to === 'done')!;
     done.from = 'pending';
-    expect(judged(doneIsVerified, evidence).text).toMatch(new RegExp(`job 3 .*: event #${done.seq} pending→done .* ends no lease: done was not written from a claimed run`));
+    expect(judged(doneIsVerified, evidence).text).toMatch(
+      new RegExp(`job 3 .*: event #${done.seq} pending→done .* ends no lease: done was not written from a claimed run`),
+    );
   });
 
   it("fails when a done job's effect is not in the world: done on the worker's word", () => {
@@ -41,6 +49,8 @@ describe('done-is-verified', () => {
     const job = jobIn(evidence, 3);
     evidence.effects = evidence.effects.filter((e) => e.job !== '3');
     const verdict = judged(doneIsVerified, evidence);
-    expect(verdict.evidence).toEqual([`job 3 (key ${job.key.slice(0, 8)}…): done on the worker's word: step write (write_file) has no effect in the world's ledger under key ${job.key.slice(0, 16)}:write`]);
+    expect(verdict.evidence).toEqual([
+      `job 3 (key ${job.key.slice(0, 8)}…): done on the worker's word: step write (write_file) has no effect in the world's ledger under key ${job.key.slice(0, 16)}:write`,
+    ]);
   });
 });

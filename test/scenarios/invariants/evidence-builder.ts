@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { FaultActionName } from '../../../src/faults/actions/index.js';
 import type { FailpointName } from '../../../src/faults/points.js';
 import { utc } from '../../../src/kernel/clock.js';
-import { EVIDENCE_KINDS, type Actor, type EvidenceKind, type JobOutcome, type JobStatus } from '../../../src/kernel/vocabulary.js';
+import { type Actor, EVIDENCE_KINDS, type EvidenceKind, type JobOutcome, type JobStatus } from '../../../src/kernel/vocabulary.js';
 import type { TxAction, TxRow, TxStatus } from '../../../src/port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
-import { compensationKey, stepKey, type Plan, type PlanStep } from '../../../src/saga/plan.js';
-import type { FaultActionName } from '../../../src/faults/actions/index.js';
+import { compensationKey, type Plan, type PlanStep, stepKey } from '../../../src/saga/plan.js';
 import type { Evidence, EvidenceAvailability, Expectation, Invariant, TimelineEvent, Verdict } from '../../../src/scenarios/evidence.js';
 import { toolMetadata } from '../../../src/world/catalogue.js';
 import type { EffectRow } from '../../../src/world/ledger.js';
@@ -211,12 +211,17 @@ export class JobScript {
    * the step has one); unknown and started (the holder died mid-call) apply it
    * only when asked; failed never does.
    */
-  execute(stepId: string, outcome: 'success' | 'failed' | 'unknown' | 'started' = 'success', options: { detail?: string; apply?: boolean } = {}): this {
+  execute(
+    stepId: string,
+    outcome: 'success' | 'failed' | 'unknown' | 'started' = 'success',
+    options: { detail?: string; apply?: boolean } = {},
+  ): this {
     const step = this.step(stepId);
     this.tx(stepId, 'execute', 'started');
     const applies = options.apply ?? outcome === 'success';
     const effect = applies && step.has_side_effect ? this.apply(stepId) : undefined;
-    if (outcome !== 'started') this.tx(stepId, 'execute', outcome, { detail: options.detail ?? null, ref: outcome === 'success' ? (effect?.externalRef ?? null) : null });
+    if (outcome !== 'started')
+      this.tx(stepId, 'execute', outcome, { detail: options.detail ?? null, ref: outcome === 'success' ? (effect?.externalRef ?? null) : null });
     return this;
   }
 
@@ -330,7 +335,14 @@ export class JobScript {
   }
 
   incident(stepId: string, error = 'PermanentError: HTTP 403'): this {
-    this.b.evidence.incidents.push({ id: this.b.evidence.incidents.length + 1, job_id: this.id, step_id: stepId, error, status: 'manual_recovery_required', at: this.b.tick() });
+    this.b.evidence.incidents.push({
+      id: this.b.evidence.incidents.length + 1,
+      job_id: this.id,
+      step_id: stepId,
+      error,
+      status: 'manual_recovery_required',
+      at: this.b.tick(),
+    });
     return this;
   }
 
@@ -428,7 +440,9 @@ export class EvidenceBuilder {
   }
 
   /** An effect in the world's ledger; `epoch` is the one its caller showed (none by default). */
-  effect(fields: Pick<EffectRow, 'key' | 'tool' | 'idempotent' | 'job' | 'step' | 'attempt' | 'worker' | 'compensates'> & { epoch?: number | null }): EffectRow {
+  effect(
+    fields: Pick<EffectRow, 'key' | 'tool' | 'idempotent' | 'job' | 'step' | 'attempt' | 'worker' | 'compensates'> & { epoch?: number | null },
+  ): EffectRow {
     const seq = this.evidence.effects.length + 1;
     const effect: EffectRow = {
       seq,
@@ -449,9 +463,20 @@ export class EvidenceBuilder {
    * place and the detail run-scenario writes: a plain hit, a fault fired there
    * (`action`: pause, delay, crash), or the resume after a pause.
    */
-  failpoint(kind: 'fault-hit' | 'fault-fired' | 'resume', process: string, place: FailpointPlace, action: FaultActionName = 'pause', ms = 10_000): TimelineEvent {
+  failpoint(
+    kind: 'fault-hit' | 'fault-fired' | 'resume',
+    process: string,
+    place: FailpointPlace,
+    action: FaultActionName = 'pause',
+    ms = 10_000,
+  ): TimelineEvent {
     const where = `${place.point}${place.step ? ` step ${place.step}` : ''} job ${place.job} attempt ${place.attempt}`;
-    const detail = kind === 'fault-hit' ? `${place.worker} at ${where}` : kind === 'resume' ? `SIGCONT after the pause at ${where}` : `${action} at ${where} (rule 0)`;
+    const detail =
+      kind === 'fault-hit'
+        ? `${place.worker} at ${where}`
+        : kind === 'resume'
+          ? `SIGCONT after the pause at ${where}`
+          : `${action} at ${where} (rule 0)`;
     const fired = kind === 'fault-fired' ? { action, ...(action === 'pause' || action === 'delay' ? { ms } : {}) } : {};
     const event: TimelineEvent = { at: this.tick(), kind, process, pid: 100, detail, ...place, ...fired };
     this.evidence.timeline.push(event);
@@ -484,7 +509,17 @@ export class EvidenceBuilder {
       updatedAt: at,
     };
     this.evidence.jobs.push(row);
-    this.event({ jobId: id, kind: 'transition', from: null, to: 'pending', attempt: 0, epoch: 0, worker: null, actor: 'producer', reason: 'enqueued' });
+    this.event({
+      jobId: id,
+      kind: 'transition',
+      from: null,
+      to: 'pending',
+      attempt: 0,
+      epoch: 0,
+      worker: null,
+      actor: 'producer',
+      reason: 'enqueued',
+    });
     if (options.accepted !== false) {
       this.evidence.accepted.push({
         key,
@@ -519,7 +554,10 @@ export function cleanBuilder(): { b: EvidenceBuilder; jobs: [JobScript, JobScrip
     { name: 'w2.log', text: '{"event":"started"}\n{"event":"plan-done"}\n' },
   );
   b.evidence.artefacts.push({ name: 'report.json', text: '{"scenario":"crafted","secret":"[REDACTED]"}' });
-  b.evidence.timeline.push({ at: utc(T0), kind: 'spawn', process: 'w1#1', pid: 101, detail: 'worker w1' }, { at: utc(b.now), kind: 'at-rest', detail: 'nothing left to do' });
+  b.evidence.timeline.push(
+    { at: utc(T0), kind: 'spawn', process: 'w1#1', pid: 101, detail: 'worker w1' },
+    { at: utc(b.now), kind: 'at-rest', detail: 'nothing left to do' },
+  );
   return { b, jobs: [one, two, three] };
 }
 
@@ -542,7 +580,10 @@ export function jobIn(evidence: Evidence, id: string | number): JobSnapshot {
  * sent to review and requeued by a person, a compensated saga, a saga whose
  * compensation failed, retries exhausted into review, and a raced enqueue.
  */
-export function richBuilder(): { b: EvidenceBuilder; jobs: Record<'died' | 'unknown' | 'permanent' | 'saga' | 'sagaFailed' | 'exhausted' | 'raced', JobScript> } {
+export function richBuilder(): {
+  b: EvidenceBuilder;
+  jobs: Record<'died' | 'unknown' | 'permanent' | 'saga' | 'sagaFailed' | 'exhausted' | 'raced', JobScript>;
+} {
   const b = new EvidenceBuilder();
   const died = b.job(planOf(STEPS.write, STEPS.email));
   died.claim('w1').execute('write').execute('email', 'started').expire('coord-1', 'coordinator', { stepId: 'email', status: 'not_executed' });
@@ -551,7 +592,9 @@ export function richBuilder(): { b: EvidenceBuilder; jobs: Record<'died' | 'unkn
 
   const emailWithSecret = { ...STEPS.email, args: { ...STEPS.email.args, password: SECRET } };
   const unknown = b.job(planOf(emailWithSecret));
-  unknown.claim('w1').execute('email', 'unknown', { detail: 'UnknownOutcomeError: world call send_email: timed out; the effect may have happened', apply: true });
+  unknown
+    .claim('w1')
+    .execute('email', 'unknown', { detail: 'UnknownOutcomeError: world call send_email: timed out; the effect may have happened', apply: true });
   unknown.reconcile('email', 'success').complete();
 
   const permanent = b.job(planOf(STEPS.publish), { expect: { status: 'done' } });
@@ -566,12 +609,20 @@ export function richBuilder(): { b: EvidenceBuilder; jobs: Record<'died' | 'unkn
 
   const sagaFailed = b.job(planOf(STEPS.write, STEPS.publish, STEPS.email), { expect: { status: 'compensation_failed' } });
   sagaFailed.claim('w1').execute('write').execute('publish').execute('email', 'failed', { detail: 'PermanentError: HTTP 401' });
-  sagaFailed.beginCompensation('step email (send_email) failed for good (permanent)').takeSaga('coord-1').compensate('publish', 'failed', 'PermanentError: HTTP 403');
-  sagaFailed.incident('publish').finishCompensation('COMPENSATION_FAILED: undoing step publish with unpublish_article failed (permanent): manual recovery required');
+  sagaFailed
+    .beginCompensation('step email (send_email) failed for good (permanent)')
+    .takeSaga('coord-1')
+    .compensate('publish', 'failed', 'PermanentError: HTTP 403');
+  sagaFailed
+    .incident('publish')
+    .finishCompensation('COMPENSATION_FAILED: undoing step publish with unpublish_article failed (permanent): manual recovery required');
 
   const exhausted = b.job(planOf(STEPS.email), { maxAttempts: 2, expect: { status: 'review', reason: 'retries exhausted' } });
   exhausted.claim('w1').execute('email', 'failed', { detail: 'TransientError: HTTP 503' }).retry();
-  exhausted.claim('w2').execute('email', 'failed', { detail: 'TransientError: HTTP 503' }).review('step email (send_email) failed for good (transient, retries exhausted or manual_only)');
+  exhausted
+    .claim('w2')
+    .execute('email', 'failed', { detail: 'TransientError: HTTP 503' })
+    .review('step email (send_email) failed for good (transient, retries exhausted or manual_only)');
 
   const raced = b.job(planOf(STEPS.branch), { enqueueAttempts: 3, createdCount: 1 });
   raced.claim('w1').run().complete();

@@ -1,8 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_KINDS, EVIDENCE_MEANING, type EvidenceKind } from '../../../src/kernel/vocabulary.js';
-import { INVARIANT_IDS, type Evidence, type EvidenceAvailability, type InvariantId } from '../../../src/scenarios/evidence.js';
-import { checkInvariants, expectationMismatch, expectationVerdicts, INVARIANTS, notJudgedReason, UnknownInvariantError } from '../../../src/scenarios/invariants/index.js';
+import { type Evidence, type EvidenceAvailability, INVARIANT_IDS, type InvariantId } from '../../../src/scenarios/evidence.js';
+import {
+  checkInvariants,
+  expectationMismatch,
+  expectationVerdicts,
+  INVARIANTS,
+  notJudgedReason,
+  UnknownInvariantError,
+} from '../../../src/scenarios/invariants/index.js';
 import { ALL_AVAILABLE, cleanEvidence, EvidenceBuilder, jobIn, planOf, richBuilder, SECRET, STEPS } from './evidence-builder.js';
 
 describe('INVARIANTS', () => {
@@ -50,14 +57,19 @@ describe('checkInvariants', () => {
 
   it('refuses an id that is not an invariant, naming the known ones', () => {
     expect(() => checkInvariants(cleanEvidence(), ['no-lost-job', 'no-lost-jobs' as InvariantId])).toThrow(UnknownInvariantError);
-    expect(() => checkInvariants(cleanEvidence(), ['no-lost-jobs' as InvariantId])).toThrow(/unknown invariant id\(s\) "no-lost-jobs"; known: no-lost-job, /);
+    expect(() => checkInvariants(cleanEvidence(), ['no-lost-jobs' as InvariantId])).toThrow(
+      /unknown invariant id\(s\) "no-lost-jobs"; known: no-lost-job, /,
+    );
   });
 
   it('never throws on odd evidence: a checker that cannot judge fails, saying so', () => {
     const empty = {} as Evidence;
     const verdicts = checkInvariants(empty);
     expect(verdicts).toHaveLength(INVARIANT_IDS.length);
-    expect(verdicts.find((v) => v.id === 'no-lost-job')).toMatchObject({ status: 'broken', evidence: ['the drill never reached rest before its deadline'] });
+    expect(verdicts.find((v) => v.id === 'no-lost-job')).toMatchObject({
+      status: 'broken',
+      evidence: ['the drill never reached rest before its deadline'],
+    });
 
     const garbled = cleanEvidence();
     (garbled.events as unknown[]).push(null);
@@ -108,7 +120,11 @@ describe('checkInvariants on a queue that cannot give every kind of evidence', (
     for (const verdict of notJudged) {
       expect(verdict.evidence, verdict.id).toEqual([]);
       expect(verdict.note, verdict.id).toMatch(/^needs history \(/);
-      expect(verdict.note, verdict.id).toBe(lacking(verdict.id).map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${missing.get(kind)}`).join('; '));
+      expect(verdict.note, verdict.id).toBe(
+        lacking(verdict.id)
+          .map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${missing.get(kind)}`)
+          .join('; '),
+      );
     }
     expect(notJudged.find((v) => v.id === 'single-holder')!.note).toBe(
       `needs history (${EVIDENCE_MEANING.history}): ${NO_HISTORY}; needs epoch (${EVIDENCE_MEANING.epoch}): ${NO_EPOCH}`,
@@ -120,7 +136,9 @@ describe('checkInvariants on a queue that cannot give every kind of evidence', (
     const judged = verdicts.filter((v) => v.status !== 'not_judged');
     expect(judged.map((v) => v.id)).toEqual(['no-lost-job', 'no-duplicate-effect', 'dedupe-on-enqueue', 'lease-released', 'secrets-redacted']);
     expect(judged.filter((v) => v.status === 'broken').map((v) => v.id)).toEqual(['secrets-redacted']);
-    expect(verdicts.find((v) => v.id === 'secrets-redacted')!.evidence).toEqual([expect.stringMatching(/^secret sk-…\(40 chars\) found in log w2\.log line 1: /)]);
+    expect(verdicts.find((v) => v.id === 'secrets-redacted')!.evidence).toEqual([
+      expect.stringMatching(/^secret sk-…\(40 chars\) found in log w2\.log line 1: /),
+    ]);
     // The miscounted attempt breaks attempts-bounded once the queue can give the history.
     const full = stubbed();
     full.available = ALL_AVAILABLE;
@@ -135,9 +153,15 @@ describe('checkInvariants on a queue that cannot give every kind of evidence', (
     delete (evidence as Partial<Evidence>).available;
     const singleHolder = INVARIANTS.find((i) => i.id === 'single-holder')!;
     expect(notJudgedReason(singleHolder, evidence)).toBe(
-      ['history', 'epoch', 'refusals'].map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind as EvidenceKind]}): the queue does not say it gives it`).join('; '),
+      ['history', 'epoch', 'refusals']
+        .map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind as EvidenceKind]}): the queue does not say it gives it`)
+        .join('; '),
     );
-    expect(checkInvariants(evidence).filter((v) => v.status !== 'not_judged').map((v) => v.id)).toEqual(INVARIANTS.filter((i) => i.needs.length === 0).map((i) => i.id));
+    expect(
+      checkInvariants(evidence)
+        .filter((v) => v.status !== 'not_judged')
+        .map((v) => v.id),
+    ).toEqual(INVARIANTS.filter((i) => i.needs.length === 0).map((i) => i.id));
     expect(notJudgedReason(singleHolder, cleanEvidence())).toBeNull();
   });
 });
@@ -159,8 +183,14 @@ describe('expectationVerdicts', () => {
     evidence.jobs = evidence.jobs.filter((job) => job.id !== jobs.raced.id);
     expect(expectationVerdicts(evidence)).toEqual([
       `job 1 (key ${key(1)}…): expected review, got done`,
-      expect.stringMatching(new RegExp(`^job 4 \\(key ${key(4)}…\\): expected compensation_failed, got review as compensated \\(reason "compensated: step email`)),
-      expect.stringMatching(new RegExp(`^job 5 \\(key ${key(5)}…\\): expected compensated, got review as compensation_failed \\(reason "COMPENSATION_FAILED: undoing step publish`)),
+      expect.stringMatching(
+        new RegExp(`^job 4 \\(key ${key(4)}…\\): expected compensation_failed, got review as compensated \\(reason "compensated: step email`),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^job 5 \\(key ${key(5)}…\\): expected compensated, got review as compensation_failed \\(reason "COMPENSATION_FAILED: undoing step publish`,
+        ),
+      ),
       expect.stringMatching(/^job 6 .*: expected done, got review \(reason "step email \(send_email\) failed for good/),
       expect.stringMatching(/^key [0-9a-f]{8}…: expected done, but no job with this key is in the store$/),
     ]);
@@ -168,9 +198,24 @@ describe('expectationVerdicts', () => {
 
   it.each([
     ['compensated', 'review', 'compensated: undone in reverse order: write', /expected compensated, got review \(reason "compensated: undone/],
-    ['compensated', 'compensation_failed', 'compensated: undone in reverse order: write', /expected compensated, got review as compensation_failed \(reason "compensated: undone/],
-    ['compensation_failed', 'review', 'COMPENSATION_FAILED: undoing step write failed', /expected compensation_failed, got review \(reason "COMPENSATION_FAILED: undoing/],
-    ['compensation_failed', 'compensated', 'COMPENSATION_FAILED: undoing step write failed', /expected compensation_failed, got review as compensated \(reason/],
+    [
+      'compensated',
+      'compensation_failed',
+      'compensated: undone in reverse order: write',
+      /expected compensated, got review as compensation_failed \(reason "compensated: undone/,
+    ],
+    [
+      'compensation_failed',
+      'review',
+      'COMPENSATION_FAILED: undoing step write failed',
+      /expected compensation_failed, got review \(reason "COMPENSATION_FAILED: undoing/,
+    ],
+    [
+      'compensation_failed',
+      'compensated',
+      'COMPENSATION_FAILED: undoing step write failed',
+      /expected compensation_failed, got review as compensated \(reason/,
+    ],
     ['compensated', 'compensated', 'all undone', null],
     ['compensation_failed', 'compensation_failed', 'a person must look', null],
   ] as const)('judges an expected %s from the outcome (%s), never from the reason %j', (expected, outcome, reason, line) => {
@@ -187,16 +232,26 @@ describe('expectationVerdicts', () => {
     const saga = jobIn(b.evidence, jobs.saga.id);
     expect(expectationMismatch(saga, saga.key, { status: 'review' })).toBeNull();
     expect(expectationMismatch(saga, saga.key, { status: 'any' })).toBeNull();
-    expect(expectationMismatch(saga, saga.key, { status: 'done' })).toMatch(/expected done, got review as compensated \(reason "compensated: step email/);
+    expect(expectationMismatch(saga, saga.key, { status: 'done' })).toMatch(
+      /expected done, got review as compensated \(reason "compensated: step email/,
+    );
   });
 
   it('checks the reason against its regular expression, and says when the expression is bad', () => {
     const b = new EvidenceBuilder();
-    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: '^policy' } }).claim('w1').review('approval required before step email');
-    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: 'approval (' } }).claim('w1').review('approval required before step email');
-    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: 'approval required' } }).claim('w1').review('approval required before step email');
+    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: '^policy' } })
+      .claim('w1')
+      .review('approval required before step email');
+    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: 'approval (' } })
+      .claim('w1')
+      .review('approval required before step email');
+    b.job(planOf(STEPS.email), { expect: { status: 'review', reason: 'approval required' } })
+      .claim('w1')
+      .review('approval required before step email');
     expect(expectationVerdicts(b.build())).toEqual([
-      expect.stringMatching(/^job 1 .*: ended review as expected, but its review reason "approval required before step email" does not match \/\^policy\/$/),
+      expect.stringMatching(
+        /^job 1 .*: ended review as expected, but its review reason "approval required before step email" does not match \/\^policy\/$/,
+      ),
       expect.stringMatching(/^job 2 .*: expected reason \/approval \(\/ is not a valid regular expression$/),
     ]);
   });

@@ -7,7 +7,12 @@ describe('lease-released', () => {
     expect(judged(leaseReleased, cleanEvidence())).toMatchObject({ status: 'held', evidence: [] });
     expect(judged(leaseReleased, richBuilder().b.build()).status).toBe('held');
     const b = new EvidenceBuilder();
-    b.job(planOf(STEPS.write, STEPS.email)).claim('w1').execute('write').execute('email', 'failed').beginCompensation('failed for good').takeSaga('coord-1');
+    b.job(planOf(STEPS.write, STEPS.email))
+      .claim('w1')
+      .execute('write')
+      .execute('email', 'failed')
+      .beginCompensation('failed for good')
+      .takeSaga('coord-1');
     expect(judged(leaseReleased, b.build()).status).toBe('held');
   });
 
@@ -16,7 +21,9 @@ describe('lease-released', () => {
     b.job(planOf(STEPS.email)).claim('w2');
     const verdict = judged(leaseReleased, b.build());
     expect(verdict.status).toBe('broken');
-    expect(verdict.evidence).toEqual([expect.stringMatching(/^job 1 \(key [0-9a-f]{8}…\): running at rest, leased by w2 until 2026-08-25T10:00:30\.200Z \(epoch 1, attempt 1\)$/)]);
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/^job 1 \(key [0-9a-f]{8}…\): running at rest, leased by w2 until 2026-08-25T10:00:30\.200Z \(epoch 1, attempt 1\)$/),
+    ]);
   });
 
   it.each([

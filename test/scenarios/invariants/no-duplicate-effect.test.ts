@@ -13,11 +13,22 @@ describe('no-duplicate-effect', () => {
     const { b, jobs } = cleanBuilder();
     const [one] = jobs;
     // Attempt 1 sent the email and lost the answer; attempt 2 sent it again blind.
-    b.effect({ key: one.keyOf('email'), tool: 'send_email', idempotent: false, job: String(one.id), step: 'email', attempt: 2, worker: 'w2', compensates: null });
+    b.effect({
+      key: one.keyOf('email'),
+      tool: 'send_email',
+      idempotent: false,
+      job: String(one.id),
+      step: 'email',
+      attempt: 2,
+      worker: 'w2',
+      compensates: null,
+    });
     const verdict = judged(noDuplicateEffect, b.build());
     expect(verdict.status).toBe('broken');
     expect(verdict.evidence[0]).toMatch(
-      new RegExp(`^key ${one.keyOf('email')} \\(send_email, not idempotent, applied 2 times\\): ledger #2 send_email by w1 attempt 1 pid \\d+ at .*; ledger #\\d+ send_email by w2 attempt 2 pid \\d+`),
+      new RegExp(
+        `^key ${one.keyOf('email')} \\(send_email, not idempotent, applied 2 times\\): ledger #2 send_email by w1 attempt 1 pid \\d+ at .*; ledger #\\d+ send_email by w2 attempt 2 pid \\d+`,
+      ),
     );
     expect(verdict.text).toMatch(/job 1 \(key [0-9a-f]{8}…\) is done, but step email \(send_email\) is in the ledger 2 times/);
   });
@@ -25,7 +36,16 @@ describe('no-duplicate-effect', () => {
   it('fails for an idempotent tool with two rows under one key: the world dedupe broke', () => {
     const { b, jobs } = cleanBuilder();
     const two = jobs[1];
-    b.effect({ key: two.keyOf('branch'), tool: 'create_branch', idempotent: true, job: String(two.id), step: 'branch', attempt: 1, worker: 'w2', compensates: null });
+    b.effect({
+      key: two.keyOf('branch'),
+      tool: 'create_branch',
+      idempotent: true,
+      job: String(two.id),
+      step: 'branch',
+      attempt: 1,
+      worker: 'w2',
+      compensates: null,
+    });
     const verdict = judged(noDuplicateEffect, b.build());
     expect(verdict.status).toBe('broken');
     expect(verdict.text).toMatch(/\(create_branch, idempotent by key, yet applied 2 times\)/);
@@ -38,7 +58,9 @@ describe('no-duplicate-effect', () => {
     evidence.effects = evidence.effects.filter((effect) => effect.key !== key);
     const verdict = judged(noDuplicateEffect, evidence);
     expect(verdict.status).toBe('broken');
-    expect(verdict.evidence).toEqual([`job 2 (key ${job.key.slice(0, 8)}…) is done, but step publish (publish_article) is in the ledger 0 times under key ${key}`]);
+    expect(verdict.evidence).toEqual([
+      `job 2 (key ${job.key.slice(0, 8)}…) is done, but step publish (publish_article) is in the ledger 0 times under key ${key}`,
+    ]);
   });
 
   it('counts only side-effect steps (a read leaves no row) and judges only done jobs', () => {

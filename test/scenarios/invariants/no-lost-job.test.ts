@@ -26,12 +26,26 @@ describe('no-lost-job', () => {
   });
 
   it.each([
-    ['retry', (b: EvidenceBuilder) => b.job(planOf(STEPS.email)).claim('w1').retry(), /job 1 \(key [0-9a-f]{8}…\): retry at rest \(attempts 1\/3, next run at .*last error "TransientError: HTTP 503"\)/],
+    [
+      'retry',
+      (b: EvidenceBuilder) => b.job(planOf(STEPS.email)).claim('w1').retry(),
+      /job 1 \(key [0-9a-f]{8}…\): retry at rest \(attempts 1\/3, next run at .*last error "TransientError: HTTP 503"\)/,
+    ],
     ['pending', (b: EvidenceBuilder) => b.job(planOf(STEPS.email)), /job 1 \(key [0-9a-f]{8}…\): pending at rest \(attempts 0\/3/],
-    ['running', (b: EvidenceBuilder) => b.job(planOf(STEPS.email)).claim('w2'), /job 1 \(key [0-9a-f]{8}…\): running at rest, leased by w2 until 2026-08-25T10:00:30\.200Z \(epoch 1, attempts 1\/3\)/],
+    [
+      'running',
+      (b: EvidenceBuilder) => b.job(planOf(STEPS.email)).claim('w2'),
+      /job 1 \(key [0-9a-f]{8}…\): running at rest, leased by w2 until 2026-08-25T10:00:30\.200Z \(epoch 1, attempts 1\/3\)/,
+    ],
     [
       'compensating',
-      (b: EvidenceBuilder) => b.job(planOf(STEPS.write, STEPS.email)).claim('w1').execute('write').execute('email', 'failed').beginCompensation('step email failed for good'),
+      (b: EvidenceBuilder) =>
+        b
+          .job(planOf(STEPS.write, STEPS.email))
+          .claim('w1')
+          .execute('write')
+          .execute('email', 'failed')
+          .beginCompensation('step email failed for good'),
       /job 1 \(key [0-9a-f]{8}…\): compensating at rest: its saga never finished \(no coordinator holds it/,
     ],
   ] as const)('fails for a job left %s at rest, naming it', (_status, make, line) => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLogger } from '../../../src/kernel/log.js';
-import { stepKey, type Plan } from '../../../src/saga/plan.js';
+import { type Plan, stepKey } from '../../../src/saga/plan.js';
 import type { Accepted, Evidence, InvariantId } from '../../../src/scenarios/evidence.js';
 import { checkInvariants, expectationVerdicts, INVARIANTS } from '../../../src/scenarios/invariants/index.js';
-import { LEASE_MS, PAST_LEASE_MS, RETRY_MS, SKEW_MS, startSaga, type SagaFixture } from '../../saga/fixture.js';
+import { LEASE_MS, PAST_LEASE_MS, RETRY_MS, type SagaFixture, SKEW_MS, startSaga } from '../../saga/fixture.js';
 import { ALL_AVAILABLE, digestOf, jobIn, planOf, SECRET, STEPS } from './evidence-builder.js';
 
 /*
@@ -36,7 +36,11 @@ beforeAll(async () => {
   fx = await startSaga();
   const accepted: Accepted[] = [];
   const lines: string[] = [];
-  const log = jsonLogger('w1', () => new Date(fx.clock.now()).toISOString(), (line) => lines.push(line));
+  const log = jsonLogger(
+    'w1',
+    () => new Date(fx.clock.now()).toISOString(),
+    (line) => lines.push(line),
+  );
 
   const enqueue = async (name: string, plan: Plan, expect: Accepted['expect'], attempts = 1): Promise<string> => {
     const key = digestOf(`real ${name}`);
@@ -122,13 +126,19 @@ describe('evidence from a real run', () => {
   it('went through what the test means it to (a refused stale write, a retry, a review and a requeue, a saga)', () => {
     const kinds = real.events.map((e) => `${e.kind} ${e.from ?? '(new)'}>${e.to} ${e.actor}`);
     expect(kinds).toEqual(
-      expect.arrayContaining(['refused running>done worker', 'transition running>retry worker', 'transition review>pending human', 'transition running>compensating worker', 'transition compensating>review coordinator']),
+      expect.arrayContaining([
+        'refused running>done worker',
+        'transition running>retry worker',
+        'transition review>pending human',
+        'transition running>compensating worker',
+        'transition compensating>review coordinator',
+      ]),
     );
     expect(real.txLog.some((row) => row.step_id === 'publish' && row.status === 'unknown')).toBe(true);
     expect(real.logs[0]?.text).toContain('[REDACTED]');
   });
 
-  it('reads in the port\'s words: text ids, explicit outcomes, and an epoch on every write', () => {
+  it("reads in the port's words: text ids, explicit outcomes, and an epoch on every write", () => {
     expect(real.jobs.map((job) => job.id)).toEqual(Object.values(ids));
     expect(Object.fromEntries(real.jobs.map((job) => [job.id, job.outcome]))).toEqual({
       [ids.clean!]: 'done',
@@ -146,7 +156,9 @@ describe('evidence from a real run', () => {
       ['w2', 2],
     ]);
     // A person's requeue is in the saga log, as human:NAME under the epoch of the review it ends.
-    expect(real.txLog.filter((row) => row.action === 'requeue')).toEqual([expect.objectContaining({ job_id: ids.permanent, worker: 'human:alice', epoch: 1, attempt: 1, status: 'success' })]);
+    expect(real.txLog.filter((row) => row.action === 'requeue')).toEqual([
+      expect.objectContaining({ job_id: ids.permanent, worker: 'human:alice', epoch: 1, attempt: 1, status: 'success' }),
+    ]);
     // The coordinator compensated under an epoch of its own, above the worker's.
     const compensations = real.txLog.filter((row) => row.job_id === ids.saga && row.action === 'compensate');
     expect(compensations.length).toBeGreaterThan(0);
@@ -162,7 +174,9 @@ describe('evidence from a real run', () => {
     const evidence = structuredClone(real);
     evidence.available = { ...ALL_AVAILABLE, history: 'this queue keeps no per-attempt history' };
     const verdicts = checkInvariants(evidence);
-    expect(verdicts.filter((v) => v.status === 'not_judged').map((v) => v.id)).toEqual(INVARIANTS.filter((i) => i.needs.includes('history')).map((i) => i.id));
+    expect(verdicts.filter((v) => v.status === 'not_judged').map((v) => v.id)).toEqual(
+      INVARIANTS.filter((i) => i.needs.includes('history')).map((i) => i.id),
+    );
     expect(verdicts.filter((v) => v.status === 'broken')).toEqual([]);
   });
 
@@ -231,7 +245,7 @@ describe('evidence from a real run', () => {
       },
     },
     {
-      name: "a saga said compensated whose compensation never reached the world",
+      name: 'a saga said compensated whose compensation never reached the world',
       breaks: ['saga-compensation'],
       corrupt(e) {
         e.effects = e.effects.filter((effect) => effect.compensates === null);

@@ -31,7 +31,9 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.publish));
       job.claim('w1').execute('publish', 'started', { apply: true }).expire('w2', 'worker');
       job.claim('w2').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step publish \(publish_article, not idempotent\) executed again while its outcome was in doubt: tx #2 publish execute started \(attempt 2, epoch 2, w2/);
+      expect(judged(reviewRouting, b.build()).text).toMatch(
+        /job 1 .*: step publish \(publish_article, not idempotent\) executed again while its outcome was in doubt: tx #2 publish execute started \(attempt 2, epoch 2, w2/,
+      );
     });
 
     it('holds when a reconcile said not_executed before the repeat', () => {
@@ -47,7 +49,9 @@ describe('review-routing', () => {
       const job = b.job(planOf(STEPS.email, STEPS.publish));
       job.claim('w1').execute('email').execute('publish', 'failed', { detail: 'TransientError: HTTP 503' }).retry();
       job.claim('w2').execute('email').execute('publish').complete();
-      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step email \(send_email, not idempotent\) executed again after it was applied: tx #\d+ email execute started \(attempt 2, epoch 2, w2.* after tx #2 email execute success \(attempt 1, epoch 1, w1/);
+      expect(judged(reviewRouting, b.build()).text).toMatch(
+        /job 1 .*: step email \(send_email, not idempotent\) executed again after it was applied: tx #\d+ email execute started \(attempt 2, epoch 2, w2.* after tx #2 email execute success \(attempt 1, epoch 1, w1/,
+      );
     });
 
     it('fails when reconciliation could not settle it and the job was claimed again without a person', () => {
@@ -70,8 +74,13 @@ describe('review-routing', () => {
 
     it('fails when a manual_only step with an unknown outcome ends anywhere but review', () => {
       const b = new EvidenceBuilder();
-      b.job(planOf({ ...STEPS.email, retry_policy: 'manual_only' })).claim('w1').execute('email', 'unknown', { detail: LOST }).retry(LOST);
-      expect(judged(reviewRouting, b.build()).text).toMatch(/job 1 .*: step email \(send_email, not idempotent\) has an unknown outcome and retry policy manual_only \(tx #2 .*\), yet it ended retry, not in review/);
+      b.job(planOf({ ...STEPS.email, retry_policy: 'manual_only' }))
+        .claim('w1')
+        .execute('email', 'unknown', { detail: LOST })
+        .retry(LOST);
+      expect(judged(reviewRouting, b.build()).text).toMatch(
+        /job 1 .*: step email \(send_email, not idempotent\) has an unknown outcome and retry policy manual_only \(tx #2 .*\), yet it ended retry, not in review/,
+      );
     });
   });
 
@@ -84,17 +93,24 @@ describe('review-routing', () => {
       const verdict = judged(reviewRouting, b.build());
       expect(verdict.status).toBe('broken');
       expect(verdict.evidence).toEqual([
-        expect.stringMatching(/^job 1 .*: step publish failed for good \(tx #2 publish execute failed \(attempt 1, epoch 1, w1, .*\): "PermanentError: .*HTTP 403.*"\), yet its holder sent it to retry: event #3 running→retry by worker w1/),
-        expect.stringMatching(/^job 1 .*: step publish failed for good \(tx #2 .*\), yet it was claimed again without a person's requeue: event #4 retry→running by worker w2/),
+        expect.stringMatching(
+          /^job 1 .*: step publish failed for good \(tx #2 publish execute failed \(attempt 1, epoch 1, w1, .*\): "PermanentError: .*HTTP 403.*"\), yet its holder sent it to retry: event #3 running→retry by worker w1/,
+        ),
+        expect.stringMatching(
+          /^job 1 .*: step publish failed for good \(tx #2 .*\), yet it was claimed again without a person's requeue: event #4 retry→running by worker w2/,
+        ),
       ]);
     });
 
-    it.each(['PolicyViolationError: blocked', 'WorldError: HTTP 401: unauthorized', 'BusinessRuleError: no such customer'])('treats %s as for good', (detail) => {
-      const b = new EvidenceBuilder();
-      const job = b.job(planOf(STEPS.publish));
-      job.claim('w1').execute('publish', 'failed', { detail }).retry(detail);
-      expect(judged(reviewRouting, b.build()).text).toMatch(/yet its holder sent it to retry/);
-    });
+    it.each(['PolicyViolationError: blocked', 'WorldError: HTTP 401: unauthorized', 'BusinessRuleError: no such customer'])(
+      'treats %s as for good',
+      (detail) => {
+        const b = new EvidenceBuilder();
+        const job = b.job(planOf(STEPS.publish));
+        job.claim('w1').execute('publish', 'failed', { detail }).retry(detail);
+        expect(judged(reviewRouting, b.build()).text).toMatch(/yet its holder sent it to retry/);
+      },
+    );
 
     it('does not treat a transient failure as for good', () => {
       const b = new EvidenceBuilder();
@@ -124,7 +140,9 @@ describe('review-routing', () => {
       job.transition('retry', 'coordinator', 'coord-1', 'lease of w1 expired');
       job.lease = null;
       Object.assign(job.row, { holder: null, leaseUntil: null });
-      expect(judged(reviewRouting, b.build()).text).toMatch(/sent to retry on its last attempt \(1 of 1\): event #3 running→retry by coordinator coord-1/);
+      expect(judged(reviewRouting, b.build()).text).toMatch(
+        /sent to retry on its last attempt \(1 of 1\): event #3 running→retry by coordinator coord-1/,
+      );
     });
   });
 
@@ -144,8 +162,14 @@ describe('review-routing', () => {
       const verdict = judged(reviewRouting, b.build());
       expect(verdict.status).toBe('broken');
       expect(verdict.evidence).toEqual([
-        expect.stringMatching(/^job 1 .*: its plan breaks policy \(step email: declared idempotent, but send_email is not\), yet it ended done, not in review$/),
-        expect.stringMatching(new RegExp(`^job 1 .*: its plan breaks policy .*, yet the world applied ledger #1 send_email by w1 attempt 1 .* under key ${job.keyOf('email')}$`)),
+        expect.stringMatching(
+          /^job 1 .*: its plan breaks policy \(step email: declared idempotent, but send_email is not\), yet it ended done, not in review$/,
+        ),
+        expect.stringMatching(
+          new RegExp(
+            `^job 1 .*: its plan breaks policy .*, yet the world applied ledger #1 send_email by w1 attempt 1 .* under key ${job.keyOf('email')}$`,
+          ),
+        ),
         expect.stringMatching(/^job 1 .*: its plan breaks policy .*, yet a step ran: tx #1 email execute started/),
         expect.stringMatching(/^job 1 .*: its plan breaks policy .*, yet a step ran: tx #2 email execute success/),
       ]);

@@ -33,12 +33,32 @@ describe('secrets-redacted', () => {
   });
 
   const places: Array<[string, (e: Evidence) => void, RegExp]> = [
-    ['a last_error', (e) => (jobIn(e, 2).lastError = `HTTP 401: bad key ${SECRET}`), /found in job 2 \(key [0-9a-f]{8}…\) last_error: HTTP 401: bad key \[sk-…\(40 chars\)\]/],
-    ['a review_reason', (e) => (jobIn(e, 1).reviewReason = `token ${SECRET} refused`), /found in job 1 \(key [0-9a-f]{8}…\) review_reason: token \[sk-…\(40 chars\)\] refused/],
+    [
+      'a last_error',
+      (e) => (jobIn(e, 2).lastError = `HTTP 401: bad key ${SECRET}`),
+      /found in job 2 \(key [0-9a-f]{8}…\) last_error: HTTP 401: bad key \[sk-…\(40 chars\)\]/,
+    ],
+    [
+      'a review_reason',
+      (e) => (jobIn(e, 1).reviewReason = `token ${SECRET} refused`),
+      /found in job 1 \(key [0-9a-f]{8}…\) review_reason: token \[sk-…\(40 chars\)\] refused/,
+    ],
     ['an event reason', (e) => (e.events[3]!.reason = `retry: ${SECRET}`), /found in job \d+ event #4 reason: retry: \[sk-…/],
-    ['a tx detail', (e) => (e.txLog[1]!.detail = `failed with ${SECRET}`), /found in job 1 tx #2 \(write execute success\) detail: failed with \[sk-…/],
-    ['an incident', (e) => e.incidents.push({ id: 1, job_id: '2', step_id: 'publish', error: `x ${SECRET}`, status: 'manual_recovery_required', at: 'now' }), /found in job 2 incident #1 \(publish\) error: x \[sk-…/],
-    ['an artefact', (e) => (e.artefacts[0]!.text += `\n\n<td>${SECRET}</td>`), /found in artefact report\.json line 3: <td>\[sk-…\(40 chars\)\]<\/td>/],
+    [
+      'a tx detail',
+      (e) => (e.txLog[1]!.detail = `failed with ${SECRET}`),
+      /found in job 1 tx #2 \(write execute success\) detail: failed with \[sk-…/,
+    ],
+    [
+      'an incident',
+      (e) => e.incidents.push({ id: 1, job_id: '2', step_id: 'publish', error: `x ${SECRET}`, status: 'manual_recovery_required', at: 'now' }),
+      /found in job 2 incident #1 \(publish\) error: x \[sk-…/,
+    ],
+    [
+      'an artefact',
+      (e) => (e.artefacts[0]!.text += `\n\n<td>${SECRET}</td>`),
+      /found in artefact report\.json line 3: <td>\[sk-…\(40 chars\)\]<\/td>/,
+    ],
     ['the timeline', (e) => (e.timeline[0]!.detail = `worker w1 --token ${SECRET}`), /found in timeline #1 \(spawn w1#1\): worker w1 --token \[sk-…/],
   ];
 
@@ -77,6 +97,9 @@ describe('secrets-redacted', () => {
   it('does not search for secrets too short to tell from text, and says so', () => {
     const evidence = cleanEvidence();
     evidence.secrets = ['ab', SECRET];
-    expect(judged(secretsRedacted, evidence)).toMatchObject({ status: 'held', note: '1 planted secret(s) shorter than 4 characters were not searched for' });
+    expect(judged(secretsRedacted, evidence)).toMatchObject({
+      status: 'held',
+      note: '1 planted secret(s) shorter than 4 characters were not searched for',
+    });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { utc } from '../../../src/kernel/clock.js';
 import type { Evidence } from '../../../src/scenarios/evidence.js';
 import { singleHolder } from '../../../src/scenarios/invariants/single-holder.js';
-import { cleanEvidence, EvidenceBuilder, judged, planOf, richBuilder, STEPS, type FailpointPlace, type JobScript } from './evidence-builder.js';
+import { cleanEvidence, EvidenceBuilder, type FailpointPlace, type JobScript, judged, planOf, richBuilder, STEPS } from './evidence-builder.js';
 
 /** The rich evidence and its job `died`: w1 claimed (epoch 1) and died mid-email, coord-1 reconciled and released, w2 claimed (epoch 2) and finished. */
 function died(): { evidence: Evidence; jobId: string } {
@@ -10,7 +10,8 @@ function died(): { evidence: Evidence; jobId: string } {
   return { evidence: b.build(), jobId: jobs.died.id };
 }
 
-const claimsOf = (evidence: Evidence, jobId: string) => evidence.events.filter((e) => e.jobId === jobId && e.kind === 'transition' && e.to === 'running');
+const claimsOf = (evidence: Evidence, jobId: string) =>
+  evidence.events.filter((e) => e.jobId === jobId && e.kind === 'transition' && e.to === 'running');
 
 /** w1 claimed (epoch 1) and wrote, its lease expired and coord-1 swept it, w2 claimed (epoch 2): the start of every zombie's story. */
 function takenOver(plan = planOf(STEPS.write, STEPS.email)): { b: EvidenceBuilder; job: JobScript } {
@@ -36,13 +37,17 @@ describe('single-holder', () => {
       claimsOf(evidence, jobId)[1]!.epoch = 1;
       const verdict = judged(singleHolder, evidence);
       expect(verdict.status).toBe('broken');
-      expect(verdict.text).toMatch(/job 1 \(key [0-9a-f]{8}…\): two claims share epoch 1: event #\d+ pending→running by worker w1, epoch 1.* and event #\d+ retry→running by worker w2, epoch 1/);
+      expect(verdict.text).toMatch(
+        /job 1 \(key [0-9a-f]{8}…\): two claims share epoch 1: event #\d+ pending→running by worker w1, epoch 1.* and event #\d+ retry→running by worker w2, epoch 1/,
+      );
     });
 
     it('fails when an epoch goes backwards', () => {
       const { evidence, jobId } = died();
       claimsOf(evidence, jobId)[0]!.epoch = 5;
-      expect(judged(singleHolder, evidence).text).toMatch(/job 1 .*: epoch went backwards: event #\d+ retry→running by worker w2, epoch 2.* after event #\d+ pending→running by worker w1, epoch 5/);
+      expect(judged(singleHolder, evidence).text).toMatch(
+        /job 1 .*: epoch went backwards: event #\d+ retry→running by worker w2, epoch 2.* after event #\d+ pending→running by worker w1, epoch 5/,
+      );
     });
 
     it('fails when a job is claimed while another lease is live', () => {
@@ -51,7 +56,9 @@ describe('single-holder', () => {
       evidence.events = evidence.events.filter((e) => !(e.jobId === jobId && e.from === 'running' && e.to === 'retry'));
       const verdict = judged(singleHolder, evidence);
       expect(verdict.status).toBe('broken');
-      expect(verdict.text).toMatch(/job 1 .*: claimed by w2 \(event #\d+ retry→running by worker w2, epoch 2.*\) while the lease of w1 \(event #\d+ pending→running by worker w1, epoch 1.*\) was live/);
+      expect(verdict.text).toMatch(
+        /job 1 .*: claimed by w2 \(event #\d+ retry→running by worker w2, epoch 2.*\) while the lease of w1 \(event #\d+ pending→running by worker w1, epoch 1.*\) was live/,
+      );
     });
 
     it("fails when a stale holder's write was applied after another worker's claim", () => {
@@ -62,7 +69,9 @@ describe('single-holder', () => {
       job.transition('done', 'worker', 'w1', 'done', 1);
       const verdict = judged(singleHolder, b.build());
       expect(verdict.status).toBe('broken');
-      expect(verdict.text).toMatch(/job 1 .*: a stale write was applied, not refused: event #5 running→done by worker w1, epoch 1, .* after w2 claimed it under epoch 2/);
+      expect(verdict.text).toMatch(
+        /job 1 .*: a stale write was applied, not refused: event #5 running→done by worker w1, epoch 1, .* after w2 claimed it under epoch 2/,
+      );
     });
 
     it("fails when a swept holder's write was applied before anyone claimed again", () => {
@@ -72,7 +81,9 @@ describe('single-holder', () => {
       const verdict = judged(singleHolder, evidence);
       expect(verdict.status).toBe('broken');
       expect(verdict.text).toMatch(
-        new RegExp(`job 1 .*: a worker's write was applied with no live lease: event #${refused.seq} retry→done by worker w1, epoch 1, .* \\(the last lease ended event #\\d+ running→retry by coordinator coord-1`),
+        new RegExp(
+          `job 1 .*: a worker's write was applied with no live lease: event #${refused.seq} retry→done by worker w1, epoch 1, .* \\(the last lease ended event #\\d+ running→retry by coordinator coord-1`,
+        ),
       );
     });
 
@@ -80,7 +91,9 @@ describe('single-holder', () => {
       const evidence = cleanEvidence();
       const done = evidence.events.find((e) => e.jobId === '2' && e.to === 'done')!;
       done.worker = 'w9';
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 2 .*: event #${done.seq} running→done by worker w9, epoch 1.* was written by w9, not by the holder w2`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(`job 2 .*: event #${done.seq} running→done by worker w9, epoch 1.* was written by w9, not by the holder w2`),
+      );
     });
 
     it('fails when a lease is ended under another epoch', () => {
@@ -88,7 +101,9 @@ describe('single-holder', () => {
       const sweep = evidence.events.find((e) => e.jobId === jobId && e.to === 'retry')!;
       sweep.epoch = 7;
       expect(judged(singleHolder, evidence).text).toMatch(
-        new RegExp(`job 1 .*: event #${sweep.seq} running→retry by coordinator coord-1, epoch 7.* ends the lease of w1 under epoch 1 .* with another epoch`),
+        new RegExp(
+          `job 1 .*: event #${sweep.seq} running→retry by coordinator coord-1, epoch 7.* ends the lease of w1 under epoch 1 .* with another epoch`,
+        ),
       );
     });
   });
@@ -99,7 +114,11 @@ describe('single-holder', () => {
       const row = evidence.txLog.find((r) => r.job_id === '1' && r.step_id === 'email' && r.status === 'success')!;
       row.worker = 'w2';
       expect(judged(singleHolder, evidence).evidence).toEqual([
-        expect.stringMatching(new RegExp(`^job 1 .*: tx #${row.id} email execute success \\(attempt 1, epoch 1, w2, at .*\\) was written by w2, but epoch 1 was held by w1 \\(event #\\d+ pending→running by worker w1`)),
+        expect.stringMatching(
+          new RegExp(
+            `^job 1 .*: tx #${row.id} email execute success \\(attempt 1, epoch 1, w2, at .*\\) was written by w2, but epoch 1 was held by w1 \\(event #\\d+ pending→running by worker w1`,
+          ),
+        ),
       ]);
     });
 
@@ -109,7 +128,11 @@ describe('single-holder', () => {
       const row = rows[rows.length - 1]!;
       row.epoch = 9;
       expect(judged(singleHolder, evidence).evidence).toEqual([
-        expect.stringMatching(new RegExp(`^job 3 \\(key [0-9a-f]{8}…\\): tx #${row.id} write execute success \\(attempt 1, epoch 9, w1, at .*\\) is written under epoch 9, which the history never claimed$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^job 3 \\(key [0-9a-f]{8}…\\): tx #${row.id} write execute success \\(attempt 1, epoch 9, w1, at .*\\) is written under epoch 9, which the history never claimed$`,
+          ),
+        ),
       ]);
     });
 
@@ -118,7 +141,11 @@ describe('single-holder', () => {
       const row = evidence.txLog.find((r) => r.job_id === '3')!;
       row.attempt = 4;
       expect(judged(singleHolder, evidence).evidence).toEqual([
-        expect.stringMatching(new RegExp(`^job 3 .*: tx #${row.id} read execute started \\(attempt 4, epoch 1, w1, .*\\) names attempt 4, but epoch 1 was attempt 1 \\(event #\\d+ pending→running by worker w1, epoch 1, attempt 1`)),
+        expect.stringMatching(
+          new RegExp(
+            `^job 3 .*: tx #${row.id} read execute started \\(attempt 4, epoch 1, w1, .*\\) names attempt 4, but epoch 1 was attempt 1 \\(event #\\d+ pending→running by worker w1, epoch 1, attempt 1`,
+          ),
+        ),
       ]);
     });
 
@@ -146,7 +173,9 @@ describe('single-holder', () => {
       job.tx('email', 'execute', 'started', { worker: 'w1' });
       const verdict = judged(singleHolder, b.build());
       expect(verdict.status).toBe('broken');
-      expect(verdict.text).toMatch(/job 1 .*: tx #1 email execute started \(attempt 1, epoch 1, w1, .*\) was written after w1's lease ended \(event #3 running→retry by coordinator coord-1, epoch 1/);
+      expect(verdict.text).toMatch(
+        /job 1 .*: tx #1 email execute started \(attempt 1, epoch 1, w1, .*\) was written after w1's lease ended \(event #3 running→retry by coordinator coord-1, epoch 1/,
+      );
     });
 
     it('tolerates a checkpoint just past the lease end, within the skew margin', () => {
@@ -161,21 +190,31 @@ describe('single-holder', () => {
       const evidence = cleanEvidence();
       const row = evidence.txLog.find((r) => r.job_id === '2')!;
       row.at = utc(Date.parse(row.at) - 60_000);
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 2 .*: tx #${row.id} branch execute started .* was written before its claim`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(`job 2 .*: tx #${row.id} branch execute started .* was written before its claim`),
+      );
     });
 
     it('fails for a reconcile by a coordinator that did not release the lease', () => {
       const { evidence, jobId } = died();
       const row = evidence.txLog.find((r) => r.job_id === jobId && r.action === 'reconcile')!;
       row.worker = 'coord-9';
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 1 .*: tx #${row.id} email reconcile not_executed \\(attempt 1, epoch 1, coord-9, .*\\) was written by coord-9, but epoch 1 was held by w1`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(
+          `job 1 .*: tx #${row.id} email reconcile not_executed \\(attempt 1, epoch 1, coord-9, .*\\) was written by coord-9, but epoch 1 was held by w1`,
+        ),
+      );
     });
 
     it("fails for a coordinator's reconcile written away from its release of the lease", () => {
       const { evidence, jobId } = died();
       const row = evidence.txLog.find((r) => r.job_id === jobId && r.action === 'reconcile')!;
       row.at = utc(Date.parse(row.at) - 10_000);
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 1 .*: tx #${row.id} email reconcile not_executed \\(attempt 1, epoch 1, coord-1, .*\\) by the coordinator, but away from its release of the lease \\(event #\\d+ running→retry by coordinator coord-1`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(
+          `job 1 .*: tx #${row.id} email reconcile not_executed \\(attempt 1, epoch 1, coord-1, .*\\) by the coordinator, but away from its release of the lease \\(event #\\d+ running→retry by coordinator coord-1`,
+        ),
+      );
     });
 
     it('does not hold a person against the epochs: a requeue row carries the epoch of the review it ends', () => {
@@ -193,13 +232,19 @@ describe('single-holder', () => {
       const evidence = b.build();
       const row = evidence.txLog.find((r) => r.job_id === jobs.saga.id && r.action === 'compensate')!;
       row.at = utc(Date.parse(row.at) + 3_600_000);
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 4 .*: tx #${row.id} branch compensate started .* was written outside the job's compensating period`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(`job 4 .*: tx #${row.id} branch compensate started .* was written outside the job's compensating period`),
+      );
     });
 
     it.each([
       ['the epoch it went to compensating under', 1, []],
       // Below the worker's own epoch too: also a stale holder's checkpoint, after the worker's epoch-1 rows.
-      ['an epoch below it', 0, [/was written under epoch 0 after tx #\d+ write execute started \(attempt 1, epoch 1, w2, .*\): a stale holder's checkpoint$/]],
+      [
+        'an epoch below it',
+        0,
+        [/was written under epoch 0 after tx #\d+ write execute started \(attempt 1, epoch 1, w2, .*\): a stale holder's checkpoint$/],
+      ],
     ])('fails for a compensation under %s: no coordinator took the saga under a new epoch', (_what, epoch, also) => {
       const { b, jobs } = richBuilder();
       const evidence = b.build();
@@ -218,7 +263,11 @@ describe('single-holder', () => {
       const effect = evidence.effects.find((e) => e.job === '2' && e.step === 'publish')!;
       effect.worker = 'w1';
       expect(judged(singleHolder, evidence).evidence).toEqual([
-        expect.stringMatching(new RegExp(`^job 2 .*: ledger #${effect.seq} publish_article by w1 attempt 1 .* \\(key ${effect.key}\\), but epoch 1 was held by w2 \\(event #\\d+ pending→running by worker w2`)),
+        expect.stringMatching(
+          new RegExp(
+            `^job 2 .*: ledger #${effect.seq} publish_article by w1 attempt 1 .* \\(key ${effect.key}\\), but epoch 1 was held by w2 \\(event #\\d+ pending→running by worker w2`,
+          ),
+        ),
       ]);
     });
 
@@ -227,7 +276,11 @@ describe('single-holder', () => {
       // The zombie w1 shows w2's epoch: the world takes its word for the epoch, the history says who held it.
       const effect = job.apply('email', { worker: 'w1', attempt: 1, epoch: 2 });
       expect(judged(singleHolder, b.build()).evidence).toEqual([
-        expect.stringMatching(new RegExp(`^job 1 .*: ledger #${effect.seq} send_email by w1 attempt 1 .* \\(key ${job.keyOf('email')}\\), but epoch 2 was held by w2 \\(event #\\d+ retry→running by worker w2, epoch 2`)),
+        expect.stringMatching(
+          new RegExp(
+            `^job 1 .*: ledger #${effect.seq} send_email by w1 attempt 1 .* \\(key ${job.keyOf('email')}\\), but epoch 2 was held by w2 \\(event #\\d+ retry→running by worker w2, epoch 2`,
+          ),
+        ),
       ]);
     });
 
@@ -248,7 +301,11 @@ describe('single-holder', () => {
       expect(judged(singleHolder, evidence).status).toBe('held');
       // But a compensation under an epoch older than the saga's own effects is a stale holder's all the same.
       undo.epoch = 0;
-      expect(judged(singleHolder, evidence).text).toMatch(new RegExp(`job 4 .*: the world applied ledger #${undo.seq} delete_branch by coord-7 .* under epoch 0 after it had applied ledger #\\d+ \\S+ by w2 .* under epoch 1: a stale holder's effect`));
+      expect(judged(singleHolder, evidence).text).toMatch(
+        new RegExp(
+          `job 4 .*: the world applied ledger #${undo.seq} delete_branch by coord-7 .* under epoch 0 after it had applied ledger #\\d+ \\S+ by w2 .* under epoch 1: a stale holder's effect`,
+        ),
+      );
     });
 
     it('fails for an effect under an epoch never claimed, and notes effects of no known job', () => {
@@ -257,7 +314,11 @@ describe('single-holder', () => {
       effect.epoch = 3;
       evidence.effects.push({ ...effect, seq: 99, job: 'job-from-another-drill' });
       const verdict = judged(singleHolder, evidence);
-      expect(verdict.evidence).toEqual([expect.stringMatching(new RegExp(`^job 1 .*: ledger #${effect.seq} send_email by w1 attempt 1 .* under epoch 3, which the history never claimed$`))]);
+      expect(verdict.evidence).toEqual([
+        expect.stringMatching(
+          new RegExp(`^job 1 .*: ledger #${effect.seq} send_email by w1 attempt 1 .* under epoch 3, which the history never claimed$`),
+        ),
+      ]);
       expect(verdict.note).toBe('1 ledger effect(s) name no job of the queue and were not attributed');
     });
 
@@ -267,7 +328,11 @@ describe('single-holder', () => {
         effect.epoch = null;
         effect.worker = 'w9';
       }
-      expect(judged(singleHolder, evidence)).toMatchObject({ status: 'held', evidence: [], note: '2 ledger effect(s) carry no epoch and were not placed' });
+      expect(judged(singleHolder, evidence)).toMatchObject({
+        status: 'held',
+        evidence: [],
+        note: '2 ledger effect(s) carry no epoch and were not placed',
+      });
     });
   });
 
@@ -294,7 +359,7 @@ describe('single-holder', () => {
       return b.build();
     }
 
-    it.each(['paused', 'late'] as const)('holds when the queue recorded the %s worker\'s write as refused', (how) => {
+    it.each(['paused', 'late'] as const)("holds when the queue recorded the %s worker's write as refused", (how) => {
       expect(judged(singleHolder, zombie(how, true))).toMatchObject({ status: 'held', evidence: [] });
     });
 

@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/kernel/clock.js';
 import type { ControlEvent } from '../../../src/faults/controller.js';
+import { ManualClock } from '../../../src/kernel/clock.js';
 import { controlTimeline } from '../../../src/scenarios/runner/control-timeline.js';
 import { Timeline } from '../../../src/scenarios/timeline.js';
 
-const base = { at: 0, child: 'w1', incarnation: 2, pid: 4242, point: 'after_write' as const, context: { point: 'after_write' as const, worker: 'w1', jobId: '3', attempt: 2, step: 'charge' } };
+const base = {
+  at: 0,
+  child: 'w1',
+  incarnation: 2,
+  pid: 4242,
+  point: 'after_write' as const,
+  context: { point: 'after_write' as const, worker: 'w1', jobId: '3', attempt: 2, step: 'charge' },
+};
 
 function event(kind: ControlEvent['kind'], action: ControlEvent['action']): ControlEvent {
   return { ...base, kind, action, ...(kind === 'hit' ? {} : { rule: 'f1' }) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../../src/port/snapshot.js';
-import { atRest, quietMs, RestWatch, Watchdog, type DrillState } from '../../../src/scenarios/runner/rest.js';
+import { atRest, type DrillState, quietMs, RestWatch, Watchdog } from '../../../src/scenarios/runner/rest.js';
 
 const job = (status: JobSnapshot['status'], outcome: JobSnapshot['outcome'] = null) => ({ status, outcome }) as JobSnapshot;
 const state = (overrides: Partial<DrillState> = {}): DrillState => ({
@@ -24,7 +24,7 @@ describe('atRest', () => {
     ['a process about to be started again', { restarting: true }],
     ['a job not yet made', { expectedJobs: 3 }],
     ['a job still running', { jobs: [job('done', 'done'), job('running')] }],
-    ['a job waiting for a retry', { jobs: [job('retry')] , expectedJobs: 1 }],
+    ['a job waiting for a retry', { jobs: [job('retry')], expectedJobs: 1 }],
     ['a saga still compensating', { jobs: [job('compensating')], expectedJobs: 1 }],
     ['a job waiting for an approval the harness will give', { jobs: [job('review', 'awaiting_approval')], expectedJobs: 1 }],
   ])('does not hold with %s', (_what, overrides) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ScenarioFileSchema } from '../../../src/scenarios/schema.js';
 import { resolveScenarios } from '../../../src/scenarios/resolve.js';
 import { roleSpecs } from '../../../src/scenarios/runner/role-args.js';
+import { ScenarioFileSchema } from '../../../src/scenarios/schema.js';
 
 function scenario(extra: Record<string, unknown>) {
   const file = ScenarioFileSchema.parse({
@@ -12,7 +12,26 @@ function scenario(extra: Record<string, unknown>) {
         name: 'one',
         description: 'd',
         workers: [{ id: 'w1' }, { id: 'w2', clock_skew_ms: 40 }],
-        jobs: [{ plan: { steps: [{ step_id: 's', tool: 'read_file', args: { path: 'a' }, has_side_effect: false, idempotent: true, reversible: true, retry_policy: 'auto', compensation: null, requires_approval: false }] }, expect: 'done' }],
+        jobs: [
+          {
+            plan: {
+              steps: [
+                {
+                  step_id: 's',
+                  tool: 'read_file',
+                  args: { path: 'a' },
+                  has_side_effect: false,
+                  idempotent: true,
+                  reversible: true,
+                  retry_policy: 'auto',
+                  compensation: null,
+                  requires_approval: false,
+                },
+              ],
+            },
+            expect: 'done',
+          },
+        ],
         ...extra,
       },
     ],
@@ -32,7 +51,8 @@ describe('roleSpecs', () => {
       ['worker', 'w1'],
       ['worker', 'w2'],
     ]);
-    for (const role of roles) expect(role.args.slice(role.args.indexOf('--store'), role.args.indexOf('--store') + 2)).toEqual(['--store', context.locator]);
+    for (const role of roles)
+      expect(role.args.slice(role.args.indexOf('--store'), role.args.indexOf('--store') + 2)).toEqual(['--store', context.locator]);
     for (const role of roles.filter((r) => r.kind !== 'producer')) expect(role.args).toContain(context.worldUrl);
   });
 

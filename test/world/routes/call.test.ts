@@ -31,8 +31,36 @@ describe('POST /call', () => {
     await world.client.call('charge_customer', 'j:charge', { ...CHARGE, api_key: 'sk_live_hidden' }, meta(7, 'charge', 2));
     await raw(world.server.url, 'POST', '/call', JSON.stringify({ tool: 'charge_customer', key: 'j:bad', args: { customer: 'c' }, meta: meta() }));
     expect(world.logged).toEqual([
-      { seq: 1, tool: 'charge_customer', key: 'j:charge', outcome: 'applied', status: 200, faultId: null, fault: null, externalRef: 'ch_000001', job: '7', step: 'charge', attempt: 2, worker: 'w-test', ms: expect.any(Number) },
-      { seq: 2, tool: 'charge_customer', key: 'j:bad', outcome: 'failed', status: 400, faultId: null, fault: null, externalRef: null, job: 'job-1', step: 'step-1', attempt: 1, worker: 'w-test', ms: expect.any(Number) },
+      {
+        seq: 1,
+        tool: 'charge_customer',
+        key: 'j:charge',
+        outcome: 'applied',
+        status: 200,
+        faultId: null,
+        fault: null,
+        externalRef: 'ch_000001',
+        job: '7',
+        step: 'charge',
+        attempt: 2,
+        worker: 'w-test',
+        ms: expect.any(Number),
+      },
+      {
+        seq: 2,
+        tool: 'charge_customer',
+        key: 'j:bad',
+        outcome: 'failed',
+        status: 400,
+        faultId: null,
+        fault: null,
+        externalRef: null,
+        job: 'job-1',
+        step: 'step-1',
+        attempt: 1,
+        worker: 'w-test',
+        ms: expect.any(Number),
+      },
     ]);
     expect(JSON.stringify(world.logged)).not.toContain('sk_live_hidden');
   });

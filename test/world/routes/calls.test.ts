@@ -18,7 +18,9 @@ describe('GET /calls', () => {
     await raw(world.server.url, 'POST', '/call', JSON.stringify({ tool: 'drop_database', key: 'k', args: {}, meta: meta() }));
     const answer = await raw(world.server.url, 'GET', '/calls');
     expect(answer.status).toBe(200);
-    expect(answer.body.calls.map((c: { seq: number; tool: string; outcome: string; status: number }) => [c.seq, c.tool, c.outcome, c.status])).toEqual([
+    expect(
+      answer.body.calls.map((c: { seq: number; tool: string; outcome: string; status: number }) => [c.seq, c.tool, c.outcome, c.status]),
+    ).toEqual([
       [1, 'write_file', 'applied', 200],
       [2, 'write_file', 'replayed', 200],
       [3, 'drop_database', 'failed', 400],

@@ -16,13 +16,18 @@ describe('/faults', () => {
     world = await startTestWorld();
     const armed = await raw(world.server.url, 'POST', '/faults', JSON.stringify(DROP));
     expect(armed.status).toBe(201);
-    expect(armed.body).toEqual({ id: 1, fault: { id: 1, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 0, remaining: 1, armedAt: expect.any(String), clearedAt: null } });
+    expect(armed.body).toEqual({
+      id: 1,
+      fault: { id: 1, spec: { match: {}, action: { type: 'drop' }, times: 1 }, fired: 0, remaining: 1, armedAt: expect.any(String), clearedAt: null },
+    });
     expect((await raw(world.server.url, 'GET', '/faults')).body.faults).toHaveLength(1);
     const cleared = await raw(world.server.url, 'DELETE', '/faults');
     expect(cleared.status).toBe(200);
     expect(cleared.body.cleared).toMatchObject([{ id: 1, remaining: 0, clearedAt: expect.any(String) }]);
     expect((await raw(world.server.url, 'GET', '/faults')).body).toEqual({ faults: [] });
-    expect((await raw(world.server.url, 'GET', '/faults?all=1')).body.faults).toMatchObject([{ id: 1, clearedAt: cleared.body.cleared[0].clearedAt }]);
+    expect((await raw(world.server.url, 'GET', '/faults?all=1')).body.faults).toMatchObject([
+      { id: 1, clearedAt: cleared.body.cleared[0].clearedAt },
+    ]);
     expect(readFaults(world.file)).toHaveLength(1);
   });
 

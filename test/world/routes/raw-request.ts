@@ -13,7 +13,9 @@ export function raw(url: string, method: string, path: string, body?: string | B
     const req = request(new URL(path, url), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }),
+      );
     });
     req.on('error', reject);
     req.end(body);

@@ -1,6 +1,6 @@
 import type { TxEntry } from '../../../port/checkpoint.js';
 import type { Lease } from '../../../queue/job.js';
-import { run, type Queryable } from './queryable.js';
+import { type Queryable, run } from './queryable.js';
 
 const COLUMNS = `job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, epoch, worker, detail, error_kind`;
 

@@ -42,7 +42,9 @@ export const JOB_COLUMNS = jobColumns();
 export const EVENT_COLUMNS = `id, job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason, ${iso('at')}`;
 
 /** agent_tx_log as TxRow: the job's id as text, as the saga port carries it. */
-export const TX_COLUMNS = `id, job_id::text AS job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, epoch, worker, detail, error_kind, ${iso('at')}`;
+export const TX_COLUMNS =
+  `id, job_id::text AS job_id, step_id, action, idempotency_key, status, external_reference, ` +
+  `compensation_status, attempt, epoch, worker, detail, error_kind, ${iso('at')}`;
 
 /** agent_incidents as Incident. */
 export const INCIDENT_COLUMNS = `id, job_id::text AS job_id, step_id, error, status, ${iso('at')}`;

@@ -1,4 +1,5 @@
 import { HarnessError } from '../../../kernel/errors.js';
+import { creationEvent } from '../../../queue/history-event.js';
 import { appendEvent } from './append-event.js';
 import { firstRow, type Queryable } from './queryable.js';
 
@@ -38,5 +39,5 @@ export async function enqueue(db: Queryable, input: EnqueueInput): Promise<{ cre
 
 /** Records a job's creation in the history: the first line of its life. */
 export async function recordCreation(db: Queryable, jobId: number): Promise<void> {
-  await appendEvent(db, { jobId, kind: 'transition', from: null, to: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued' });
+  await appendEvent(db, creationEvent(jobId));
 }

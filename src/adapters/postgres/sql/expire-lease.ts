@@ -1,4 +1,4 @@
-import { run, type Queryable } from './queryable.js';
+import { type Queryable, run } from './queryable.js';
 
 // Long before any clock a drill uses, so no skew margin brings it back (the SQLite store's value).
 const SQL = `

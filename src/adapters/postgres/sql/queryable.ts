@@ -26,7 +26,11 @@ export async function rows<R extends pg.QueryResultRow>(db: Queryable, text: str
 }
 
 /** The first row of one statement, or undefined. */
-export async function firstRow<R extends pg.QueryResultRow>(db: Queryable, text: string, params: Record<string, unknown> = {}): Promise<R | undefined> {
+export async function firstRow<R extends pg.QueryResultRow>(
+  db: Queryable,
+  text: string,
+  params: Record<string, unknown> = {},
+): Promise<R | undefined> {
   return (await rows<R>(db, text, params))[0];
 }
 

@@ -1,6 +1,6 @@
 import type { Incident, TxRow } from '../../../port/checkpoint.js';
 import { INCIDENT_COLUMNS, TX_COLUMNS } from './columns.js';
-import { rows, run, type Queryable } from './queryable.js';
+import { type Queryable, rows, run } from './queryable.js';
 
 /** Every checkpoint (of one job, or all), in the order written. */
 export async function readTx(db: Queryable, jobId?: number): Promise<TxRow[]> {
@@ -9,7 +9,7 @@ export async function readTx(db: Queryable, jobId?: number): Promise<TxRow[]> {
     : rows<TxRow>(db, `SELECT ${TX_COLUMNS} FROM agent_tx_log WHERE job_id = @jobId ORDER BY id`, { jobId });
 }
 
-/** Records that a compensation failed for good and a person must recover by hand (seed 003's incident store). */
+/** Records that a compensation failed for good and a person must recover by hand (the transaction sketch's incident store). */
 export async function recordIncident(db: Queryable, input: { jobId: number; stepId: string; error: string }): Promise<void> {
   await run(db, 'INSERT INTO agent_incidents (job_id, step_id, error) VALUES (@jobId, @stepId, @error)', { ...input });
 }

@@ -1,7 +1,7 @@
 import type { JobEvent, JobRow } from '../../../queue/job.js';
 import { JOB_STATUSES, type JobStatus } from '../../../queue/states.js';
 import { EVENT_COLUMNS, JOB_COLUMNS } from './columns.js';
-import { firstRow, rows, type Queryable } from './queryable.js';
+import { firstRow, type Queryable, rows } from './queryable.js';
 
 /** Every job, oldest first. */
 export async function readJobs(db: Queryable): Promise<JobRow[]> {

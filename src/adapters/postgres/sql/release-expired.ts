@@ -1,8 +1,8 @@
-import type { Release } from '../../../port/adapter.js';
+import type { ExpiredLeaseRelease } from '../../../port/adapter.js';
 import type { TxEntry } from '../../../port/checkpoint.js';
 import { appendCheckedTx } from './append-tx.js';
 import type { Queryable } from './queryable.js';
-import { releaseExpiredLease, type ExpiredJob } from './sweep-expired-leases.js';
+import { type ExpiredJob, releaseExpiredLease } from './sweep-expired-leases.js';
 
 /**
  * The coordinator takes one expired lease back, with what it learned (a
@@ -14,7 +14,7 @@ import { releaseExpiredLease, type ExpiredJob } from './sweep-expired-leases.js'
 export async function releaseExpired(
   db: Queryable,
   job: ExpiredJob,
-  release: Release,
+  release: ExpiredLeaseRelease,
   input: { by: string; skewMarginMs: number; checkpoint?: TxEntry | undefined },
 ): Promise<boolean> {
   if (!(await releaseExpiredLease(db, job, release, { skewMarginMs: input.skewMarginMs, actor: 'coordinator', worker: input.by }))) return false;

@@ -18,7 +18,10 @@ RETURNING attempts, lease_fence, idempotency_key`;
  * it), in the caller's transaction. False when the job is not in review (the
  * update wrote nothing, so nothing else is written).
  */
-export async function requeueFromReview(db: Queryable, input: { jobId: number; by: string; note: string; checkpoint?: TxEntry | undefined }): Promise<boolean> {
+export async function requeueFromReview(
+  db: Queryable,
+  input: { jobId: number; by: string; note: string; checkpoint?: TxEntry | undefined },
+): Promise<boolean> {
   const row = await firstRow<{ attempts: number; lease_fence: number; idempotency_key: string }>(db, SQL, { jobId: input.jobId });
   if (!row) return false;
   // A person's checkpoints carry the job's attempt and epoch at that moment.

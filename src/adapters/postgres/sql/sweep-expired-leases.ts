@@ -1,10 +1,10 @@
-import type { Release } from '../../../port/adapter.js';
+import type { ExpiredLeaseRelease } from '../../../port/adapter.js';
 import type { JobRow } from '../../../queue/job.js';
 import { defaultRelease } from '../../../queue/release.js';
 import type { Actor } from '../../../queue/states.js';
 import { appendEvent } from './append-event.js';
 import { JOB_COLUMNS } from './columns.js';
-import { CLOCK, firstRow, millis, rows, type Queryable } from './queryable.js';
+import { CLOCK, firstRow, millis, type Queryable, rows } from './queryable.js';
 
 export interface SweepInput {
   /** A lease counts as expired only this long after its end: slack for clock skew. */
@@ -48,7 +48,7 @@ export async function expiredLeases(db: Queryable, skewMarginMs: number): Promis
  * expired lease (same epoch), recording it; false when it is not (renewed,
  * released, claimed again). Run in the caller's transaction.
  */
-export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, release: Release, input: SweepInput): Promise<boolean> {
+export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, release: ExpiredLeaseRelease, input: SweepInput): Promise<boolean> {
   const released = await firstRow<{ attempts: number; lease_fence: number }>(db, RELEASE, {
     id: job.id,
     fence: job.lease_fence,
@@ -75,8 +75,8 @@ export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, releas
  * Takes back every job whose lease expired (to retry, or to review on its last
  * attempt), each recorded; run in the caller's transaction. Returns the jobs released.
  */
-export async function sweepExpiredLeases(db: Queryable, input: SweepInput): Promise<Array<{ jobId: number; to: Release['to'] }>> {
-  const released: Array<{ jobId: number; to: Release['to'] }> = [];
+export async function sweepExpiredLeases(db: Queryable, input: SweepInput): Promise<Array<{ jobId: number; to: ExpiredLeaseRelease['to'] }>> {
+  const released: Array<{ jobId: number; to: ExpiredLeaseRelease['to'] }> = [];
   for (const job of await rows<JobRow>(db, EXPIRED_LOCKED, { skewMarginMs: input.skewMarginMs })) {
     const release = defaultRelease(job);
     if (await releaseExpiredLease(db, job, release, input)) released.push({ jobId: job.id, to: release.to });

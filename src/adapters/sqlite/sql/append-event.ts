@@ -1,17 +1,9 @@
-import { assertTransition, type Actor, type JobStatus } from '../../../queue/states.js';
-import { statement, type Db } from '../store.js';
+import type { HistoryEventInput } from '../../../queue/history-event.js';
+import { assertTransition } from '../../../queue/states.js';
+import { type Db, statement } from '../store.js';
 
 /** One history row: a transition, or a refused write. */
-export interface EventInput {
-  jobId: number;
-  kind: 'transition' | 'refused';
-  from: JobStatus | null;
-  to: JobStatus;
-  attempt: number;
-  fence: number;
-  worker: string | null;
-  actor: Actor;
-  reason: string;
+export interface EventInput extends HistoryEventInput {
   at: string;
 }
 

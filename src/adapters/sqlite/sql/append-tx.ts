@@ -1,7 +1,7 @@
 import { utc } from '../../../kernel/clock.js';
 import type { TxEntry } from '../../../port/checkpoint.js';
 import type { Lease } from '../../../queue/job.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 
 const COLUMNS = `job_id, step_id, action, idempotency_key, status, external_reference, compensation_status, attempt, epoch, worker, detail, error_kind, at`;
 
@@ -39,6 +39,17 @@ export function appendTx(db: Db, lease: Lease, entry: TxEntry, now: number): boo
 }
 
 /** Appends a checkpoint whose writer was checked by the caller, in the caller's transaction. */
-export function appendCheckedTx(db: Db, writer: { jobId: number; attempt: number; epoch: number; worker: string }, entry: TxEntry, now: number): void {
-  statement(db, CHECKED).run({ ...fields(entry, utc(now)), jobId: writer.jobId, attempt: writer.attempt, epoch: writer.epoch, worker: writer.worker });
+export function appendCheckedTx(
+  db: Db,
+  writer: { jobId: number; attempt: number; epoch: number; worker: string },
+  entry: TxEntry,
+  now: number,
+): void {
+  statement(db, CHECKED).run({
+    ...fields(entry, utc(now)),
+    jobId: writer.jobId,
+    attempt: writer.attempt,
+    epoch: writer.epoch,
+    worker: writer.worker,
+  });
 }

@@ -1,13 +1,18 @@
 import { utc } from '../../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /**
  * A worker whose plan failed for good after some steps completed hands the job
  * to the coordinator for compensation, releasing its lease.
  */
-export function beginCompensation(db: Db, lease: Lease, input: { now: number; reason: string; error: string }, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+export function beginCompensation(
+  db: Db,
+  lease: Lease,
+  input: { now: number; reason: string; error: string },
+  write: LeaseWriter = writeUnderLease,
+): LeaseWriteResult {
   return write(
     db,
     lease,

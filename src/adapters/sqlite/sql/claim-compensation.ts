@@ -1,6 +1,6 @@
 import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 
 // A compensating job is free when nobody holds it, when this coordinator held
 // it (it comes back to a saga it paused), or when its holder's lease expired (a
@@ -16,10 +16,7 @@ WHERE id = (
 RETURNING *`;
 
 /** The coordinator takes the oldest compensating job under a fresh, fenced lease; null when none waits. */
-export function claimCompensation(
-  db: Db,
-  input: { coordinatorId: string; now: number; leaseMs: number; skewMarginMs: number },
-): JobRow | null {
+export function claimCompensation(db: Db, input: { coordinatorId: string; now: number; leaseMs: number; skewMarginMs: number }): JobRow | null {
   return db
     .transaction(
       () =>

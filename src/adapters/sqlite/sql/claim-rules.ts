@@ -35,8 +35,8 @@ export interface ClaimRules {
 }
 
 /**
- * The reference claim. Oldest ready job first, as seed 000 orders it; unlike
- * seed 000, a crashed worker's job is not stuck in `running`, because the
+ * The reference claim. Oldest ready job first, as the queue sketch orders it; unlike
+ * the queue sketch, a crashed worker's job is not stuck in `running`, because the
  * sweep in the same transaction has already put every expired lease back to
  * `retry`. One immediate transaction means no other writer slips between the
  * look-up and the take, and the take's status guard says so again in SQL.

@@ -2,9 +2,9 @@ import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
 import type { JobStatus } from '../../../queue/states.js';
 import { workBetweenCheckAndAct } from '../../work-window.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
-import { REFERENCE_CLAIM_RULES, type ClaimRules } from './claim-rules.js';
+import { type ClaimRules, REFERENCE_CLAIM_RULES } from './claim-rules.js';
 import { claimSql } from './claim-sql.js';
 import { sweepExpiredLeases } from './sweep-expired-leases.js';
 
@@ -42,7 +42,9 @@ export function claimWith(given: Partial<ClaimRules> = {}): Claimer {
     const next = statement(db, sql.lookUp).get(params) as { id: number; status: JobStatus } | undefined;
     if (!next) return null;
     workBetweenCheckAndAct(rules.workMs);
-    const job = statement(db, sql.take).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as JobRow | undefined;
+    const job = statement(db, sql.take).get({ id: next.id, workerId: input.workerId, leaseUntil: utc(input.now + input.leaseMs), at }) as
+      | JobRow
+      | undefined;
     if (!job) return null;
     // What the look-up saw is what this claim believes it changed (outside one transaction, perhaps wrongly).
     const source = sources.get(next.status);

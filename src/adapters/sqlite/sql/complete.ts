@@ -1,8 +1,8 @@
 import { utc } from '../../../kernel/clock.js';
+import { assertDigest } from '../../../queue/digest.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
-import { assertDigest } from '../../../queue/digest.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /** Marks a held job done with its verified result digest and releases the lease. */
 export function complete(db: Db, lease: Lease, now: number, resultDigest: string, write: LeaseWriter = writeUnderLease): LeaseWriteResult {

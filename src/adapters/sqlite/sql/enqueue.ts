@@ -1,5 +1,6 @@
+import { creationEvent } from '../../../queue/history-event.js';
 import { workBetweenCheckAndAct } from '../../work-window.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
 
 /** A job to add, as the store writes it: payload already JSON, times already UTC strings. */
@@ -71,5 +72,5 @@ export const enqueue: Enqueuer = enqueueWith(REFERENCE_ENQUEUE_RULES);
 
 /** Records a job's creation in the history: the first line of its life. */
 export function recordCreation(db: Db, jobId: number, at: string): void {
-  appendEvent(db, { jobId, kind: 'transition', from: null, to: 'pending', attempt: 0, fence: 0, worker: null, actor: 'producer', reason: 'enqueued', at });
+  appendEvent(db, { ...creationEvent(jobId), at });
 }

@@ -1,13 +1,18 @@
 import { utc } from '../../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /**
  * The coordinator ends a saga: compensated, or a compensation that failed and
  * needs manual recovery. Either way a person must see it, so it goes to review.
  */
-export function finishCompensation(db: Db, lease: Lease, input: { now: number; outcome: 'compensated' | 'compensation_failed'; reason: string }, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
+export function finishCompensation(
+  db: Db,
+  lease: Lease,
+  input: { now: number; outcome: 'compensated' | 'compensation_failed'; reason: string },
+  write: LeaseWriter = writeUnderLease,
+): LeaseWriteResult {
   return write(
     db,
     lease,

@@ -1,7 +1,7 @@
 import { utc } from '../../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /** Renews a lease the worker still holds; refused (and recorded) once it was lost. */
 export function heartbeat(db: Db, lease: Lease, now: number, leaseMs: number, write: LeaseWriter = writeUnderLease): LeaseWriteResult {

@@ -1,6 +1,6 @@
 import type { JobEvent, JobRow } from '../../../queue/job.js';
 import type { JobStatus } from '../../../queue/states.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 
 /** One job by id. */
 export function readJob(db: Db, jobId: number): JobRow | undefined {

@@ -1,4 +1,4 @@
-import type { Release } from '../../../port/adapter.js';
+import type { ExpiredLeaseRelease } from '../../../port/adapter.js';
 import type { TxEntry } from '../../../port/checkpoint.js';
 import type { ExpiredLease } from '../../../queue/lease-store.js';
 import type { Db } from '../store.js';
@@ -14,13 +14,15 @@ import { releaseExpiredLease } from './sweep-expired-leases.js';
 export function releaseExpired(
   db: Db,
   job: ExpiredLease,
-  release: Release,
+  release: ExpiredLeaseRelease,
   input: { by: string; now: number; skewMarginMs: number; checkpoint?: TxEntry | undefined },
 ): boolean {
   return db
     .transaction((): boolean => {
-      if (!releaseExpiredLease(db, job, release, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'coordinator', worker: input.by })) return false;
-      if (input.checkpoint) appendCheckedTx(db, { jobId: job.id, attempt: job.attempts, epoch: job.lease_fence, worker: input.by }, input.checkpoint, input.now);
+      if (!releaseExpiredLease(db, job, release, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'coordinator', worker: input.by }))
+        return false;
+      if (input.checkpoint)
+        appendCheckedTx(db, { jobId: job.id, attempt: job.attempts, epoch: job.lease_fence, worker: input.by }, input.checkpoint, input.now);
       return true;
     })
     .immediate();

@@ -1,8 +1,8 @@
 import { utc } from '../../../kernel/clock.js';
-import { statement, type Db } from '../store.js';
 import type { TxEntry } from '../../../port/checkpoint.js';
-import { appendCheckedTx } from './append-tx.js';
+import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
+import { appendCheckedTx } from './append-tx.js';
 
 const SQL = `
 UPDATE agent_jobs
@@ -16,11 +16,16 @@ RETURNING attempts, lease_fence, idempotency_key`;
  * checkpoint (with `checkpoint`, an approval, before it), all in one
  * transaction. Returns false when the job is not in review.
  */
-export function requeueFromReview(db: Db, input: { jobId: number; by: string; note: string; now: number; checkpoint?: TxEntry | undefined }): boolean {
+export function requeueFromReview(
+  db: Db,
+  input: { jobId: number; by: string; note: string; now: number; checkpoint?: TxEntry | undefined },
+): boolean {
   return db
     .transaction(() => {
       const at = utc(input.now);
-      const row = statement(db, SQL).get({ jobId: input.jobId, at }) as { attempts: number; lease_fence: number; idempotency_key: string } | undefined;
+      const row = statement(db, SQL).get({ jobId: input.jobId, at }) as
+        | { attempts: number; lease_fence: number; idempotency_key: string }
+        | undefined;
       if (!row) return false;
       // The person's decision is in the saga log too, so whoever runs the job next knows it was sent back on purpose.
       const writer = { jobId: input.jobId, attempt: row.attempts, epoch: row.lease_fence, worker: `human:${input.by}` };

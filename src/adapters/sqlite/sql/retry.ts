@@ -2,7 +2,7 @@ import { utc } from '../../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Actor } from '../../../queue/states.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /** What releasing a held job for another attempt needs: when, how long to wait, and the error. */
 export interface RetryInput {

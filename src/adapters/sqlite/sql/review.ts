@@ -2,7 +2,7 @@ import { utc } from '../../../kernel/clock.js';
 import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Actor } from '../../../queue/states.js';
 import type { Db } from '../store.js';
-import { writeUnderLease, type LeaseWriter } from './write-under-lease.js';
+import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
 /** What sending a held job to review needs: when, why, and how it ended. */
 export interface ReviewInput {

@@ -1,9 +1,10 @@
 import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
-import type { Actor } from '../../../queue/states.js';
-import { statement, type Db } from '../store.js';
-import { appendEvent } from './append-event.js';
 import { defaultRelease } from '../../../queue/release.js';
+import type { Actor } from '../../../queue/states.js';
+import { type Db, statement } from '../store.js';
+import { appendEvent } from './append-event.js';
+
 /** Where an expired lease's job goes by default (retry, or review with no attempts left); re-exported for the sweep's callers. */
 export { defaultRelease };
 

@@ -1,6 +1,6 @@
 import type { JobRow, Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Actor, JobStatus } from '../../../queue/states.js';
-import { statement, type Db } from '../store.js';
+import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
 
 /** What a lease holder's write does to the row it still holds. */
@@ -43,7 +43,11 @@ export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWri
         if (!row) return refuse(db, lease, at, actor, plan, onRefused);
         const write = plan(row);
         // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
-        const after = statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${guard} RETURNING status`).get({ ...write.params, ...lease, at }) as { status: JobStatus };
+        const after = statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${guard} RETURNING status`).get({
+          ...write.params,
+          ...lease,
+          at,
+        }) as { status: JobStatus };
         if (after.status !== row.status) {
           appendEvent(db, {
             jobId: lease.jobId,
@@ -66,17 +70,13 @@ export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWri
 /**
  * Applies a lease holder's write, or refuses it when the lease was lost, and
  * either way says so in the history: a refused write is returned to the caller
- * and recorded, never silently dropped (seed 000 let it pass as 0 rows).
+ * and recorded, never silently dropped (the queue sketch let it pass as 0 rows).
  */
-export const writeUnderLease: LeaseWriter = guardedLeaseWriter(FENCED, (db, lease, at, actor, _plan, onRefused) => refuse(db, lease, at, actor, onRefused));
+export const writeUnderLease: LeaseWriter = guardedLeaseWriter(FENCED, (db, lease, at, actor, _plan, onRefused) =>
+  refuse(db, lease, at, actor, onRefused),
+);
 
-function refuse(
-  db: Db,
-  lease: Lease,
-  at: string,
-  actor: Actor,
-  onRefused: { to: JobStatus; what: string },
-): LeaseWriteResult {
+function refuse(db: Db, lease: Lease, at: string, actor: Actor, onRefused: { to: JobStatus; what: string }): LeaseWriteResult {
   const current = statement(db, CURRENT).get(lease.jobId) as
     | { status: JobStatus; leased_by: string | null; lease_fence: number; attempts: number }
     | undefined;

@@ -1,5 +1,5 @@
+import { type Claimer, claimWith } from '../sqlite/sql/claim.js';
 import { REFERENCE_CLAIM_RULES } from '../sqlite/sql/claim-rules.js';
-import { claimWith, type Claimer } from '../sqlite/sql/claim.js';
 
 /**
  * The seed's claim_one, as written: BEGIN IMMEDIATE, the oldest pending or retry
@@ -8,7 +8,7 @@ import { claimWith, type Claimer } from '../sqlite/sql/claim.js';
  * whose worker died stays `running` and is never claimed again. (The history
  * row of each claim is ours, not the seed's: kept so a drill can show what happened.)
  */
-export const seedLiteralClaim: Claimer = claimWith({
+export const sketchLiteralClaim: Claimer = claimWith({
   ready: `${REFERENCE_CLAIM_RULES.ready} AND (lease_until IS NULL OR lease_until < @at)`,
   sweepsExpired: false,
   guard: 'id',

@@ -1,7 +1,7 @@
 import { guardedLeaseWriter, type LeaseWriter } from '../sqlite/sql/write-under-lease.js';
 
 /**
- * Seed 000's final UPDATEs, as written: guarded by `leased_by` alone (no
+ * The queue sketch's final UPDATEs, as written: guarded by `leased_by` alone (no
  * fence, no status), and a refused update (0 rows: the lease was lost) passes
  * silently: the caller is told it worked and nothing is recorded.
  */
