@@ -1,13 +1,20 @@
 import { InputError } from '../kernel/errors.js';
-import type { ConnectOptions, QueueAdapter, QueueConnection } from '../port/adapter.js';
+import type { ConnectOptions, QueueAdapter, QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
 import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import type { SagaRules } from '../saga/rules.js';
 import { AttemptsNotCountedQueue } from './attempts-not-counted/attempts-not-counted-queue.js';
 import { ClaimNoTransactionQueue } from './claim-no-transaction/claim-no-transaction-queue.js';
 import { COMPENSATION_FORWARD_RULES } from './compensation-forward/rules.js';
+import { CrashLoopQueue } from './crash-loop/crash-loop-queue.js';
+import { DoneOnExpiryQueue } from './done-on-expiry/done-on-expiry-queue.js';
 import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
+import { ExhaustedLeftInRetryQueue } from './exhausted-left-in-retry/exhausted-left-in-retry-queue.js';
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
+import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
+import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
+import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
+import { PayloadInErrorQueue } from './payload-in-error/payload-in-error-queue.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
@@ -113,6 +120,55 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
     open: reference,
     sagaRules: FAILED_COMPENSATION_OK_RULES,
   },
+  {
+    name: 'no-backoff',
+    soundness: 'broken',
+    breaks: ['retry-backoff'],
+    description: 'a failed job is released to run again at once: the retry delay is never applied',
+    open: (file, options) => new NoBackoffQueue(openStore(file), options),
+  },
+  {
+    name: 'no-jitter',
+    soundness: 'broken',
+    breaks: ['retry-backoff'],
+    description: 'retry delays double per attempt but carry no jitter: jobs that failed together retry together',
+    open: (file, options) => new NoJitterQueue(openStore(file), options),
+  },
+  {
+    name: 'crash-loop',
+    soundness: 'broken',
+    breaks: ['attempts-bounded'],
+    description: 'an expired lease always goes back to retry and the claim ignores the budget: a poison job kills workers for ever',
+    open: (file, options) => new CrashLoopQueue(openStore(file), options),
+  },
+  {
+    name: 'exhausted-left-in-retry',
+    soundness: 'broken',
+    breaks: ['review-routing', 'no-lost-job'],
+    description: 'an expired lease on the last attempt goes back to retry, not review: the job waits for an attempt it will never get',
+    open: (file, options) => new ExhaustedLeftInRetryQueue(openStore(file), options),
+  },
+  {
+    name: 'done-on-expiry',
+    soundness: 'broken',
+    breaks: ['done-is-verified'],
+    description: 'an expired lease is taken to mean the job finished: it is marked done, with no digest, by a worker that never ran it',
+    open: (file, options) => new DoneOnExpiryQueue(openStore(file), options),
+  },
+  {
+    name: 'history-gap',
+    soundness: 'broken',
+    breaks: ['history-complete'],
+    description: 'the sweep that takes back expired leases writes nothing to the history',
+    open: (file, options) => new HistoryGapQueue(openStore(file), options),
+  },
+  {
+    name: 'payload-in-error',
+    soundness: 'broken',
+    breaks: ['secrets-redacted'],
+    description: "a failed job's stored error quotes its payload, secrets and all",
+    open: (file, options) => new PayloadInErrorQueue(openStore(file), options),
+  },
 ];
 
 function sqliteImpl(spec: SqliteImpl): QueueImpl {
@@ -151,4 +207,9 @@ export function connectQueue(
   options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>,
 ): Promise<QueueConnection> {
   return impl.connect(locator, { leaseMs: 30_000, skewMarginMs: 1_000, retryDelay: SEED_RETRY_DELAY, ...options });
+}
+
+/** The retry delays a queue applies when a drill asks for `requested`: its own declaration, else exactly what was asked. */
+export function retryPolicyOf(impl: QueueAdapter, requested: RetryDelayPolicy): RetryDelayPolicy {
+  return impl.retryPolicyFor?.(requested) ?? requested;
 }

@@ -27,6 +27,7 @@ export const INVARIANT_IDS = [
   'no-duplicate-effect',
   'dedupe-on-enqueue',
   'attempts-bounded',
+  'retry-backoff',
   'lease-released',
   'single-holder',
   'review-routing',
@@ -85,7 +86,7 @@ export type TimelineKind = (typeof TIMELINE_KINDS)[number];
  * the processes' logs). An adapter states which it gives; an invariant states
  * which it needs; one it needs and the queue lacks makes it "not judged".
  */
-export const EVIDENCE_KINDS = ['history', 'refusals', 'epoch', 'holder', 'digest', 'review'] as const;
+export const EVIDENCE_KINDS = ['history', 'refusals', 'epoch', 'holder', 'digest', 'review', 'retry-policy'] as const;
 /** One kind of evidence. */
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
@@ -97,4 +98,5 @@ export const EVIDENCE_MEANING: Readonly<Record<EvidenceKind, string>> = {
   holder: "who holds a job's lease and until when",
   digest: "the verified result's digest stored with a done job",
   review: 'a review state that only a person leaves',
+  'retry-policy': 'the delay chosen before each retry of a failed job, recorded in the history, and the policy (base, cap, jitter) it follows',
 };

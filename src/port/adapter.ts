@@ -209,4 +209,10 @@ export interface QueueAdapter {
   provision(request: ProvisionRequest): Promise<Provisioned>;
   /** Connects this process to a provisioned queue by its locator. */
   connect(locator: string, options: ConnectOptions): Promise<QueueConnection>;
+  /**
+   * The retry delays this queue applies when a drill asks for `requested`
+   * (ConnectOptions.retryDelay): what the retry-backoff invariant holds it to.
+   * Absent: exactly the requested policy.
+   */
+  retryPolicyFor?(requested: RetryDelayPolicy): RetryDelayPolicy;
 }

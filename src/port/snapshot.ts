@@ -52,6 +52,11 @@ export interface Transition {
   actor: Actor;
   reason: string;
   at: string;
+  /**
+   * A release to retry after a failed attempt: the delay the queue chose before
+   * the next one, where it records it (undefined where it does not).
+   */
+  retryDelayMs?: number | undefined;
 }
 
 /** Everything a queue can tell about its jobs at one moment. */

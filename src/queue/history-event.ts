@@ -11,6 +11,8 @@ export interface HistoryEventInput {
   worker: string | null;
   actor: Actor;
   reason: string;
+  /** A release to retry: how long the queue said the job waits before its next attempt (null for any other row). */
+  delayMs?: number | null;
 }
 
 /** The first row of every job's history: a producer made it, pending, before any attempt or lease. */

@@ -35,6 +35,8 @@ export interface JobEvent {
   actor: string;
   reason: string;
   at: string;
+  /** A release to retry: the delay the queue set before the next attempt; null for any other row. */
+  delay_ms: number | null;
 }
 
 /**

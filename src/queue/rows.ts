@@ -44,6 +44,7 @@ export function toTransition(event: JobEvent): Transition {
     actor: event.actor as Transition['actor'],
     reason: event.reason,
     at: event.at,
+    ...(event.delay_ms === null || event.delay_ms === undefined ? {} : { retryDelayMs: Number(event.delay_ms) }),
   };
 }
 

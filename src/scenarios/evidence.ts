@@ -1,4 +1,5 @@
 import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
+import type { RetryDelayPolicy } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import type { Plan } from '../saga/plan.js';
@@ -64,6 +65,8 @@ export interface Evidence {
   secrets: string[];
   /** Whether the drill reached rest (nothing running, nothing left to do) before its deadline. */
   atRest: boolean;
+  /** The retry delays the queue applies (its declared policy for what the scenario asked). */
+  retryPolicy: RetryDelayPolicy;
   /** The scenario's lease and margin, for checks that reason about time. */
   leaseMs: number;
   skewMarginMs: number;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { QueueConnection } from '../port/adapter.js';
+import type { QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
 import { readLedger } from '../world/ledger.js';
 import { acceptedJobs } from './accepted-jobs.js';
 import type { Evidence, EvidenceAvailability, LogFile, TimelineEvent } from './evidence.js';
@@ -23,6 +23,7 @@ export async function gatherEvidence(input: {
   ledger: string;
   timeline: TimelineEvent[];
   atRest: boolean;
+  retryPolicy: RetryDelayPolicy;
 }): Promise<Evidence> {
   const logs = readLogs(input.runDir);
   const snapshot = await input.queue.snapshot();
@@ -40,6 +41,7 @@ export async function gatherEvidence(input: {
     artefacts: [],
     secrets: input.scenario.secrets,
     atRest: input.atRest,
+    retryPolicy: input.retryPolicy,
     leaseMs: input.scenario.settings.lease_ms,
     skewMarginMs: input.scenario.settings.skew_margin_ms,
   };

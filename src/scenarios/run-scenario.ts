@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { connectQueue, queueImpl } from '../adapters/registry.js';
+import { connectQueue, queueImpl, retryPolicyOf } from '../adapters/registry.js';
 import { controlWith } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
 import { Supervisor } from '../harness/supervisor.js';
@@ -108,6 +108,7 @@ export async function runScenario(
       ledger,
       timeline: timeline.events,
       atRest: drilled.ending === 'at-rest',
+      retryPolicy: retryPolicyOf(impl, { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms }),
     });
     return {
       scenario,

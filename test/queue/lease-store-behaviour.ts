@@ -189,6 +189,8 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         expect(await patient.retry(held.lease, 'try later')).toEqual({ ok: true, status: 'retry' });
         const waiting = await row(held.job.id);
         expect(waiting.next_run_at > waiting.updated_at).toBe(true);
+        // The delay it chose is in the history, for the retry-backoff invariant.
+        expect((await history(held.job.id)).at(-1)).toMatchObject({ to_status: 'retry', delay_ms: 3_600_000 });
         expect(await store.claim('w2')).toBeNull();
       });
 
@@ -304,7 +306,7 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         const first = await claimBy('w1');
         expect(await store.retry(first.lease, 'flaky')).toEqual({ ok: true, status: 'retry' });
         expect(await row(id)).toMatchObject({ status: 'retry', outcome: null, last_error: 'flaky', leased_by: null, lease_until: null });
-        expect((await history(id)).at(-1)!.reason).toBe('retry in 0 ms: flaky');
+        expect((await history(id)).at(-1)).toMatchObject({ reason: 'retry in 0 ms: flaky', delay_ms: 0 });
 
         const second = await claimBy('w2');
         expect(second.job).toMatchObject({ id, attempts: 2, lease_fence: 2 });

@@ -131,6 +131,7 @@ describe('enqueue', () => {
         actor: 'producer',
         reason: 'enqueued',
         at: utc(T0),
+        delay_ms: null,
       },
     ]);
   });

@@ -23,6 +23,7 @@ const STATEMENTS: Record<InvariantId, string> = {
   'no-duplicate-effect': 'no non-idempotent effect is applied twice for one key',
   'dedupe-on-enqueue': 'one job per idempotency key, however many producers race',
   'attempts-bounded': 'attempts never exceed max_attempts',
+  'retry-backoff': "after a failed attempt a job waits as the queue's retry policy says",
   'lease-released': 'at rest no job is running',
   'single-holder': 'at no time do two workers hold a live lease on one job',
   'review-routing': 'an unknown outcome of a non-idempotent effect goes to review, never to a blind retry',
@@ -45,7 +46,15 @@ function verdicts(broken: Partial<Record<InvariantId, string[]>> = {}): Verdict[
 }
 
 /** The reference queue gives every kind of evidence (a fresh object: tests mutate reports). */
-const everything = (): EvidenceAvailability => ({ history: true, refusals: true, epoch: true, holder: true, digest: true, review: true });
+const everything = (): EvidenceAvailability => ({
+  history: true,
+  refusals: true,
+  epoch: true,
+  holder: true,
+  digest: true,
+  review: true,
+  'retry-policy': true,
+});
 
 /** What the stub queue of `notJudgedReport()` says it cannot give. */
 export const NO_HISTORY = 'this queue keeps no per-attempt history';
@@ -263,8 +272,15 @@ export function drillReport(): DrillReport {
     finishedAt: '2026-08-25T10:00:15.735Z',
     durationMs: 15735,
     exitCode: 1,
-    // Held: 13 (pass) + 11 (fail) + 13 (vacuous) + 0 (error, judged nothing).
-    summary: { scenarios: 4, passed: 1, failed: 1, vacuous: 1, errors: 1, invariants: { held: 37, broken: 2, notJudged: 0 } },
+    // Held: every invariant (pass) + all but two (fail) + every one (vacuous) + none (error, judged nothing).
+    summary: {
+      scenarios: 4,
+      passed: 1,
+      failed: 1,
+      vacuous: 1,
+      errors: 1,
+      invariants: { held: 3 * INVARIANT_IDS.length - 2, broken: 2, notJudged: 0 },
+    },
     scenarios: [passing(), failing(), vacuous(), harnessError()],
   };
 }
@@ -274,7 +290,7 @@ export function passingReport(): DrillReport {
   return {
     ...drillReport(),
     exitCode: 0,
-    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
+    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 } },
     scenarios: [passing()],
   };
 }

@@ -82,9 +82,10 @@ describe('renderJunit', () => {
 
   it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases', () => {
     const expected = [
-      { tests: '15', failures: '0', errors: '0', skipped: '1', time: '3.413' },
-      { tests: '15', failures: '3', errors: '0', skipped: '1', time: '5.120' },
-      { tests: '15', failures: '1', errors: '0', skipped: '1', time: '2.200' },
+      // Each invariant, the faults, the expectations.
+      { tests: String(INVARIANT_IDS.length + 2), failures: '0', errors: '0', skipped: '1', time: '3.413' },
+      { tests: String(INVARIANT_IDS.length + 2), failures: '3', errors: '0', skipped: '1', time: '5.120' },
+      { tests: String(INVARIANT_IDS.length + 2), failures: '1', errors: '0', skipped: '1', time: '2.200' },
       { tests: '2', failures: '0', errors: '1', skipped: '1', time: '5.003' },
     ];
     expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(
@@ -100,7 +101,14 @@ describe('renderJunit', () => {
       const sum = findAll(suite, 'testcase').reduce((total, c) => total + Number(c.attributes.time), 0);
       expect(sum.toFixed(3)).toBe(suite.attributes.time);
     }
-    expect(root.attributes).toMatchObject({ name: 'queue-drill', tests: '47', failures: '4', errors: '1', skipped: '4', time: '15.735' });
+    expect(root.attributes).toMatchObject({
+      name: 'queue-drill',
+      tests: String(3 * (INVARIANT_IDS.length + 2) + 2),
+      failures: '4',
+      errors: '1',
+      skipped: '4',
+      time: '15.735',
+    });
   });
 
   it('fails a broken invariant with a one-line message and every evidence line in its body', () => {

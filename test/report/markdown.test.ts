@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
+
+/** How many invariants a scenario is judged by. */
+const N = INVARIANT_IDS.length;
 
 /** The cells of a GFM table row: split on pipes not escaped by a backslash. */
 function cells(line: string): string[] {
@@ -49,7 +53,7 @@ describe('renderMarkdown', () => {
     expect(head).toMatch(/Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml`/);
     expect(head).toContain('Started 2026-08-25T10:00:00.000Z, finished 2026-08-25T10:00:15.735Z (15.7 s)');
     expect(head).toContain('- queue-drill 0.1.0, report version 2\n');
-    expect(head).toContain('- Invariant verdicts: 37 held, 2 broken, 0 not judged\n');
+    expect(head).toContain(`- Invariant verdicts: ${3 * N - 2} held, 2 broken, 0 not judged\n`);
   });
 
   it('has a table with one row of eight cells per scenario and the facts of each', () => {
@@ -98,11 +102,11 @@ describe('renderMarkdown', () => {
     const [pass, fail, , error] = blocks;
     // GitHub renders Markdown inside <details> only after a blank line.
     for (const block of blocks) expect(block).toMatch(/^\n<summary>[^\n]*<\/summary>\n\n/);
-    expect(pass).toContain('<summary>✅ crash_after_write: pass, 13/13 invariants hold, 1 job</summary>');
-    expect(fail).toContain('<summary>❌ timeout_blind_retry: fail, 11/13 invariants hold, 1 job</summary>');
+    expect(pass).toContain(`<summary>✅ crash_after_write: pass, ${N}/${N} invariants hold, 1 job</summary>`);
+    expect(fail).toContain(`<summary>❌ timeout_blind_retry: fail, ${N - 2}/${N} invariants hold, 1 job</summary>`);
     expect(error).toContain('no invariant judged, 0 jobs');
     const invariants = tableRows(pass!, 'Invariant');
-    expect(invariants).toHaveLength(13);
+    expect(invariants).toHaveLength(N);
     expect(invariants.at(-1)).toEqual([
       '`saga-compensation`',
       '✅',
@@ -180,27 +184,27 @@ describe('renderMarkdown, when the queue could not give some evidence', () => {
   it('counts the verdicts not judged in the header, apart from held, and still calls the scenario passed', () => {
     const head = markdown.slice(0, markdown.indexOf('| Scenario |'));
     expect(head).toContain('**✅ all 1 scenario passed** (exit code 0)');
-    expect(head).toContain(`- Invariant verdicts: ${13 - NEEDS_HISTORY.length} held, 0 broken, ${NEEDS_HISTORY.length} not judged\n`);
+    expect(head).toContain(`- Invariant verdicts: ${N - NEEDS_HISTORY.length} held, 0 broken, ${NEEDS_HISTORY.length} not judged\n`);
     expect(markdown).not.toContain('## What did not pass');
     expect(tableRows(markdown, 'Scenario')[0]!.slice(0, 2)).toEqual(['`crash_after_write`', '✅ pass']);
   });
 
   it('says how many hold and how many were not judged in the summary line, and names the queue version', () => {
     expect(block).toContain(
-      `<summary>✅ crash_after_write: pass, ${13 - NEEDS_HISTORY.length}/13 invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`,
+      `<summary>✅ crash_after_write: pass, ${N - NEEDS_HISTORY.length}/${N} invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`,
     );
     expect(block).toContain('Queue `stub` (stub 0.0.1), seed `42`');
   });
 
   it('marks each invariant not judged as such, with the reason in the evidence column, never as held', () => {
     const rows = tableRows(block, 'Invariant');
-    expect(rows).toHaveLength(13);
+    expect(rows).toHaveLength(N);
     for (const row of rows) expect(row).toHaveLength(4);
     const notJudged = rows.filter((row) => row[1] === '➖ not judged');
     expect(notJudged.map((row) => row[0])).toEqual(NEEDS_HISTORY.map((id) => `\`${id}\``));
     // The note as prose: Markdown's special characters escaped, nothing else changed.
     for (const row of notJudged) expect(row[3]).toBe(`not judged: ${NO_HISTORY_NOTE}`);
-    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: 13 - NEEDS_HISTORY.length }, () => ''));
+    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: N - NEEDS_HISTORY.length }, () => ''));
   });
 
   it('escapes a hostile not-judged reason like any prose', () => {

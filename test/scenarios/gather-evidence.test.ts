@@ -135,6 +135,7 @@ describe('gatherEvidence', () => {
       ledger: join(temp.dir, 'ledger.db'),
       timeline,
       atRest: false,
+      retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
     });
     expect(evidence).toEqual({
       scenario: 'gathered',
@@ -153,6 +154,7 @@ describe('gatherEvidence', () => {
       atRest: false,
       leaseMs: 900,
       skewMarginMs: 75,
+      retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
     });
   });
 });

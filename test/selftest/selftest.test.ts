@@ -18,6 +18,8 @@ const FAST = [
   'review-stays-put',
   'concurrent-enqueue',
   'compensation-failed',
+  'secrets-stay-out',
+  'retry-storm',
 ];
 
 describe('queue-drill selftest (fast subset)', () => {
@@ -71,6 +73,7 @@ function scenario(name: string, broken: string[]): ScenarioReport {
     invariants: ['no-lost-job', 'lease-released', 'single-holder', 'history-complete'].map((id) => ({
       id,
       status: broken.includes(id) ? 'broken' : 'held',
+      evidence: broken.includes(id) ? [`job 1: ${id} broke`] : [],
     })),
     faults: [{}],
     worldFaults: [],

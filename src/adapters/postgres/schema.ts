@@ -90,7 +90,9 @@ CREATE TABLE agent_job_events (
   worker text,
   actor text NOT NULL CHECK (actor IN (${sqlList(ACTORS)})),
   reason text NOT NULL,
-  at timestamptz NOT NULL DEFAULT clock_timestamp()
+  at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- A release to retry: the delay chosen before the next attempt.
+  delay_ms integer
 );
 CREATE INDEX agent_job_events_job ON agent_job_events (job_id, id);
 

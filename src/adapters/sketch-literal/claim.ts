@@ -10,6 +10,6 @@ import { REFERENCE_CLAIM_RULES } from '../sqlite/sql/claim-rules.js';
  */
 export const sketchLiteralClaim: Claimer = claimWith({
   ready: `${REFERENCE_CLAIM_RULES.ready} AND (lease_until IS NULL OR lease_until < @at)`,
-  sweepsExpired: false,
+  sweep: null,
   guard: 'id',
 });

@@ -57,7 +57,9 @@ CREATE TABLE IF NOT EXISTS agent_job_events (
   worker TEXT,
   actor TEXT NOT NULL,
   reason TEXT NOT NULL,
-  at TEXT NOT NULL
+  at TEXT NOT NULL,
+  -- A release to retry: the delay chosen before the next attempt.
+  delay_ms INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
 ${transitionTriggerSql('agent_jobs')}

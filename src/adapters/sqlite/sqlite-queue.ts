@@ -129,8 +129,12 @@ export class SqliteQueue {
 
   /** Releases a held job for a later attempt (or to review when none is left); the delay follows the attempt (the job's, when not given). */
   retry(lease: Lease, error: string, attempt: number = readJob(this.db, lease.jobId)?.attempts ?? 1): LeaseWriteResult {
-    const delayMs = retryDelayMs(attempt, this.retryDelay, this.options.random);
-    return retry(this.db, lease, { now: this.now(), delayMs, error }, this.write);
+    return retry(this.db, lease, { now: this.now(), delayMs: this.retryDelayFor(attempt), error }, this.write);
+  }
+
+  /** How long a job waits after failing `attempt`: the policy's delay, with jitter; a broken variant swaps it. */
+  protected retryDelayFor(attempt: number): number {
+    return retryDelayMs(attempt, this.retryDelay, this.options.random);
   }
 
   /** Sends a held job to review with a reason: a failure for a person, or a prepared step awaiting approval. */

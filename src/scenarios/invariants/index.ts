@@ -9,6 +9,7 @@ import { historyComplete } from './history-complete.js';
 import { leaseReleased } from './lease-released.js';
 import { noDuplicateEffect } from './no-duplicate-effect.js';
 import { noLostJob } from './no-lost-job.js';
+import { retryBackoff } from './retry-backoff.js';
 import { reviewRouting } from './review-routing.js';
 import { reviewSticky } from './review-sticky.js';
 import { sagaCompensation } from './saga-compensation.js';
@@ -26,6 +27,7 @@ export {
   leaseReleased,
   noDuplicateEffect,
   noLostJob,
+  retryBackoff,
   reviewRouting,
   reviewSticky,
   sagaCompensation,
@@ -40,6 +42,7 @@ const BY_ID = {
   'no-duplicate-effect': noDuplicateEffect,
   'dedupe-on-enqueue': dedupeOnEnqueue,
   'attempts-bounded': attemptsBounded,
+  'retry-backoff': retryBackoff,
   'lease-released': leaseReleased,
   'single-holder': singleHolder,
   'review-routing': reviewRouting,

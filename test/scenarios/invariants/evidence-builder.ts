@@ -248,12 +248,18 @@ export class JobScript {
     return this;
   }
 
-  /** running → retry, whatever attempt it is (the store would send an exhausted one to review: a test breaks that on purpose). */
-  retry(error = 'TransientError: HTTP 503'): this {
+  /**
+   * running → retry, whatever attempt it is (the store would send an exhausted
+   * one to review: a test breaks that on purpose); `delayMs`, when given, is
+   * recorded in the history as the delay the queue chose.
+   */
+  retry(error = 'TransientError: HTTP 503', delayMs?: number): this {
     const { worker } = this.holder();
+    const delay = delayMs ?? 1_000;
     this.row.lastError = error;
-    this.row.nextRunAt = utc(this.b.now + 1_000);
-    this.transition('retry', 'worker', worker, `retry in 1000 ms: ${error}`);
+    this.row.nextRunAt = utc(this.b.now + delay);
+    const event = this.transition('retry', 'worker', worker, `retry in ${delay} ms: ${error}`);
+    if (delayMs !== undefined) event.retryDelayMs = delayMs;
     this.release();
     return this;
   }
@@ -415,6 +421,7 @@ export class EvidenceBuilder {
     atRest: true,
     leaseMs: LEASE_MS,
     skewMarginMs: SKEW_MS,
+    retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
   };
 
   advance(ms: number): void {

@@ -7,8 +7,8 @@ export type EventInput = HistoryEventInput;
 
 // `at` is the column's default: the server's clock when the row is written.
 const SQL = `
-INSERT INTO agent_job_events (job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason)
-VALUES (@jobId, @kind, @from, @to, @attempt, @fence, @worker, @actor, @reason)`;
+INSERT INTO agent_job_events (job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason, delay_ms)
+VALUES (@jobId, @kind, @from, @to, @attempt, @fence, @worker, @actor, @reason, @delayMs)`;
 
 /**
  * Appends one history row, in the caller's transaction. A transition is checked
@@ -16,5 +16,5 @@ VALUES (@jobId, @kind, @from, @to, @attempt, @fence, @worker, @actor, @reason)`;
  */
 export async function appendEvent(db: Queryable, event: EventInput): Promise<void> {
   if (event.kind === 'transition') assertTransition(event.from, event.to, event.actor);
-  await rows(db, SQL, { ...event });
+  await rows(db, SQL, { ...event, delayMs: event.delayMs ?? null });
 }

@@ -39,7 +39,7 @@ export function jobColumns(alias?: string): string {
 export const JOB_COLUMNS = jobColumns();
 
 /** agent_job_events as JobEvent. */
-export const EVENT_COLUMNS = `id, job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason, ${iso('at')}`;
+export const EVENT_COLUMNS = `id, job_id, kind, from_status, to_status, attempt, fence, worker, actor, reason, ${iso('at')}, delay_ms`;
 
 /** agent_tx_log as TxRow: the job's id as text, as the saga port carries it. */
 export const TX_COLUMNS =

@@ -33,6 +33,7 @@ export async function retry(db: Queryable, lease: Lease, input: RetryInput): Pro
               outcome = CASE WHEN @to::text = 'review' THEN 'review' END`,
         params: { to, delayMs, error: input.error, reason },
         reason,
+        ...(exhausted ? {} : { delayMs }),
       };
     },
     { to: 'retry', what: 'retry' },

@@ -12,6 +12,8 @@ export interface LeaseWritePlan {
   set: string;
   params?: Record<string, unknown>;
   reason: string;
+  /** A release to retry: the delay before the next attempt, for the history. */
+  delayMs?: number;
 }
 
 /** What a refused write was asking for, for its history row. */
@@ -70,6 +72,7 @@ export async function writeUnderLease(
       worker: lease.workerId,
       actor,
       reason: write.reason,
+      delayMs: write.delayMs ?? null,
     });
   }
   return { ok: true, status: after.status };

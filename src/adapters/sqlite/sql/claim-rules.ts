@@ -1,6 +1,10 @@
 import type { JobRow } from '../../../queue/job.js';
 import type { JobStatus } from '../../../queue/states.js';
 import type { Db } from '../store.js';
+import { type SweepInput, sweepExpiredLeases } from './sweep-expired-leases.js';
+
+/** Takes back expired leases inside the claim's transaction. */
+export type Sweeper = (db: Db, input: SweepInput) => unknown;
 
 /** A status a claim may also take a job from, besides pending and retry, and how such a claim is written to the history. */
 export interface ClaimSource {
@@ -24,8 +28,8 @@ export interface ClaimRules {
   countsAttempt: boolean;
   /** What the take's UPDATE checks besides the id: that the job is still in a status a claim takes from, or nothing. */
   guard: 'status' | 'id';
-  /** Whether expired leases are taken back (to retry, or review) before the look-up. */
-  sweepsExpired: boolean;
+  /** How expired leases are taken back before the look-up (the reference: to retry, or review on the last attempt), or null: they are not. */
+  sweep: Sweeper | null;
   /** Whether the sweep, the look-up and the take share one immediate transaction (else each commits on its own). */
   oneTransaction: boolean;
   /** How long the work between the look-up and the take lasts (see ../../work-window.ts). */
@@ -45,7 +49,7 @@ export const REFERENCE_CLAIM_RULES: ClaimRules = {
   ready: 'next_run_at <= @at AND attempts < max_attempts',
   countsAttempt: true,
   guard: 'status',
-  sweepsExpired: true,
+  sweep: sweepExpiredLeases,
   oneTransaction: true,
   workMs: 0,
   alsoFrom: [],

@@ -6,7 +6,6 @@ import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
 import { type ClaimRules, REFERENCE_CLAIM_RULES } from './claim-rules.js';
 import { claimSql } from './claim-sql.js';
-import { sweepExpiredLeases } from './sweep-expired-leases.js';
 
 /** Who claims, when, and for how long. */
 export interface ClaimInput {
@@ -30,11 +29,12 @@ export function claimWith(given: Partial<ClaimRules> = {}): Claimer {
   const rules: ClaimRules = { ...REFERENCE_CLAIM_RULES, ...given };
   const sql = claimSql(rules);
   const sources = new Map(rules.alsoFrom.map((s) => [s.status, s]));
+  const sweeper = rules.sweep;
   const sweep = (db: Db, input: ClaimInput) =>
-    sweepExpiredLeases(db, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
+    sweeper?.(db, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
   const claimOnce = (db: Db, input: ClaimInput): JobRow | null => {
     const at = utc(input.now);
-    if (rules.sweepsExpired) {
+    if (sweeper) {
       if (rules.oneTransaction) sweep(db, input);
       else db.transaction(() => sweep(db, input)).immediate();
     }

@@ -35,6 +35,7 @@ export function retry(db: Db, lease: Lease, input: RetryInput, write: LeaseWrite
               outcome = CASE WHEN @to = 'review' THEN 'review' ELSE outcome END`,
         params: { to: exhausted ? 'review' : 'retry', nextRunAt: utc(input.now + input.delayMs), error: input.error, reason },
         reason,
+        ...(exhausted ? {} : { delayMs: input.delayMs }),
       };
     },
     { to: 'retry', what: 'retry' },

@@ -43,8 +43,9 @@ export function expiredLeases(db: Db, now: number, skewMarginMs: number): JobRow
 export function releaseExpiredLease(
   db: Db,
   job: Pick<JobRow, 'id' | 'lease_fence' | 'attempts'>,
-  release: { to: 'retry' | 'review'; reason: string },
+  release: SweepRelease,
   input: SweepInput,
+  recorded = true,
 ): boolean {
   const at = utc(input.now);
   const changed = statement(db, RELEASE).run({
@@ -56,6 +57,7 @@ export function releaseExpiredLease(
     cutoff: utc(input.now - input.skewMarginMs),
   }).changes;
   if (changed === 0) return false;
+  if (!recorded) return true;
   appendEvent(db, {
     jobId: job.id,
     kind: 'transition',
@@ -71,16 +73,38 @@ export function releaseExpiredLease(
   return true;
 }
 
+/** Where a swept job goes, and why (the reference: retry, or review on its last attempt). */
+export interface SweepRelease {
+  to: 'retry' | 'review' | 'done';
+  reason: string;
+}
+
+/** What a sweep does, one rule each: the reference's are REFERENCE_SWEEP_RULES; a broken variant differs in the one it gets wrong. */
+export interface SweepRules {
+  /** Where an expired lease's job goes. */
+  release(job: JobRow): SweepRelease;
+  /** Whether the release is written to the history. */
+  recorded: boolean;
+}
+
+export const REFERENCE_SWEEP_RULES: SweepRules = { release: defaultRelease, recorded: true };
+
+/** A sweep made by `rules` (each rule not given is the reference's). */
+export function sweepWith(given: Partial<SweepRules>): (db: Db, input: SweepInput) => Array<{ jobId: number; to: SweepRelease['to'] }> {
+  const rules: SweepRules = { ...REFERENCE_SWEEP_RULES, ...given };
+  return (db, input) => {
+    const released: Array<{ jobId: number; to: SweepRelease['to'] }> = [];
+    for (const job of expiredLeases(db, input.now, input.skewMarginMs)) {
+      const release = rules.release(job);
+      if (releaseExpiredLease(db, job, release, input, rules.recorded)) released.push({ jobId: job.id, to: release.to });
+    }
+    return released;
+  };
+}
+
 /**
  * Takes back every job whose lease expired (its worker died, hung, or lost the
  * race with its own lease): to `retry`, or to `review` when it has no attempts
  * left. Run inside the caller's write transaction. Returns the jobs released.
  */
-export function sweepExpiredLeases(db: Db, input: SweepInput): Array<{ jobId: number; to: 'retry' | 'review' }> {
-  const released: Array<{ jobId: number; to: 'retry' | 'review' }> = [];
-  for (const job of expiredLeases(db, input.now, input.skewMarginMs)) {
-    const release = defaultRelease(job);
-    if (releaseExpiredLease(db, job, release, input)) released.push({ jobId: job.id, to: release.to });
-  }
-  return released;
-}
+export const sweepExpiredLeases = sweepWith(REFERENCE_SWEEP_RULES);

@@ -10,6 +10,8 @@ export interface LeaseWritePlan {
   set: string;
   params?: Record<string, unknown>;
   reason: string;
+  /** A release to retry: the delay before the next attempt, for the history. */
+  delayMs?: number;
 }
 
 // The fencing guard: the job, the worker, and the fence of this very claim. A
@@ -60,6 +62,7 @@ export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWri
             actor,
             reason: write.reason,
             at,
+            delayMs: write.delayMs ?? null,
           });
         }
         return { ok: true, status: after.status };
