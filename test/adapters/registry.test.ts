@@ -16,6 +16,13 @@ const VARIANTS = [
   'lease-never-expires',
   'compensation-forward',
   'failed-compensation-ok',
+  'no-backoff',
+  'no-jitter',
+  'crash-loop',
+  'exhausted-left-in-retry',
+  'done-on-expiry',
+  'history-gap',
+  'payload-in-error',
 ];
 
 describe('QUEUE_IMPLS', () => {

@@ -109,6 +109,7 @@ describe('checkInvariants on a queue that cannot give every kind of evidence', (
     // As the invariants declare them today: everything that reads the history, and single-holder for the epoch too.
     expect(notJudged.map((v) => v.id)).toEqual([
       'attempts-bounded',
+      'retry-backoff',
       'single-holder',
       'review-routing',
       'review-sticky',
