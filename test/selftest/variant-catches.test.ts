@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { QUEUE_IMPLS } from '../../src/adapters/registry.js';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { INVARIANT_IDS, type InvariantId } from '../../src/kernel/vocabulary.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * Each broken variant, run on the shipped scenario that catches it, breaks
+ * exactly the invariants listed here, each with a line of evidence of the kind
+ * shown: its own mistake, seen for what it is. Between them the variants break
+ * every invariant on evidence from a real run (the last test checks that), so
+ * no checker is trusted that was only ever seen failing on hand-built evidence.
+ * The drills run one at a time (see vitest.config.ts), on the shipped file.
+ */
+
+interface Catch {
+  variant: string;
+  scenario: string;
+  /** Each invariant the variant must break there, and a line of its evidence. */
+  breaks: Partial<Record<InvariantId, RegExp>>;
+}
+
+const JOB = String.raw`job \d+ \(key [0-9a-f]{8}…\)`;
+
+const CATCHES: readonly Catch[] = [
+  {
+    variant: 'sketch-literal',
+    scenario: 'crash-after-claim',
+    breaks: {
+      'no-lost-job': new RegExp(`^${JOB}: running at rest, leased by w\\d until .* \\(epoch 1, attempts 1/3\\)$`),
+      'lease-released': new RegExp(`^${JOB}: running at rest, leased by w\\d`),
+    },
+  },
+  {
+    variant: 'claim-no-transaction',
+    scenario: 'concurrent-enqueue',
+    breaks: {
+      'single-holder': new RegExp(`^${JOB}: claimed by w\\d \\(event #\\d+ .*\\) while the lease of w\\d \\(event #\\d+ .*\\) was live`),
+      'history-complete': new RegExp(`^${JOB}: event #\\d+ \\w+→running .* starts from \\w+, but the job was running after event #\\d+`),
+    },
+  },
+  {
+    variant: 'unguarded-writes',
+    scenario: 'zombie-worker',
+    breaks: {
+      'single-holder': /^job \d+: w\d went on to its complete at .* after the job was claimed again .*: the stale write passed silently$/,
+    },
+  },
+  {
+    variant: 'unknown-retried',
+    scenario: 'response-lost-to-review',
+    breaks: {
+      'no-duplicate-effect': /^key [0-9a-f]{16}:email \(send_email, not idempotent, applied 2 times\)/,
+      'review-routing': new RegExp(`^${JOB}: step email \\(send_email, not idempotent\\) executed again while its outcome was in doubt`),
+    },
+  },
+  {
+    variant: 'review-on-timer',
+    scenario: 'review-stays-put',
+    breaks: {
+      'review-routing': new RegExp(`^${JOB}: step write failed for good .*, yet it was claimed again`),
+      'review-sticky': new RegExp(`^${JOB}: left review without a person's requeue: event #\\d+ review→running by worker w\\d`),
+      'transitions-allowed': /^job \d+: event #\d+ review→running by worker w\d.*: review→running by worker is not an allowed change$/,
+    },
+  },
+  {
+    variant: 'attempts-not-counted',
+    scenario: 'crash-after-claim',
+    breaks: { 'attempts-bounded': new RegExp(`^${JOB}: attempts is 0, but the history holds 2 claim\\(s\\)`) },
+  },
+  {
+    variant: 'enqueue-check-then-insert',
+    scenario: 'concurrent-enqueue',
+    breaks: { 'dedupe-on-enqueue': /^key [0-9a-f]{8}…: 2 jobs in the store \(jobs \d+, \d+\)$/ },
+  },
+  {
+    variant: 'lease-never-expires',
+    scenario: 'crash-after-claim',
+    breaks: {
+      'no-lost-job': new RegExp(`^${JOB}: running at rest, leased by w\\d until `),
+      'lease-released': new RegExp(`^${JOB}: running at rest, leased by w\\d until `),
+    },
+  },
+  {
+    variant: 'compensation-forward',
+    scenario: 'coordinator-crash-during-compensation',
+    breaks: { 'saga-compensation': new RegExp(`^${JOB}: compensated out of order: write \\(step 2, .*\\) after branch \\(step 1, `) },
+  },
+  {
+    variant: 'failed-compensation-ok',
+    scenario: 'compensation-failed',
+    breaks: { 'saga-compensation': new RegExp(`^${JOB}: compensation of step write failed .* but no incident was recorded for it$`) },
+  },
+  {
+    variant: 'no-backoff',
+    scenario: 'retry-storm',
+    breaks: { 'retry-backoff': /^job \d+: event #\d+ running→retry .* set a retry delay of 0 ms; after attempt 1 the policy waits at least 300 ms$/ },
+  },
+  {
+    variant: 'no-jitter',
+    scenario: 'retry-storm',
+    breaks: {
+      'retry-backoff': /^3 jobs \(\d, \d, \d\) failed attempt 1 within \d+ ms and were all set to retry after exactly 300 ms: they retry in lockstep/,
+    },
+  },
+  {
+    variant: 'done-on-expiry',
+    scenario: 'crash-after-claim',
+    breaks: {
+      'no-duplicate-effect': new RegExp(`^${JOB} is done, but step write \\(write_file\\) is in the ledger 0 times`),
+      'single-holder': new RegExp(`^${JOB}: event #\\d+ running→done by worker w\\d.* was written by w\\d, not by the holder w\\d`),
+      'done-is-verified': new RegExp(`^${JOB}: done without a verification digest \\(result_digest null\\)$`),
+    },
+  },
+  {
+    variant: 'history-gap',
+    scenario: 'crash-after-claim',
+    breaks: {
+      'single-holder': new RegExp(`^${JOB}: claimed by w\\d \\(event #\\d+ retry→running .*\\) while the lease of w\\d .* was live`),
+      'history-complete': new RegExp(`^${JOB}: event #\\d+ retry→running .* starts from retry, but the job was running after event #\\d+`),
+    },
+  },
+  {
+    variant: 'payload-in-error',
+    scenario: 'secrets-stay-out',
+    breaks: { 'secrets-redacted': /^secret sk_…\(28 chars\) found in / },
+  },
+];
+
+/** The first report of a run directory. */
+function reportIn(dir: string): DrillReport {
+  return JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')) as DrillReport;
+}
+
+describe('each broken variant, on the scenario that catches it', () => {
+  it.each(CATCHES.map((c) => [c.variant, c.scenario, c] as const))(
+    '%s breaks exactly its invariants at %s, each on evidence of its mistake',
+    { timeout: 120_000 },
+    async (variant, scenario, expected) => {
+      const run = tempRunDir(`catch-${variant}`);
+      try {
+        await execa(process.execPath, [CLI_PATH, 'run', 'scenarios.yaml', '--only', scenario, '--queue', variant, '--seed', '7', '--out', run.dir], {
+          reject: false,
+          env: { CI: 'true' },
+        });
+        const [report] = reportIn(run.dir).scenarios;
+        expect(report!.verdict, `${variant} @ ${scenario}`).toBe('fail');
+        const broken = report!.invariants.filter((v) => v.status === 'broken');
+        expect(broken.map((v) => v.id).sort()).toEqual(Object.keys(expected.breaks).sort());
+        for (const verdict of broken) {
+          const line = expected.breaks[verdict.id]!;
+          expect(verdict.evidence, `${verdict.id}: a line like ${line}`).toContainEqual(expect.stringMatching(line));
+        }
+      } finally {
+        run.remove();
+      }
+    },
+  );
+
+  it('lists every broken variant once, and between them every invariant breaks', () => {
+    const broken = QUEUE_IMPLS.filter((q) => q.soundness === 'broken').map((q) => q.name);
+    expect(CATCHES.map((c) => c.variant).sort()).toEqual([...broken].sort());
+    const seen = new Set(CATCHES.flatMap((c) => Object.keys(c.breaks)));
+    expect(INVARIANT_IDS.filter((id) => !seen.has(id))).toEqual([]);
+    // Each variant is caught by an invariant it declares.
+    for (const c of CATCHES) {
+      const declared = QUEUE_IMPLS.find((q) => q.name === c.variant)!.breaks ?? [];
+      expect(
+        Object.keys(c.breaks).some((id) => declared.includes(id as InvariantId)),
+        c.variant,
+      ).toBe(true);
+    }
+  });
+});
