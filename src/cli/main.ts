@@ -15,6 +15,7 @@ import { producerCommand } from './commands/producer.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { selftestCommand } from './commands/selftest.js';
+import { soakCommand } from './commands/soak.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
@@ -24,6 +25,7 @@ import { worldCommand } from './commands/world.js';
 const COMMANDS: readonly Command<any>[] = [
   runCommand,
   exploreCommand,
+  soakCommand,
   selftestCommand,
   contractCommand,
   demoCommand,

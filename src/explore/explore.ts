@@ -45,7 +45,12 @@ export interface ExploreResult {
 const NAME = 'explored';
 
 /** Runs one schedule on real processes and judges it by the invariants (expectations are 'any'). */
-async function runSchedule(schedule: Schedule, options: ExploreOptions, dir: string, seed: number): Promise<ScenarioReport> {
+export async function runSchedule(
+  schedule: Schedule,
+  options: Pick<ExploreOptions, 'queue' | 'signal'>,
+  dir: string,
+  seed: number,
+): Promise<ScenarioReport> {
   const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
   const run = await runScenario(scenario!, dir, options.signal, { servers: {}, keep: false });
@@ -53,7 +58,7 @@ async function runSchedule(schedule: Schedule, options: ExploreOptions, dir: str
 }
 
 /** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */
-function broken(report: ScenarioReport): string[] {
+export function broken(report: ScenarioReport): string[] {
   return [...report.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
 }
 

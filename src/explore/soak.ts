@@ -1,0 +1,115 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import type { ScenarioReport } from '../report/schema.js';
+import { broken, runSchedule } from './explore.js';
+import { type Schedule, scheduleArbitrary } from './schedule.js';
+import { exploreFile, scheduleScenario } from './to-scenario.js';
+
+/*
+ * Soak: a queue that must pass runs N random fault schedules (explore's
+ * generator, drawn from one seed), and every violation is a defect: kept with
+ * its run directory and written out as a scenario file with the command that
+ * replays it. Unlike explore it does not stop at the first violation or shrink
+ * it: it measures how often the judge cries wolf (it must be never) and finds
+ * every flaky corner of the harness and the queue, not just one.
+ */
+
+export interface SoakOptions {
+  queue: string;
+  runs: number;
+  seed: number;
+  /** Runs side by side. @default 2 */
+  parallel: number;
+  out: string;
+  /** Stop cleanly after this long, keeping what was found. */
+  timeBudgetMs: number;
+  signal: AbortSignal;
+  onRun?: (event: { run: number; report: ScenarioReport; broken: string[] }) => void;
+}
+
+/** One run that broke something: a defect, with what it needs to be replayed. */
+export interface SoakViolation {
+  run: number;
+  seed: number;
+  broken: string[];
+  faults: number;
+  file: string;
+  runDir: string;
+  replay: string;
+}
+
+export interface SoakResult {
+  queue: string;
+  seed: number;
+  /** Runs asked for, and run. */
+  asked: number;
+  runs: number;
+  violations: SoakViolation[];
+  durationMs: number;
+  interrupted: boolean;
+  out: string;
+}
+
+/** The schedules of a soak: the first `runs` explore draws from `seed`, the same list every time. */
+export function soakSchedules(seed: number, runs: number): Schedule[] {
+  return fc.sample(scheduleArbitrary(), { seed, numRuns: runs });
+}
+
+/** Runs the soak; resolves with every violation found. Never throws for a violation. */
+export async function soak(options: SoakOptions): Promise<SoakResult> {
+  const started = Date.now();
+  mkdirSync(options.out, { recursive: true });
+  const schedules = soakSchedules(options.seed, options.runs);
+  const violations: SoakViolation[] = [];
+  let next = 0;
+  let runs = 0;
+  const outOfTime = () => options.signal.aborted || Date.now() - started >= options.timeBudgetMs;
+  const lane = async (): Promise<void> => {
+    while (next < schedules.length && !outOfTime()) {
+      const index = next++;
+      const run = index + 1;
+      // Each run its own drill seed, so two runs of one schedule shape still differ in timing draws.
+      const seed = options.seed + index;
+      const runDir = join(options.out, `run${run}`);
+      const report = await runSchedule(schedules[index]!, options, runDir, seed);
+      if (options.signal.aborted) break;
+      runs++;
+      const found = broken(report);
+      options.onRun?.({ run, report, broken: found });
+      if (found.length === 0) {
+        rmSync(runDir, { recursive: true, force: true });
+        continue;
+      }
+      violations.push(writeViolation(options, schedules[index]!, { run, seed, broken: found, runDir }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, options.runs)) }, () => lane()));
+  violations.sort((a, b) => a.run - b.run);
+  const result: SoakResult = {
+    queue: options.queue,
+    seed: options.seed,
+    asked: options.runs,
+    runs,
+    violations,
+    durationMs: Date.now() - started,
+    interrupted: runs < options.runs,
+    out: options.out,
+  };
+  writeFileSync(join(options.out, 'soak.json'), `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+/** Writes a violation's schedule as a scenario file beside its run directory. */
+function writeViolation(
+  options: SoakOptions,
+  schedule: Schedule,
+  found: { run: number; seed: number; broken: string[]; runDir: string },
+): SoakViolation {
+  const file = join(options.out, `violation-run${found.run}.yaml`);
+  const replay = `queue-drill run ${file} --seed ${found.seed} --queue ${options.queue}`;
+  const scenario = scheduleScenario(schedule, `soak-run${found.run}`, `run ${found.run} of a soak of ${options.queue} (seed ${options.seed})`);
+  writeFileSync(file, `# Replay: ${replay}\n# Broke: ${found.broken.join(', ')}\n${stringify(exploreFile([scenario]))}`);
+  return { ...found, faults: schedule.faults.length, file, replay };
+}
