@@ -58,13 +58,14 @@ export function everyHitAllowed(at: FailpointName): boolean {
   return !UNBOUNDED_POINTS.includes(at);
 }
 
-/** The points reached for a step (their faults may name one), and the others. */
-export const OTHER_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((p) => !(STEP_FAILPOINTS as readonly string[]).includes(p));
+/** The points tied to no step: a fault there names none. */
+const OTHER_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((p) => !(STEP_FAILPOINTS as readonly string[]).includes(p));
 
 const attempt = fc.option(fc.integer({ min: 1, max: 2 }), { nil: null });
 // Every hit one draw in four; shrinks toward 1 (a bounded first), with or without fast-check's context.
 const first = fc.mapToConstant<number | null>({ num: 3, build: (i) => (i < 2 ? 1 : 2) }, { num: 1, build: () => null });
 
+/** One action's point faults: at a step's points, maybe limited to a step of the first job; elsewhere, never. */
 function pointFaults(action: (typeof POINT_FAULT_ACTIONS)[number], explore: NonNullable<(typeof POINT_FAULT_ACTIONS)[number]['explore']>) {
   const shape = (points: readonly FailpointName[], stepIndex: fc.Arbitrary<number | null>) =>
     fc
