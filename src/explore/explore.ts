@@ -7,6 +7,7 @@ import { judgeScenario } from '../scenarios/judge.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { runScenario } from '../scenarios/run-scenario.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
+import { exploreLanes, type Lane } from './lanes.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
 
@@ -36,6 +37,8 @@ export interface Counterexample {
 
 export interface ExploreResult {
   runs: number;
+  /** Runs (not counting shrinking) in which an armed fault never fired: they tested less than their schedule says. */
+  vacuous: number;
   counterexamples: Counterexample[];
   interrupted: boolean;
   durationMs: number;
@@ -64,7 +67,9 @@ export function broken(report: ScenarioReport): string[] {
 
 /*
  * Explore: fast-check generates fault schedules (which points, which actions,
- * which attempts, how many jobs, workers and producers, which plans), each runs
+ * which attempts, how many jobs, workers and producers, which plans), after
+ * the covering schedules that reach every action at every point for every
+ * kind of effect (src/explore/cover.ts, split among lanes by lanes.ts); each runs
  * on real processes and is judged by the same invariants as `run`. A violation
  * is shrunk by fast-check (fewest faults first, then jobs and workers), and the
  * smallest schedule that still fails is written as a scenario file with the
@@ -74,12 +79,10 @@ export function broken(report: ScenarioReport): string[] {
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = Date.now();
   mkdirSync(options.out, { recursive: true });
-  const lanes = Math.max(1, Math.min(options.parallel, options.runs));
   let total = 0;
+  let vacuous = 0;
   const counterexamples: Counterexample[] = [];
-  const lane = async (index: number): Promise<void> => {
-    const seed = options.seed + index;
-    const runs = Math.floor(options.runs / lanes) + (index < options.runs % lanes ? 1 : 0);
+  const lane = async ({ index, seed, numRuns, examples }: Lane): Promise<void> => {
     let n = 0;
     let failing = false;
     const property = fc.asyncProperty(scheduleArbitrary(), async (schedule) => {
@@ -89,6 +92,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       const dir = join(options.out, `lane${index + 1}-run${n}`);
       const report = await runSchedule(schedule, options, dir, seed);
       options.onRun?.({ lane: index + 1, run: n, report, shrinking: failing });
+      if (!failing && report.unfired.length > 0) vacuous++;
       const found = broken(report);
       if (found.length === 0) {
         rmSync(dir, { recursive: true, force: true });
@@ -99,7 +103,9 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     });
     const details = await fc.check(property, {
       seed,
-      numRuns: runs,
+      numRuns,
+      // The covering schedules first (src/explore/cover.ts), then fast-check's own draws.
+      examples,
       interruptAfterTimeLimit: Math.max(1, options.timeBudgetMs - (Date.now() - started)),
       markInterruptAsFailure: false,
       endOnFailure: false,
@@ -127,9 +133,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       shrinks: details.numShrinks,
     });
   };
-  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i)));
+  await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map(lane));
   return {
     runs: total,
+    vacuous,
     counterexamples,
     interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs,
     durationMs: Date.now() - started,

@@ -68,6 +68,8 @@ export const EXPLORE_PLANS: Readonly<Record<string, Plan>> = {
   'write-then-email': { steps: [write, email] },
   'three-step': { steps: [write, charge, email] },
   release: { steps: [branch, write, publish] },
+  // A reversible step that is not idempotent, with a step after it: what a compensation of that kind of effect needs.
+  'publish-then-email': { steps: [publish, email] },
 };
 
 export type ExplorePlanName = keyof typeof EXPLORE_PLANS;

@@ -1,14 +1,18 @@
 import fc from 'fast-check';
 import { type FaultActionName, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
-import { FAILPOINTS, type FailpointName } from '../faults/points.js';
+import { FAILPOINTS, type FailpointName, STEP_FAILPOINTS } from '../faults/points.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
 import { EXPLORE_PLANS } from './plans.js';
+import { shrinkableFields } from './shrinkable-fields.js';
 
 /*
  * A fault schedule, as fast-check generates and shrinks it. The fields are in
  * the order shrinking should give them up: faults first (fewest faults), then
  * jobs, then workers and producers, so a counterexample shrinks to the smallest
- * cast that still breaks an invariant.
+ * cast that still breaks an invariant. Every arbitrary here can also shrink a
+ * schedule it did not generate (explore's covering schedules, src/explore/cover.ts,
+ * are handed to fast-check as examples): records, constants and integers
+ * can, a map() carries its inverse, and the actions' own draws are wrapped.
  */
 
 /** A fault at a point: any failpoint, any action explore draws (each action says how it draws its fields). */
@@ -17,8 +21,11 @@ export interface PointFaultSpec {
   at: FailpointName;
   action: FaultActionName;
   fields: Record<string, unknown>;
+  /** The step of the first job's plan it is limited to (modulo its length), or null: any step. Only for a step's points. */
+  stepIndex: number | null;
   attempt: number | null;
-  first: number;
+  /** Only the first N hits; null: every hit (a poison fault), only at points bounded by a job's attempts. */
+  first: number | null;
 }
 
 /** A fault on the world's calls of one step of the first job: any world action explore draws (each says how it draws its fields). */
@@ -37,38 +44,65 @@ export interface Schedule {
   producers: number;
 }
 
+/*
+ * A fault on every hit is bounded only where each hit belongs to an attempt of
+ * a job (a worker's points): the job runs out of attempts and goes to review.
+ * A producer's enqueue and the coordinator's compensation are not counted in
+ * attempts: a crash on every hit there outlives every restart and leaves the
+ * drill short of rest whatever the queue does, which is no finding.
+ */
+const UNBOUNDED_POINTS: readonly FailpointName[] = ['enqueue', 'during_compensation'];
+
+/** Whether a point fault may fire on every hit. */
+export function everyHitAllowed(at: FailpointName): boolean {
+  return !UNBOUNDED_POINTS.includes(at);
+}
+
+/** The points tied to no step: a fault there names none. */
+const OTHER_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((p) => !(STEP_FAILPOINTS as readonly string[]).includes(p));
+
 const attempt = fc.option(fc.integer({ min: 1, max: 2 }), { nil: null });
-const first = fc.integer({ min: 1, max: 2 });
+// Every hit one draw in four; shrinks toward 1 (a bounded first), with or without fast-check's context.
+const first = fc.mapToConstant<number | null>({ num: 3, build: (i) => (i < 2 ? 1 : 2) }, { num: 1, build: () => null });
+
+/** One action's point faults: at a step's points, maybe limited to a step of the first job; elsewhere, never. */
+function pointFaults(action: (typeof POINT_FAULT_ACTIONS)[number], explore: NonNullable<(typeof POINT_FAULT_ACTIONS)[number]['explore']>) {
+  const shape = (points: readonly FailpointName[], stepIndex: fc.Arbitrary<number | null>) =>
+    fc
+      .record({
+        kind: fc.constant('point' as const),
+        at: fc.constantFrom(...points),
+        action: fc.constant(action.name as FaultActionName),
+        fields: shrinkableFields(explore(fc)),
+        stepIndex,
+        attempt,
+        first,
+      })
+      .filter((fault) => fault.first !== null || everyHitAllowed(fault.at));
+  return [shape(STEP_FAILPOINTS, fc.option(fc.nat(2), { nil: null })), shape(OTHER_FAILPOINTS, fc.constant(null))];
+}
 
 const pointFault: fc.Arbitrary<PointFaultSpec> = fc.oneof(
-  ...POINT_FAULT_ACTIONS.flatMap((action) =>
-    action.explore
-      ? [
-          fc.record({
-            kind: fc.constant('point' as const),
-            at: fc.constantFrom(...FAILPOINTS),
-            action: fc.constant(action.name as FaultActionName),
-            fields: action.explore(fc),
-            attempt,
-            first,
-          }),
-        ]
-      : [],
-  ),
+  ...POINT_FAULT_ACTIONS.flatMap((action) => (action.explore ? pointFaults(action, action.explore) : [])),
 );
 
 const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ...WORLD_FAULT_ACTIONS.flatMap((action) =>
     action.explore
       ? [
-          fc.record({ stepIndex: fc.nat(2), drawn: action.explore(fc) }).map(
+          fc.record({ stepIndex: fc.nat(2), drawn: shrinkableFields(action.explore(fc)) }).map(
             ({ stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({
               kind: 'world',
               stepIndex,
               action: action.name as WorldFaultActionName,
               fields,
-              times,
+              times: times as number,
             }),
+            (value) => {
+              const spec = value as WorldFaultSpec;
+              if (spec?.kind !== 'world' || spec.action !== action.name) throw new Error(`not a world ${action.name} fault`);
+              return { stepIndex: spec.stepIndex, drawn: { ...spec.fields, times: spec.times } };
+            },
           ),
         ]
       : [],

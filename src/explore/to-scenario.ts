@@ -21,8 +21,18 @@ export function scheduleScenario(schedule: Schedule, name: string, description: 
       const step = firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id;
       return { world: { step, job: 1 }, times: fault.times, action: fault.action, ...fault.fields };
     }
-    const where = fault.attempt === null ? {} : { where: { attempt: fault.attempt } };
-    return { at: fault.at, first: fault.first, ...where, action: fault.action, ...fault.fields };
+    const limits = {
+      ...(fault.stepIndex === null ? {} : { step: firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id }),
+      ...(fault.attempt === null ? {} : { attempt: fault.attempt }),
+    };
+    // No `first`: the fault fires on every hit, as the schedule says.
+    return {
+      at: fault.at,
+      ...(fault.first === null ? {} : { first: fault.first }),
+      ...(Object.keys(limits).length > 0 ? { where: limits } : {}),
+      action: fault.action,
+      ...fault.fields,
+    };
   });
   return {
     name,

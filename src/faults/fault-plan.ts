@@ -8,7 +8,8 @@ import { type FailpointContext, type FailpointName, isFailpointName } from './po
  * and no clock. In the spirit of fail-rs's `p%cnt*action(arg)`: a rule names a
  * point, an action and its argument, and is limited by `where` (only this
  * worker, attempt, step, tool or job), `first` (only the first N hits that
- * match) and `probability` (fire with chance p, drawn from the drill's seed).
+ * match; without it, every hit: a poison fault) and `probability` (fire with
+ * chance p, drawn from the drill's seed).
  *
  * Rules are tried in order and the first that fires decides. Every rule whose
  * point and `where` match counts the hit, fired or not, so `first` means "the
@@ -30,6 +31,8 @@ export interface FaultWhere {
   step?: string;
   tool?: string;
   jobId?: string;
+  /** The job by its idempotency key: a scenario knows its jobs' keys, not the ids the queue gives them. */
+  jobKey?: string;
 }
 
 /** One armed fault: an action at a point, optionally limited. */
@@ -149,11 +152,17 @@ function matches(rule: FaultRule, context: FailpointContext): boolean {
     (where.attempt === undefined || where.attempt === context.attempt) &&
     (where.step === undefined || where.step === context.step) &&
     (where.tool === undefined || where.tool === context.tool) &&
-    (where.jobId === undefined || where.jobId === context.jobId)
+    (where.jobId === undefined || where.jobId === context.jobId) &&
+    (where.jobKey === undefined || where.jobKey === jobKeyOf(context))
   );
 }
 
-const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'string' } as const;
+/** The key of the job a hit is about: a producer about to enqueue names it by `key` (src/producer/produce-plans.ts). */
+function jobKeyOf(context: FailpointContext): string | undefined {
+  return context.jobKey ?? (context.point === 'enqueue' ? context.key : undefined);
+}
+
+const WHERE_FIELDS = { worker: 'string', attempt: 'integer', step: 'string', tool: 'string', jobId: 'string', jobKey: 'string' } as const;
 
 // Rules usually come from scenarios.yaml, validated there; this guards callers
 // that build them by hand, because a silently ignored limit arms the wrong fault.

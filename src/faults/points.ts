@@ -20,6 +20,15 @@ export const FAILPOINTS = [
   'before_call',
 ] as const;
 
+/** The points reached for one step of a plan: their context names the step and its tool (the rest name at most a job). */
+export const STEP_FAILPOINTS = [
+  'after_write',
+  'on_timeout',
+  'response_lost',
+  'during_compensation',
+  'before_call',
+] as const satisfies readonly FailpointName[];
+
 /** The name of one fault point. */
 export type FailpointName = (typeof FAILPOINTS)[number];
 
@@ -28,9 +37,12 @@ export interface FailpointContext {
   point: FailpointName;
   worker: string;
   jobId?: string;
+  /** The job's idempotency key, by which a scenario names a job before the queue has given it an id. */
+  jobKey?: string;
   attempt?: number;
   step?: string;
   tool?: string;
+  /** The idempotency key the point is about: the job's at enqueue, the step's (or its compensation's) at a step's points. */
   key?: string;
 }
 

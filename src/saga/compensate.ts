@@ -60,6 +60,7 @@ export async function compensatePlan(run: CompensationRun): Promise<Compensation
     await failpoint('during_compensation', {
       worker: run.claim.holder,
       jobId: run.claim.jobId,
+      jobKey: run.claim.key,
       attempt: run.claim.attempt,
       step: step.step_id,
       tool: step.compensation,

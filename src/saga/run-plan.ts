@@ -68,6 +68,7 @@ function hit(run: PlanRun, point: FailpointName, step?: PlanStep): Promise<void>
   return failpoint(point, {
     worker: run.claim.holder,
     jobId: run.claim.jobId,
+    jobKey: run.claim.key,
     attempt: run.claim.attempt,
     ...(step ? { step: step.step_id, tool: step.tool, key: stepKey(run.claim.key, step.step_id) } : {}),
   });

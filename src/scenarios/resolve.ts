@@ -1,6 +1,6 @@
 import { argOf } from '../faults/action-fields.js';
 import { pointFaultAction } from '../faults/actions/index.js';
-import type { FaultRule } from '../faults/fault-plan.js';
+import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
 import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
@@ -48,16 +48,25 @@ export class ScenarioSelectionError extends InputError {
   readonly code = 'QD_BAD_SCENARIOS';
 }
 
-function resolveFault(fault: PointFault, index: number): FaultRule {
+function resolveFault(fault: PointFault, index: number, jobs: ResolvedJob[], scenario: string): FaultRule {
   const base = {
     id: `f${index + 1}`,
     point: fault.at,
-    ...(fault.where ? { where: fault.where } : {}),
+    ...(fault.where ? { where: resolveWhere(fault.where, jobs, scenario) } : {}),
     ...(fault.first === undefined ? {} : { first: fault.first }),
     ...(fault.probability === undefined ? {} : { probability: fault.probability }),
   };
   const arg = argOf(pointFaultAction(fault.action)!, fault);
   return { ...base, action: fault.action, ...(arg === undefined ? {} : { arg }) };
+}
+
+/** A point fault's `where` in the harness's terms: a job named by its place in the scenario becomes its key. */
+function resolveWhere(where: NonNullable<PointFault['where']>, jobs: ResolvedJob[], scenario: string): FaultWhere {
+  const { job: n, ...rest } = where;
+  if (n === undefined) return rest;
+  const job = jobs[n - 1];
+  if (!job) throw new ScenarioSelectionError(`scenario ${scenario}: a point fault names job ${n}, but it has ${jobs.length} jobs`);
+  return { ...rest, jobKey: job.key };
 }
 
 function resolveWorldFault(fault: WorldFault, jobs: ResolvedJob[], scenario: string): { spec: FaultSpecInput; describe: string } {
@@ -118,7 +127,7 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, seed: numb
   const pointFaults: FaultRule[] = [];
   const worldFaults: Array<{ spec: FaultSpecInput; describe: string }> = [];
   scenario.faults.forEach((fault, index) => {
-    if ('at' in fault) pointFaults.push(resolveFault(fault, index));
+    if ('at' in fault) pointFaults.push(resolveFault(fault, index, jobs, scenario.name));
     else worldFaults.push(resolveWorldFault(fault, jobs, scenario.name));
   });
   return {

@@ -43,6 +43,8 @@ const WhereSchema = z.strictObject({
   attempt: positiveInt.optional(),
   step: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
+  /** Only this job: 1-based among the scenario's jobs, as a world fault counts them. */
+  job: positiveInt.optional(),
 });
 
 /** What each kind of action field holds, as the scenario file writes it. */
@@ -78,7 +80,7 @@ const PointFaultSchema = z.strictObject({
   action: z.enum(FAULT_ACTION_NAMES).describe(POINT_FAULT_ACTIONS.map((a) => `${a.name}: ${a.summary}`).join('; ')),
   ...fieldsShape(POINT_FAULT_ACTIONS),
   where: WhereSchema.optional(),
-  /** Only the first N matching hits. */
+  /** Only the first N matching hits; without it, every matching hit (a poison fault). */
   first: positiveInt.optional(),
   /** Fire with this probability, drawn from the drill's seed. */
   probability: z.number().min(0).max(1).optional(),

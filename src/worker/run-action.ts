@@ -12,7 +12,7 @@ export async function runAction(
 ): Promise<Settlement> {
   const action = ACTIONS[delivery.action];
   const ctx: ActionContext = { job: delivery, payload, workerId: delivery.holder, effectLog: deps.effectLog, now: deps.now, signal: delivery.signal };
-  const where = { worker: delivery.holder, jobId: delivery.jobId, attempt: delivery.attempt };
+  const where = { worker: delivery.holder, jobId: delivery.jobId, jobKey: delivery.key, attempt: delivery.attempt };
   try {
     if (!action) throw new Error(`unknown action ${JSON.stringify(delivery.action)}`);
     const output = await action.run(ctx);

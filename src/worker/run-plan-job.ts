@@ -29,6 +29,7 @@ export async function runPlanJob(
     outcome = { kind: 'review', reason: `the stored plan is invalid: ${error.message}` };
   }
   // The last moment before the queue's write: a worker paused here wakes as a zombie with a complete to make.
-  if (outcome.kind === 'done') await failpoint('before_complete', { worker: delivery.holder, jobId: delivery.jobId, attempt: delivery.attempt });
+  if (outcome.kind === 'done')
+    await failpoint('before_complete', { worker: delivery.holder, jobId: delivery.jobId, jobKey: delivery.key, attempt: delivery.attempt });
   return outcome;
 }

@@ -65,7 +65,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       exitWhenDrained: options.exitWhenDrained,
       maxJobs: options.maxJobs,
       maxAttemptMs: options.maxAttemptMs,
-      beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, attempt: claim.attempt }),
+      beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, jobKey: claim.key, attempt: claim.attempt }),
       onSettled: (claim, settlement, write) => {
         const secrets = secretsInPayload(parsedOrNull(claim.payload));
         log(
@@ -103,7 +103,7 @@ function drillHandler(options: WorkerOptions, now: () => string): DeliveryHandle
     const payload = (parsedOrNull(delivery.payload) ?? {}) as Record<string, unknown>;
     const secrets = secretsInPayload(payload);
     try {
-      await failpoint('after_claim', { worker: options.id, jobId: delivery.jobId, attempt: delivery.attempt });
+      await failpoint('after_claim', { worker: options.id, jobId: delivery.jobId, jobKey: delivery.key, attempt: delivery.attempt });
     } catch (error) {
       // Nothing has touched the world yet: the attempt failed, and the matrix decides what follows.
       return settleFailure(error, 'none', secrets);

@@ -67,6 +67,30 @@ describe('FaultPlan.decide', () => {
       expected: ['u', '-'],
     },
     {
+      // A scenario names a job by its key: at a producer's enqueue the context's key is the job's.
+      name: "where.jobKey: the job's key, at a worker's points and at a producer's enqueue",
+      rules: [
+        { id: 'k', point: 'after_claim', action: 'crash', where: { jobKey: 'K1' } },
+        { id: 'q', point: 'enqueue', action: 'exit', where: { jobKey: 'K1' } },
+      ],
+      hits: [
+        at('after_claim', { jobKey: 'K2', jobId: '1' }),
+        at('after_claim', { jobId: '1' }),
+        at('after_claim', { jobKey: 'K1', jobId: '2' }),
+        at('enqueue', { key: 'K2' }),
+        at('enqueue', { key: 'K1' }),
+        // A step's key is not the job's key.
+        at('after_claim', { key: 'K1', jobKey: 'K3' }),
+      ],
+      expected: ['-', '-', 'k', '-', 'q', '-'],
+    },
+    {
+      name: 'without first, a rule fires on every matching hit (a poison fault)',
+      rules: [{ id: 'p', point: 'after_claim', action: 'crash', where: { jobKey: 'K1' } }],
+      hits: [1, 2, 3, 4].map((attempt) => at('after_claim', { jobKey: 'K1', attempt })),
+      expected: ['p', 'p', 'p', 'p'],
+    },
+    {
       name: 'the first rule that fires decides; a later rule still counts the hit',
       rules: [
         { id: 'a', point: 'after_write', action: 'delay', arg: { ms: 5 }, first: 1 },
@@ -188,6 +212,7 @@ describe('FaultPlan validation', () => {
       { id: 'a', point: 'after_claim', action: 'crash', where: { jobId: 7 } },
       /where.jobId must be a string/,
     ],
+    ['where.jobKey a number', { id: 'a', point: 'after_claim', action: 'crash', where: { jobKey: 1 } }, /where.jobKey must be a string/],
     [
       'exit code out of range',
       { id: 'a', point: 'after_claim', action: 'exit', arg: { code: 300 } },

@@ -49,9 +49,10 @@ export const exploreCommand = defineCommand({
         onRun: ({ lane, run, report, shrinking }) => {
           const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
           const faults = report.faults.length + report.worldFaults.length;
+          const fired = [...report.faults, ...report.worldFaults].filter((f) => f.fired > 0).length;
           process.stderr.write(
             `lane ${lane} ${shrinking ? 'shrink' : 'run'} ${run}: ${broken.length > 0 ? `VIOLATION ${broken.join(', ')}` : 'ok'} ` +
-              `(${faults} fault(s), ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
+              `(${fired}/${faults} fault(s) fired, ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
           );
         },
       });
@@ -63,7 +64,8 @@ export const exploreCommand = defineCommand({
       }
       process.stdout.write(
         `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} ` +
-          `violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}\n`,
+          `violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}` +
+          `${result.vacuous > 0 ? ` (${result.vacuous} run(s) with a fault that never fired)` : ''}\n`,
       );
       process.exitCode = stop.signal.aborted ? EXIT.harnessFailed : result.counterexamples.length > 0 ? EXIT.violated : EXIT.ok;
     } finally {

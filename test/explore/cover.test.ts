@@ -1,0 +1,141 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cellName, coverCells, coverSchedules } from '../../src/explore/cover.js';
+import { exploreLanes } from '../../src/explore/lanes.js';
+import { EXPLORE_PLANS } from '../../src/explore/plans.js';
+import { type Schedule, scheduleArbitrary } from '../../src/explore/schedule.js';
+import { EXPLORE_SETTINGS, scheduleScenario } from '../../src/explore/to-scenario.js';
+import { POINT_FAULT_ACTIONS } from '../../src/faults/actions/index.js';
+import { FAILPOINTS, STEP_FAILPOINTS } from '../../src/faults/points.js';
+import { CATALOGUE, isToolName } from '../../src/world/catalogue.js';
+import { TOOL_EFFECT_KINDS, toolEffectKind } from '../../src/world/effect-kinds.js';
+import { WORLD_FAULT_ACTIONS } from '../../src/world/fault-actions/index.js';
+
+/*
+ * What explore reaches in its first 100 runs, for several seeds and lane
+ * counts, read from the schedules fast-check would hand the property (the
+ * covering examples, then its own draws) without running any of them. Which
+ * combination a schedule reaches is judged here from the scenario explore
+ * would write, by the design's rules for reaching each point, not by the
+ * cover's own bookkeeping.
+ */
+
+const RUNS = 100;
+const SEEDS = [1, 3, 7, 42, 1_000_003, 2_147_483_646];
+
+/** The schedules explore runs first, in order per lane, never run: each lane's fast-check property only records what it is given. */
+function firstSchedules(seed: number, runs: number, parallel: number): Schedule[] {
+  return exploreLanes(seed, runs, parallel).flatMap((lane) => {
+    const seen: Schedule[] = [];
+    fc.assert(
+      fc.property(scheduleArbitrary(), (schedule) => {
+        seen.push(schedule);
+      }),
+      { seed: lane.seed, numRuns: lane.numRuns, examples: lane.examples },
+    );
+    return seen;
+  });
+}
+
+/** A fault of the written scenario, as far as reaching a point goes. */
+type Fault =
+  | { at: string; action: string; where?: { step?: string; attempt?: number } }
+  | { world: { step?: string }; action: string; ms?: number; status?: number };
+
+/** The combinations one schedule reaches, judged from its scenario: `action@point/kind`, `action@point`, `action~kind`. */
+function reached(schedule: Schedule): string[] {
+  const scenario = scheduleScenario(schedule, 'x', 'x');
+  const steps = EXPLORE_PLANS[scenario.jobs[0]!.plan as string]!.steps;
+  const faults = scenario.faults as unknown as Fault[];
+  const kindOf = (stepId: unknown) => {
+    const step = steps.find((s) => s.step_id === stepId);
+    return step && isToolName(step.tool) ? toolEffectKind(step.tool) : null;
+  };
+  const worlds = faults.flatMap((f) =>
+    'world' in f
+      ? [{ step: f.world.step, index: steps.findIndex((s) => s.step_id === f.world.step), action: f.action, ms: f.ms, status: f.status }]
+      : [],
+  );
+  const slow = (step?: unknown) =>
+    worlds.some((w) => w.action === 'delay' && (w.ms ?? 0) > EXPLORE_SETTINGS.call_timeout_ms && (step === undefined || w.step === step));
+  const cells = worlds.flatMap((w) => (kindOf(w.step) ? [`${w.action}~${kindOf(w.step)}`] : []));
+  for (const fault of faults) {
+    if (!('at' in fault) || fault.where?.attempt !== undefined) continue;
+    const step = fault.where?.step;
+    if (!(STEP_FAILPOINTS as readonly string[]).includes(fault.at)) {
+      if (fault.at !== 'heartbeat' || slow()) cells.push(`${fault.action}@${fault.at}`);
+      continue;
+    }
+    const kind = kindOf(step);
+    const index = steps.findIndex((s) => s.step_id === step);
+    const leads = {
+      on_timeout: slow(step),
+      response_lost: worlds.some((w) => w.step === step && (w.action === 'drop' || w.action === 'error_after_apply')),
+      during_compensation:
+        steps[index]?.compensation != null && worlds.some((w) => w.index > index && w.action === 'fail' && (w.status === 401 || w.status === 403)),
+    } as Record<string, boolean>;
+    if (kind !== null && (leads[fault.at] ?? true)) cells.push(`${fault.action}@${fault.at}/${kind}`);
+  }
+  return cells;
+}
+
+/** What explore must reach: every action it draws at every point (for every kind of step where a step is named), every world action on every kind. */
+function wanted(): string[] {
+  const undoable = TOOL_EFFECT_KINDS.filter((kind) =>
+    Object.values(CATALOGUE).some((tool) => tool.compensationTool !== null && toolEffectKind(tool.name) === kind),
+  );
+  const points = POINT_FAULT_ACTIONS.filter((a) => a.explore).flatMap((action) =>
+    FAILPOINTS.flatMap((at) => {
+      if (!(STEP_FAILPOINTS as readonly string[]).includes(at)) return [`${action.name}@${at}`];
+      return (at === 'during_compensation' ? undoable : TOOL_EFFECT_KINDS).map((kind) => `${action.name}@${at}/${kind}`);
+    }),
+  );
+  const worlds = WORLD_FAULT_ACTIONS.filter((a) => a.explore).flatMap((action) => TOOL_EFFECT_KINDS.map((kind) => `${action.name}~${kind}`));
+  return [...points, ...worlds].sort();
+}
+
+describe("explore's first 100 runs", () => {
+  it('are the cells the cover names: every action explore draws, at every point, for every kind of effect', () => {
+    expect(coverCells().map(cellName).sort()).toEqual(wanted());
+    // Three kinds of step effect, and compensation undoes two of them: not a vacuous cross product.
+    expect(wanted().length).toBeGreaterThan(100);
+  });
+
+  it.each(SEEDS.flatMap((seed) => [1, 2, 3].map((parallel) => ({ seed, parallel }))))(
+    'reach every cell, seed $seed, $parallel lane(s)',
+    ({ seed, parallel }) => {
+      const schedules = firstSchedules(seed, RUNS, parallel);
+      expect(schedules).toHaveLength(RUNS);
+      const seen = new Set(schedules.flatMap(reached));
+      expect(wanted().filter((cell) => !seen.has(cell))).toEqual([]);
+    },
+  );
+
+  it('are drawn from the seed: the same seed gives the same schedules, another seed others', () => {
+    expect(firstSchedules(7, 30, 2)).toEqual(firstSchedules(7, 30, 2));
+    expect(firstSchedules(8, 30, 2)).not.toEqual(firstSchedules(7, 30, 2));
+  });
+
+  it('walk the cover before any random draw, and the cover fits in them', () => {
+    const cover = coverSchedules(42);
+    expect(cover.length).toBeLessThanOrEqual(RUNS);
+    expect(new Set(firstSchedules(42, cover.length, 1).map((s) => JSON.stringify(s)))).toEqual(new Set(cover.map((s) => JSON.stringify(s))));
+  });
+
+  it('arm one point fault a schedule, so none keeps another from its point', () => {
+    for (const schedule of coverSchedules(3)) expect(schedule.faults.filter((f) => f.kind === 'point').length).toBeLessThanOrEqual(1);
+  });
+
+  // The judge of reach above must be able to say no: a schedule without its leading world fault reaches nothing at on_timeout.
+  it('count a point only where the design says it is reached', () => {
+    const timeout: Schedule = {
+      faults: [{ kind: 'point', at: 'on_timeout', action: 'crash', fields: {}, stepIndex: 0, attempt: null, first: 1 }],
+      jobs: ['write-file'],
+      workers: 1,
+      producers: 1,
+    };
+    expect(reached(timeout)).toEqual([]);
+    const slowWrite = { kind: 'world' as const, stepIndex: 0, action: 'delay' as const, fields: { ms: 1_000, applied: true }, times: 1 };
+    expect(reached({ ...timeout, faults: [...timeout.faults, slowWrite] }).sort()).toEqual(['crash@on_timeout/idempotent', 'delay~idempotent']);
+  });
+});
