@@ -20,6 +20,7 @@ const FAST = [
   'compensation-failed',
   'secrets-stay-out',
   'retry-storm',
+  'poison-job-queue-alone',
 ];
 
 describe('queue-drill selftest (fast subset)', () => {

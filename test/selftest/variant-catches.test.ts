@@ -108,6 +108,24 @@ const CATCHES: readonly Catch[] = [
     },
   },
   {
+    variant: 'crash-loop',
+    scenario: 'poison-job-queue-alone',
+    breaks: {
+      'no-lost-job': new RegExp(`^${JOB}: running at rest, leased by w\\d until .* \\(epoch \\d+, attempts \\d+/3\\)$`),
+      'attempts-bounded': new RegExp(`^${JOB}: claim #\\d+ by w\\d at .* is attempt 4, past max_attempts 3$`),
+      'lease-released': new RegExp(`^${JOB}: running at rest, leased by w\\d until `),
+      'review-routing': new RegExp(`^${JOB}: sent to retry on its last attempt \\(3 of 3\\)`),
+    },
+  },
+  {
+    variant: 'exhausted-left-in-retry',
+    scenario: 'poison-job-queue-alone',
+    breaks: {
+      'no-lost-job': new RegExp(`^${JOB}: retry at rest \\(attempts 3/3, `),
+      'review-routing': new RegExp(`^${JOB}: used 3 of 3 attempts and ended retry, not in review$`),
+    },
+  },
+  {
     variant: 'done-on-expiry',
     scenario: 'crash-after-claim',
     breaks: {
