@@ -12,7 +12,7 @@ import type { ServerSettings } from '../port/adapter.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
 import type { Evidence } from './evidence.js';
-import { gatherEvidence } from './gather-evidence.js';
+import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
 import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
 import { DrillProcesses } from './runner/drill-processes.js';
@@ -111,7 +111,7 @@ export async function runScenario(
       drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
       `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
     );
-    const evidence = await gatherEvidence({
+    const gathered = await gatherEvidence({
       scenario,
       runDir,
       queue,
@@ -126,9 +126,11 @@ export async function runScenario(
       runDir,
       store: provisioned.where,
       ledger,
-      evidence,
+      evidence: gathered.evidence,
       pointFaults: plan.stats(),
       ...drilled,
+      // The drill's own failure first: evidence it left missing is only what followed from it.
+      error: drilled.error ?? missingEvidenceError(gathered.missing),
       durationMs: Date.now() - started,
     };
   } finally {

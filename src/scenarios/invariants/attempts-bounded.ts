@@ -1,5 +1,5 @@
 import type { Invariant } from '../evidence.js';
-import { historyByJob, isClaim, jobLabel, judge, list } from './support.js';
+import { evidenceList, historyByJob, isClaim, jobLabel, judge } from './support.js';
 
 /**
  * attempts never exceed max_attempts, and equal the claims in the history:
@@ -14,7 +14,7 @@ export const attemptsBounded: Invariant = {
   check: (evidence) =>
     judge(attemptsBounded.id, attemptsBounded.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         if (job.attempts > job.maxAttempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.maxAttempts}`);
         const claims = (histories.get(job.id) ?? []).filter(isClaim);
@@ -36,6 +36,6 @@ export const attemptsBounded: Invariant = {
           }
         });
       }
-      if (list(evidence.jobs).length === 0) found.note('the store holds no job');
+      if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
     }),
 };

@@ -1,5 +1,5 @@
 import type { Invariant } from '../evidence.js';
-import { judge, list, shortKey } from './support.js';
+import { evidenceList, judge, shortKey } from './support.js';
 
 /**
  * One job per idempotency key in the store, and never more than one producer
@@ -15,11 +15,11 @@ export const dedupeOnEnqueue: Invariant = {
   check: (evidence) =>
     judge(dedupeOnEnqueue.id, dedupeOnEnqueue.statement, evidence, (found) => {
       const jobsByKey = new Map<string, string[]>();
-      for (const job of list(evidence.jobs)) jobsByKey.set(job.key, [...(jobsByKey.get(job.key) ?? []), job.id]);
+      for (const job of evidenceList(evidence, 'jobs')) jobsByKey.set(job.key, [...(jobsByKey.get(job.key) ?? []), job.id]);
       for (const [key, ids] of jobsByKey) {
         if (ids.length > 1) found.breach(`key ${shortKey(key)}: ${ids.length} jobs in the store (jobs ${ids.join(', ')})`);
       }
-      const accepted = list(evidence.accepted);
+      const accepted = evidenceList(evidence, 'accepted');
       if (accepted.length === 0) found.note('no job was accepted in this drill');
       let raced = 0;
       for (const request of accepted) {

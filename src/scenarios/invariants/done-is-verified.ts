@@ -2,13 +2,13 @@ import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
   eventLabel,
+  evidenceList,
   groupEffectsByKey,
   historyByJob,
   isDigest,
   jobLabel,
   judge,
   leasesOf,
-  list,
   planOf,
   sideEffectSteps,
   stepEffects,
@@ -30,7 +30,7 @@ export const doneIsVerified: Invariant = {
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
       let done = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         if (job.status !== 'done') continue;
         done++;
         const label = jobLabel(job);

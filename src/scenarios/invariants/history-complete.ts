@@ -1,6 +1,6 @@
 import type { JobStatus } from '../../queue/states.js';
 import type { Invariant } from '../evidence.js';
-import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './support.js';
 
 /**
  * A job's life can be rebuilt from its history alone, by its id: it starts
@@ -15,7 +15,7 @@ export const historyComplete: Invariant = {
   check: (evidence) =>
     judge(historyComplete.id, historyComplete.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
-      const jobs = list(evidence.jobs);
+      const jobs = evidenceList(evidence, 'jobs');
       for (const job of jobs) {
         const label = jobLabel(job);
         const history = histories.get(job.id) ?? [];

@@ -1,5 +1,5 @@
 import type { Invariant } from '../evidence.js';
-import { jobLabel, judge, list } from './support.js';
+import { evidenceList, jobLabel, judge } from './support.js';
 
 /**
  * At rest no job is running, and no job holds a lease but a running one (a
@@ -13,7 +13,7 @@ export const leaseReleased: Invariant = {
   check: (evidence) =>
     judge(leaseReleased.id, leaseReleased.statement, evidence, (found) => {
       if (evidence.atRest !== true) found.note('the drill never reached rest: this is the state it was stopped in');
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         if (job.status === 'running') {
           found.breach(
@@ -26,6 +26,6 @@ export const leaseReleased: Invariant = {
           );
         }
       }
-      if (list(evidence.jobs).length === 0) found.note('the store holds no job');
+      if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
     }),
 };

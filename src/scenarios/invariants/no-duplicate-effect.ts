@@ -1,6 +1,6 @@
 import { toolMetadata } from '../../world/catalogue.js';
 import type { Invariant } from '../evidence.js';
-import { acceptedByKey, effectLabel, groupEffectsByKey, jobLabel, judge, list, planOf, sideEffectSteps, stepEffects } from './support.js';
+import { acceptedByKey, effectLabel, evidenceList, groupEffectsByKey, jobLabel, judge, planOf, sideEffectSteps, stepEffects } from './support.js';
 
 /**
  * No key applied twice in the world's ledger (the ground truth, not the
@@ -15,7 +15,7 @@ export const noDuplicateEffect: Invariant = {
   check: (evidence) =>
     judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {
       const byKey = groupEffectsByKey(evidence);
-      if (list(evidence.effects).length === 0) found.note('the ledger holds no effect');
+      if (evidenceList(evidence, 'effects').length === 0) found.note('the ledger holds no effect');
       for (const [key, effects] of byKey) {
         if (effects.length < 2) continue;
         const tools = [...new Set(effects.map((e) => e.tool))];
@@ -24,7 +24,7 @@ export const noDuplicateEffect: Invariant = {
         found.breach(`key ${key} (${tools.join(', ')}, ${what} applied ${effects.length} times): ${effects.map(effectLabel).join('; ')}`);
       }
       const accepted = acceptedByKey(evidence);
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         if (job.status !== 'done') continue;
         const lookup = planOf(job, accepted);
         if (lookup.plan === null) {

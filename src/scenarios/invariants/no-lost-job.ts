@@ -1,6 +1,6 @@
 import type { JobSnapshot } from '../../port/snapshot.js';
 import type { Invariant } from '../evidence.js';
-import { acceptedByKey, clip, jobLabel, judge, list, shortKey } from './support.js';
+import { acceptedByKey, clip, evidenceList, jobLabel, judge, shortKey } from './support.js';
 
 const FINAL = new Set(['done', 'review']);
 
@@ -27,7 +27,7 @@ export const noLostJob: Invariant = {
   needs: [],
   check: (evidence) =>
     judge(noLostJob.id, noLostJob.statement, evidence, (found) => {
-      const jobs = list(evidence.jobs);
+      const jobs = evidenceList(evidence, 'jobs');
       const accepted = acceptedByKey(evidence);
       if (evidence.atRest !== true) {
         const open = jobs.filter((job) => !FINAL.has(job.status));

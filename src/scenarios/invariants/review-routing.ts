@@ -9,6 +9,7 @@ import {
   clip,
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   groupEffectsByKey,
   historyByJob,
@@ -19,7 +20,6 @@ import {
   type LeaseInterval,
   leaseOfAttempt,
   leasesOf,
-  list,
   planOf,
   txByJob,
   txLabel,
@@ -153,7 +153,7 @@ export const reviewRouting: Invariant = {
       const txs = txByJob(evidence);
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const history = histories.get(job.id) ?? [];
         const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history) };
         const rows = txs.get(job.id) ?? [];

@@ -1,6 +1,6 @@
 import type { JobStatus } from '../../queue/states.js';
 import type { Invariant } from '../evidence.js';
-import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './support.js';
 
 /**
  * Nothing leaves review but a person: every transition out of review is by
@@ -15,7 +15,7 @@ export const reviewSticky: Invariant = {
     judge(reviewSticky.id, reviewSticky.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       let reviewed = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         let state: JobStatus | null = null;
         for (const event of histories.get(job.id) ?? []) {

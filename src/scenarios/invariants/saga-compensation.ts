@@ -8,12 +8,12 @@ import {
   clip,
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   groupEffectsByKey,
   historyByJob,
   jobLabel,
   judge,
-  list,
   planOf,
   stepEffects,
   txByJob,
@@ -203,11 +203,11 @@ export const sagaCompensation: Invariant = {
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
       const compensationsOf = new Map<string, EffectRow[]>();
-      for (const effect of list(evidence.effects)) {
+      for (const effect of evidenceList(evidence, 'effects')) {
         if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
       }
       let sagas = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         const history: Transition[] = histories.get(job.id) ?? [];
         const transitions = history.filter((e) => e.kind === 'transition');
@@ -233,7 +233,7 @@ export const sagaCompensation: Invariant = {
           found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
         }
         const incidents = new Set(
-          list(evidence.incidents)
+          evidenceList(evidence, 'incidents')
             .filter((i) => i.job_id === job.id)
             .map((i) => i.step_id),
         );

@@ -6,6 +6,7 @@ import type { Evidence, Invariant } from '../evidence.js';
 import {
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   historyByJob,
   isClaim,
@@ -13,7 +14,6 @@ import {
   judge,
   type LeaseInterval,
   leasesOf,
-  list,
   timeOf,
   txByJob,
   txLabel,
@@ -215,11 +215,11 @@ function compensatingPeriods(history: readonly Transition[]): Array<{ from: numb
  * from a coordinator, whose claims leave no event: only their order is judged).
  */
 function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<string, LeaseInterval[]>): void {
-  const jobs = new Map(list(evidence.jobs).map((job) => [job.id, job]));
+  const jobs = new Map(evidenceList(evidence, 'jobs').map((job) => [job.id, job]));
   const newest = new Map<string, EffectRow>();
   let unmatched = 0;
   let unfenced = 0;
-  for (const effect of [...list(evidence.effects)].sort((a, b) => a.seq - b.seq)) {
+  for (const effect of [...evidenceList(evidence, 'effects')].sort((a, b) => a.seq - b.seq)) {
     const job = jobs.get(String(effect.job));
     const leases = job ? leasesByJob.get(job.id) : undefined;
     if (!job || !leases) {
@@ -261,7 +261,7 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
  * UPDATE), and nobody would ever know it happened.
  */
 function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>, marginMs: number): void {
-  const events = list(evidence.timeline);
+  const events = evidenceList(evidence, 'timeline');
   for (const [index, hit] of events.entries()) {
     // A plain hit, or a fault it came back from: one that held it for a while, or made it wait (it has an ms).
     const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && hit.ms !== undefined));
@@ -305,7 +305,7 @@ export const singleHolder: Invariant = {
       const txs = txByJob(evidence);
       const margin = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
       const leasesByJob = new Map<string, LeaseInterval[]>();
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         const history = histories.get(job.id) ?? [];
         const leases = leasesOf(history);

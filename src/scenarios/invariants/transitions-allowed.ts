@@ -4,7 +4,7 @@ import { isAllowedTransition } from '../../queue/states.js';
 const ACTORS: readonly string[] = ACTOR_LIST;
 
 import type { Invariant } from '../evidence.js';
-import { eventLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, judge } from './support.js';
 
 const STATUSES: readonly string[] = JOB_STATUSES;
 
@@ -18,7 +18,7 @@ export const transitionsAllowed: Invariant = {
   needs: ['history'],
   check: (evidence) =>
     judge(transitionsAllowed.id, transitionsAllowed.statement, evidence, (found) => {
-      const events = list(evidence.events);
+      const events = evidenceList(evidence, 'events');
       if (events.length === 0) found.note('the history is empty');
       for (const event of events) {
         const where = `job ${event.jobId}: ${eventLabel(event)}`;

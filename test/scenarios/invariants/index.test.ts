@@ -66,10 +66,19 @@ describe('checkInvariants', () => {
     const empty = {} as Evidence;
     const verdicts = checkInvariants(empty);
     expect(verdicts).toHaveLength(INVARIANT_IDS.length);
-    expect(verdicts.find((v) => v.id === 'no-lost-job')).toMatchObject({
-      status: 'broken',
-      evidence: ['the drill never reached rest before its deadline'],
-    });
+    // Evidence that is not there is never judged as an empty list: each invariant that needs no more than every drill has fails, naming it.
+    const judgedOnNothing = verdicts.filter((v) => v.status !== 'not_judged');
+    expect(judgedOnNothing.map((v) => v.id)).toEqual(INVARIANTS.filter((i) => i.needs.length === 0).map((i) => i.id));
+    for (const verdict of judgedOnNothing) {
+      expect(verdict.status).toBe('broken');
+      expect(verdict.evidence).toContainEqual(
+        expect.stringMatching(/^could not judge this evidence \(the checker failed: MissingEvidenceError: evidence\.\w+ is undefined, not a list: /),
+      );
+    }
+    expect(verdicts.find((v) => v.id === 'no-lost-job')?.evidence).toEqual([
+      'could not judge this evidence (the checker failed: MissingEvidenceError: evidence.jobs is undefined, not a list: ' +
+        'nothing can be judged on evidence that is not there)',
+    ]);
 
     const garbled = cleanEvidence();
     (garbled.events as unknown[]).push(null);
