@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueConnection } from '../../src/port/adapter.js';
-import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog } from '../../src/scenarios/accepted-jobs.js';
+import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog, racedCalls } from '../../src/scenarios/accepted-jobs.js';
 import type { EvidenceAvailability, TimelineEvent } from '../../src/scenarios/evidence.js';
 import { gatherEvidence, missingEvidenceError, readLogs } from '../../src/scenarios/gather-evidence.js';
 import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
@@ -81,8 +81,9 @@ describe('which producer created which key', () => {
   it("keeps each planned job's plan and expectation, in the scenario's order", () => {
     const jobs = [planned(K3, 1), { ...planned(K1, 2), plan: planOf(STEPS.email), expect: { status: 'review' as const, reason: 'exhausted' } }];
     expect(acceptedJobs(jobs, readLogs(temp.dir))).toEqual([
-      { key: K3, plan: planOf(STEPS.write), enqueueAttempts: 3, createdCount: 1, expect: { status: 'done' } },
-      { key: K1, plan: planOf(STEPS.email), enqueueAttempts: 3, createdCount: 1, expect: { status: 'review', reason: 'exhausted' } },
+      // These logs say nothing of when each call was made: no race can be placed.
+      { key: K3, plan: planOf(STEPS.write), enqueueAttempts: 3, createdCount: 1, raced: false, expect: { status: 'done' } },
+      { key: K1, plan: planOf(STEPS.email), enqueueAttempts: 3, createdCount: 1, raced: false, expect: { status: 'review', reason: 'exhausted' } },
     ]);
   });
 
@@ -104,6 +105,35 @@ describe('which producer created which key', () => {
       'p12.3.log',
     ]);
     expect(enqueueCounts([{ name: 'w1.1.log', text: enqueued(K1, '1', true) }]).size).toBe(0);
+  });
+});
+
+describe('which keys raced: two producers had calls on it in flight at once', () => {
+  const timed = (key: string, created: boolean, calledAt: number, answeredAt: number) =>
+    `${JSON.stringify({ event: 'enqueued', key, jobId: '1', created, calledAt, answeredAt })}\n`;
+  const call = (producer: string, calledAt?: number, answeredAt?: number) => ({ producer, calledAt, answeredAt });
+
+  it.each([
+    { why: 'overlapping calls of two producers', calls: [call('p1', 100, 102), call('p2', 101, 103)], raced: true },
+    { why: 'calls of two producers in the same millisecond', calls: [call('p1', 100, 101), call('p2', 101, 101)], raced: true },
+    { why: 'one producer after the other', calls: [call('p1', 100, 101), call('p2', 102, 103)], raced: false },
+    { why: "one producer's two runs (a restart)", calls: [call('p1', 100, 102), call('p1', 101, 103)], raced: false },
+    { why: 'calls whose times nobody wrote', calls: [call('p1'), call('p2')], raced: false },
+    { why: 'a single call', calls: [call('p1', 100, 102)], raced: false },
+  ])('$why: raced $raced', ({ calls, raced }) => {
+    expect(racedCalls(calls)).toBe(raced);
+  });
+
+  it('reads the race from the producers’ logs, naming each producer by its log (p1.2 is p1)', () => {
+    const counts = enqueueCounts([
+      { name: 'p1.1.log', text: timed(K1, true, 100, 104) + timed(K2, true, 105, 106) },
+      { name: 'p1.2.log', text: timed(K2, false, 105, 106) },
+      { name: 'p2.1.log', text: timed(K1, false, 103, 107) + timed(K2, false, 110, 111) },
+    ]);
+    expect(Object.fromEntries(counts)).toEqual({
+      [K1]: { tried: 2, created: 1, raced: true },
+      [K2]: { tried: 3, created: 1, raced: false },
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './suppo
  * with its creation, each change starts where the previous one ended (a refused
  * write changes nothing, so it is not part of the chain), the chain ends in the
  * status the store holds, and the attempt count never goes backwards.
+ * Judged: each job in the store.
  */
 export const historyComplete: Invariant = {
   id: 'history-complete',
@@ -17,6 +18,7 @@ export const historyComplete: Invariant = {
       const histories = historyByJob(evidence);
       const jobs = evidenceList(evidence, 'jobs');
       for (const job of jobs) {
+        found.judged();
         const label = jobLabel(job);
         const history = histories.get(job.id) ?? [];
         if (history.length === 0) {

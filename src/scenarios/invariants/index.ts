@@ -91,7 +91,7 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
     const reason = notJudgedReason(invariant, evidence);
     return reason === null
       ? invariant.check(evidence)
-      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', evidence: [], note: reason };
+      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', judged: 0, evidence: [], note: reason };
   });
 }
 

@@ -7,6 +7,7 @@ import { acceptedByKey, effectLabel, evidenceList, groupEffectsByKey, jobLabel, 
  * queue's word), and every done job's side-effect steps applied exactly once.
  * An idempotent tool cannot get two rows under one key by construction of the
  * world; two rows there mean the world's dedupe broke, which is reported too.
+ * Judged: each side-effect step of a done job compared with the ledger.
  */
 export const noDuplicateEffect: Invariant = {
   id: 'no-duplicate-effect',
@@ -32,6 +33,7 @@ export const noDuplicateEffect: Invariant = {
           continue;
         }
         for (const { step, key } of sideEffectSteps(job, lookup.plan)) {
+          found.judged();
           const applied = stepEffects(byKey, key);
           if (applied.length !== 1) {
             found.breach(

@@ -20,7 +20,11 @@ function unfinished(job: JobSnapshot): string {
   }
 }
 
-/** Every accepted job ends done or in review: none left waiting, running or half-compensated once the drill is at rest. */
+/**
+ * Every accepted job ends done or in review: none left waiting, running or
+ * half-compensated once the drill is at rest. Judged: each job in the store
+ * whose end it examined (the accepted keys' jobs, and any other the store holds).
+ */
 export const noLostJob: Invariant = {
   id: 'no-lost-job',
   statement: 'every accepted job ends done or in review',
@@ -44,11 +48,13 @@ export const noLostJob: Invariant = {
           continue;
         }
         // Several jobs for one key are dedupe-on-enqueue's to report; here each must still end.
+        found.judged(matches.length);
         for (const job of matches) if (!FINAL.has(job.status)) found.breach(`${jobLabel(job)}: ${unfinished(job)}`);
       }
       // A job the store holds but no producer reported (it died after enqueue) was accepted by the queue all the same.
-      for (const job of jobs) {
-        if (!accepted.has(job.key) && !FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
+      for (const job of jobs.filter((j) => !accepted.has(j.key))) {
+        found.judged();
+        if (!FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
       }
     }),
 };

@@ -9,6 +9,8 @@ import { evidenceList, jobLabel, judge } from './support.js';
  * context in which every secret is masked: the report must not become the leak.
  * Secrets shorter than 4 characters are not searched (as src/queue/redact.ts
  * does not redact them): they would be found in ordinary text by chance.
+ * Judged: each planted secret put to the test, that is carried in the payload
+ * of a job that ran (a worker read it) and searched for in at least one place.
  */
 
 /** Shorter than this a value cannot be told apart from ordinary text. */
@@ -61,6 +63,12 @@ function placesOf(evidence: Evidence): Place[] {
       places.push({ where: `timeline #${index + 1} (${event.kind}${event.process ? ` ${event.process}` : ''})`, text: event.detail, lines: false });
   });
   return places;
+}
+
+/** Whether a job whose payload carries the secret was claimed at least once: a worker read it, and could have leaked it. */
+function ranWith(evidence: Evidence, secret: string): boolean {
+  const spelled = spellings(secret);
+  return evidenceList(evidence, 'jobs').some((job) => job.attempts > 0 && spelled.some((spelling) => String(job.payload ?? '').includes(spelling)));
 }
 
 /** The spellings a secret takes in stored text: as is, JSON-escaped, URL-encoded. */
@@ -133,7 +141,12 @@ export const secretsRedacted: Invariant = {
           .join('|'),
         'g',
       );
-      for (const place of placesOf(evidence)) {
+      const places = placesOf(evidence);
+      for (const secret of secrets) {
+        if (ranWith(evidence, secret) && places.length > 0) found.judged();
+        else found.note(`secret ${maskSecret(secret)}: no job that carries it in its payload ever ran, so nothing had a chance to leak it`);
+      }
+      for (const place of places) {
         const hits = new Map<string, { count: number; first: string }>();
         const lines = place.lines ? place.text.split('\n') : [place.text];
         lines.forEach((line, lineIndex) => {

@@ -56,6 +56,8 @@ import {
  * ledger's order, an effect applied under an epoch older than one the world
  * had already seen for the job is a stale holder's, whatever the queue said;
  * and a step's effect was applied by the worker that held that epoch.
+ *
+ * Judged: each lease (claim) rebuilt from the history.
  */
 
 function checkHistory(found: Findings, label: string, history: readonly Transition[], leases: readonly LeaseInterval[]): void {
@@ -310,6 +312,7 @@ export const singleHolder: Invariant = {
         const history = histories.get(job.id) ?? [];
         const leases = leasesOf(history);
         leasesByJob.set(job.id, leases);
+        found.judged(leases.length);
         checkHistory(found, label, history, leases);
         checkTx(found, label, txs.get(job.id) ?? [], history, leases, margin);
       }

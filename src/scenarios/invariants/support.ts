@@ -21,6 +21,12 @@ export interface Findings {
   breach(line: string): void;
   /** Something the invariant could not judge, or had nothing to judge (the verdict still holds). */
   note(line: string): void;
+  /**
+   * `count` more items examined, in the invariant's own unit (a job, a lease,
+   * a key, a planted secret): the verdict's `judged`, so "held" on nothing can
+   * be told from "held" on something. @default 1
+   */
+  judged(count?: number): void;
 }
 
 /**
@@ -31,8 +37,18 @@ export interface Findings {
 export function judge(id: InvariantId, statement: string, evidence: Evidence, body: (findings: Findings, evidence: Evidence) => void): Verdict {
   const breaches: string[] = [];
   const notes: string[] = [];
+  let judged = 0;
   try {
-    body({ breach: (line) => breaches.push(line), note: (line) => notes.push(line) }, evidence);
+    body(
+      {
+        breach: (line) => breaches.push(line),
+        note: (line) => notes.push(line),
+        judged: (count = 1) => {
+          judged += count;
+        },
+      },
+      evidence,
+    );
   } catch (error) {
     breaches.push(
       `could not judge this evidence (the checker failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`,
@@ -42,7 +58,7 @@ export function judge(id: InvariantId, statement: string, evidence: Evidence, bo
     breaches.length > MAX_EVIDENCE_LINES
       ? [...breaches.slice(0, MAX_EVIDENCE_LINES), `... and ${breaches.length - MAX_EVIDENCE_LINES} more`]
       : breaches;
-  const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', evidence: lines };
+  const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', judged, evidence: lines };
   if (notes.length > 0) verdict.note = [...new Set(notes)].join('; ');
   return verdict;
 }

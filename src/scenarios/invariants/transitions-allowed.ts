@@ -11,6 +11,7 @@ const STATUSES: readonly string[] = JOB_STATUSES;
 /**
  * Every state change in the history is an edge of the state machine (src/queue/states.ts)
  * taken by an actor allowed to take it; creation is null→pending by a producer.
+ * Judged: each entry of the history.
  */
 export const transitionsAllowed: Invariant = {
   id: 'transitions-allowed',
@@ -20,6 +21,7 @@ export const transitionsAllowed: Invariant = {
     judge(transitionsAllowed.id, transitionsAllowed.statement, evidence, (found) => {
       const events = evidenceList(evidence, 'events');
       if (events.length === 0) found.note('the history is empty');
+      found.judged(events.length);
       for (const event of events) {
         const where = `job ${event.jobId}: ${eventLabel(event)}`;
         if (event.kind !== 'transition' && event.kind !== 'refused') {

@@ -50,6 +50,45 @@ describe('checkInvariants', () => {
     }
   });
 
+  it('says how many items each invariant judged, in its own unit: 0 where it had nothing', () => {
+    const judgedOn = (evidence: Evidence) => Object.fromEntries(checkInvariants(evidence).map((v) => [v.id, v.judged]));
+    // Three done jobs (two workers, five side-effect steps, nine state changes, a secret in job 3's payload), nothing raced, reviewed or compensated.
+    expect(judgedOn(cleanEvidence())).toEqual({
+      'no-lost-job': 3,
+      'no-duplicate-effect': 5,
+      'dedupe-on-enqueue': 0,
+      'attempts-bounded': 3,
+      'lease-released': 3,
+      'single-holder': 3,
+      'review-routing': 0,
+      'review-sticky': 0,
+      'done-is-verified': 3,
+      'transitions-allowed': 9,
+      'history-complete': 3,
+      'secrets-redacted': 1,
+      'saga-compensation': 0,
+    });
+    // Seven jobs: ten claims, five side-effect steps of done jobs, six with something to route (a doubt, a 403 or 401, retries used up),
+    // four reviews, four done, one raced key, two sagas to their end.
+    expect(judgedOn(richBuilder().b.build())).toEqual({
+      'no-lost-job': 7,
+      'no-duplicate-effect': 5,
+      'dedupe-on-enqueue': 1,
+      'attempts-bounded': 7,
+      'lease-released': 7,
+      'single-holder': 10,
+      'review-routing': 6,
+      'review-sticky': 4,
+      'done-is-verified': 4,
+      'transitions-allowed': 31,
+      'history-complete': 7,
+      'secrets-redacted': 1,
+      'saga-compensation': 2,
+    });
+    const none = new EvidenceBuilder().build();
+    expect(checkInvariants(none).every((v) => v.status === 'held' && v.judged === 0)).toBe(true);
+  });
+
   it('judges only the invariants named, in INVARIANT_IDS order', () => {
     const verdicts = checkInvariants(cleanEvidence(), ['secrets-redacted', 'no-lost-job', 'secrets-redacted']);
     expect(verdicts.map((v) => v.id)).toEqual(['no-lost-job', 'secrets-redacted']);

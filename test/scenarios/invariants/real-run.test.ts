@@ -51,7 +51,8 @@ beforeAll(async () => {
       if (result.outcome === 'created') created++;
       jobId = result.jobId;
     }
-    accepted.push({ key, plan, enqueueAttempts: attempts, createdCount: created, expect });
+    // One enqueue after the other, in one process: several, but never in flight at once.
+    accepted.push({ key, plan, enqueueAttempts: attempts, createdCount: created, raced: false, expect });
     ids[name] = jobId;
     return jobId;
   };
