@@ -68,11 +68,11 @@ describe('checkInvariants', () => {
       'secrets-redacted': 1,
       'saga-compensation': 0,
     });
-    // Seven jobs: ten claims, five side-effect steps of done jobs, six with something to route (a doubt, a 403 or 401, retries used up),
+    // Seven jobs: ten claims, twelve side-effect steps, six with something to route (a doubt, a 403 or 401, retries used up),
     // four reviews, four done, one raced key, two sagas to their end.
     expect(judgedOn(richBuilder().b.build())).toEqual({
       'no-lost-job': 7,
-      'no-duplicate-effect': 5,
+      'no-duplicate-effect': 12,
       'dedupe-on-enqueue': 1,
       'attempts-bounded': 7,
       'lease-released': 7,
