@@ -20,6 +20,7 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
     ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
     ...report.unfired,
+    ...report.nothingJudged,
     ...(report.error ? [report.error] : []),
   ];
   return (

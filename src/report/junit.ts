@@ -6,10 +6,13 @@ import type { DrillReport, ScenarioReport } from './schema.js';
  * read. One <testsuite> per scenario run; in it one <testcase> per invariant,
  * plus "expected outcome" (did every job end as the scenario says) and
  * "faults fired" (did every armed fault fire: a drill whose fault never fired
- * has not passed). An invariant that had nothing to judge is <skipped>, a
- * harness failure is an <error> on "expected outcome" (the outcome could not
- * be judged), and "faults fired" is skipped then, since a harness that failed
- * early leaves faults unfired for no fault of the queue.
+ * has not passed), and "something judged" (did every invariant the scenario
+ * should have given something to judge have something: one that held on
+ * nothing has not passed either). An invariant that had nothing to judge is
+ * <skipped>, a harness failure is an <error> on "expected outcome" (the
+ * outcome could not be judged), and "faults fired" and "something judged" are
+ * skipped then, since a harness that failed early leaves faults unfired and
+ * invariants with nothing for no fault of the queue.
  *
  * The scenario's whole duration is given to "expected outcome", the drill run
  * itself; the invariant checks get 0. Some CI views add testcase times up to
@@ -25,7 +28,7 @@ interface TestCase {
 }
 
 /** The names of the two testcases every scenario has besides its invariants. */
-export const JUNIT_CASES = { outcome: 'expected outcome', faults: 'faults fired' } as const;
+export const JUNIT_CASES = { outcome: 'expected outcome', faults: 'faults fired', judged: 'something judged' } as const;
 
 /** The report as JUnit XML (UTF-8), one testsuite per scenario run. */
 export function renderJunit(report: DrillReport): string {
@@ -84,10 +87,13 @@ function testCases(scenario: ScenarioReport): TestCase[] {
     return {
       name: verdict.id,
       seconds: 0,
-      outcome: verdict.note !== undefined ? { kind: 'skipped', message: `nothing to judge: ${verdict.note}` } : { kind: 'passed' },
+      outcome:
+        verdict.judged === 0
+          ? { kind: 'skipped', message: `nothing to judge${verdict.note !== undefined ? `: ${verdict.note}` : ''}` }
+          : { kind: 'passed' },
     };
   });
-  return [...invariants, expectedOutcome(scenario), faultsFired(scenario)];
+  return [...invariants, expectedOutcome(scenario), faultsFired(scenario), somethingJudged(scenario)];
 }
 
 function expectedOutcome(scenario: ScenarioReport): TestCase {
@@ -141,6 +147,23 @@ function faultsFired(scenario: ScenarioReport): TestCase {
   if (scenario.faults.length === 0 && scenario.worldFaults.length === 0)
     return { name, seconds: 0, outcome: { kind: 'skipped', message: 'no fault was armed' } };
   return { name, seconds: 0, outcome: { kind: 'passed' } };
+}
+
+function somethingJudged(scenario: ScenarioReport): TestCase {
+  const name = JUNIT_CASES.judged;
+  if (scenario.error !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: 'not judged: the harness failed' } };
+  if (scenario.nothingJudged.length === 0) return { name, seconds: 0, outcome: { kind: 'passed' } };
+  const count = scenario.nothingJudged.length;
+  return {
+    name,
+    seconds: 0,
+    outcome: {
+      kind: 'failure',
+      type: 'vacuous',
+      message: `${count} invariant${count === 1 ? '' : 's'} had nothing to judge: ${scenario.nothingJudged[0]}`,
+      body: [...scenario.nothingJudged, '', `replay: ${scenario.replay}`].join('\n'),
+    },
+  };
 }
 
 function renderCase(classname: string, testCase: TestCase): string[] {

@@ -130,6 +130,14 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   if (scenario.unfired.length > 0) {
     out.push('**Faults that never fired** (the drill did not test what it claims to):', '', ...scenario.unfired.map((line) => `- ${text(line)}`), '');
   }
+  if (scenario.nothingJudged.length > 0) {
+    out.push(
+      '**Invariants that had nothing to judge where the scenario should have given them something** (the drill did not test what it claims to):',
+      '',
+      ...scenario.nothingJudged.map((line) => `- ${text(line)}`),
+      '',
+    );
+  }
   out.push('**Replay:**', '', ...fence(scenario.replay, 'sh'), '');
 }
 
@@ -138,7 +146,8 @@ const VERDICT_MARK: Record<ScenarioReport['invariants'][number]['status'], strin
 function evidenceCell(v: ScenarioReport['invariants'][number]): string {
   switch (v.status) {
     case 'held':
-      return v.note !== undefined ? `nothing to judge: ${text(v.note)}` : '';
+      if (v.judged === 0) return `nothing to judge${v.note !== undefined ? `: ${text(v.note)}` : ''}`;
+      return `judged ${v.judged}${v.note !== undefined ? `; ${text(v.note)}` : ''}`;
     case 'not_judged':
       return `not judged: ${text(v.note ?? 'the queue cannot give the evidence it needs')}`;
     case 'broken':

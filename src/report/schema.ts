@@ -24,14 +24,20 @@ import { scenarioVerdict, summarize } from './verdict.js';
  * about. 2: a verdict has a status (held, broken, not_judged) instead of
  * `holds`; job ids are text; each scenario says which evidence its queue could
  * give; the summary counts invariant verdicts; timeline events carry their
- * point, worker, job, attempt and step as fields.
+ * point, worker, job, attempt and step as fields. 3: a verdict says how many
+ * items it `judged` (0: it had nothing to judge); a scenario lists in
+ * `nothingJudged` each invariant that had nothing to judge where its content
+ * should have given it something, which makes it vacuous.
  */
-export const REPORT_VERSION = 2;
+export const REPORT_VERSION = 3;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
 export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
 
-/** A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired), error (the harness failed). */
+/**
+ * A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired, or an
+ * invariant had nothing to judge where the scenario should have given it something), error (the harness failed).
+ */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 
 const utcTimestamp = () => z.iso.datetime({ error: 'expected a UTC ISO 8601 timestamp ending in Z' });
@@ -46,8 +52,11 @@ export const VerdictSchema = z.strictObject({
   status: z
     .enum(INVARIANT_STATUSES)
     .describe('held; broken (see evidence); or not_judged: the queue could not give the evidence it needs (see note)'),
+  judged: count().describe(
+    'how many items it examined, in its own unit (jobs, leases, keys, places: docs/design.md); 0: it had nothing to judge (see note); 0 when not judged',
+  ),
   evidence: z.array(z.string()).describe('one line per piece of breaking evidence; empty unless broken'),
-  note: z.string().optional().describe('for not_judged, why; for held, what it had nothing to judge'),
+  note: z.string().optional().describe('for not_judged, why; otherwise what it could not judge, or had nothing to judge'),
 });
 
 /** What the harness itself saw happen (at a failpoint, with where the process was), in order. */
@@ -150,6 +159,9 @@ export const ScenarioReportSchema = z.strictObject({
   faults: z.array(FaultReportSchema),
   worldFaults: z.array(WorldFaultReportSchema),
   unfired: z.array(text()).describe('one line per armed fault that never fired'),
+  nothingJudged: z
+    .array(text())
+    .describe('one line per invariant that had nothing to judge where the scenario should have given it something (src/scenarios/must-judge.ts)'),
   jobs: z.array(JobReportSchema),
   duplicatedEffects: z.array(z.strictObject({ key: text(), tool: text(), times: z.int().min(2), appliedBy: z.array(z.string()) })),
   recovery: z.array(RecoveryReportSchema),

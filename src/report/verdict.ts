@@ -4,16 +4,20 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  * How a scenario's verdict follows from what the drill found. The first cause
  * wins, in this order: a harness failure makes the evidence untrustworthy
  * (error); a broken invariant or a job that ended wrong is a finding whatever
- * else happened (fail); an armed fault that never fired means the drill did
- * not test what it claims to, so it has not passed (vacuous); else pass.
+ * else happened (fail); an armed fault that never fired, or an invariant that
+ * had nothing to judge where the scenario should have given it something,
+ * means the drill did not test what it claims to, so it has not passed
+ * (vacuous); else pass.
  */
 
 /** The verdict a scenario's contents call for. */
-export function scenarioVerdict(scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired'>): ScenarioVerdict {
+export function scenarioVerdict(
+  scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
+): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
-  if (scenario.unfired.length > 0) return 'vacuous';
+  if (scenario.unfired.length > 0 || scenario.nothingJudged.length > 0) return 'vacuous';
   return 'pass';
 }
 

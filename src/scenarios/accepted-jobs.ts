@@ -5,19 +5,52 @@ import type { ResolvedJob } from './resolve.js';
  * Which producer asked for which key, and which of them was told it created
  * the job: read from the producers' own logs (p1.1.log, p2.1.log, p1.2.log
  * after a restart, ...), one JSON line per enqueue (src/producer/produce-plans.ts):
- * {"event":"enqueued","key":…,"created":true|false}, or "enqueue-failed",
- * which is no acceptance. Their stderr (.log.err) and every other process's
- * log are not read.
+ * {"event":"enqueued","key":…,"created":true|false,"calledAt":ms,"answeredAt":ms},
+ * or "enqueue-failed", which is no acceptance. Their stderr (.log.err) and
+ * every other process's log are not read.
+ *
+ * A key raced when calls of two different producers on it were in flight at
+ * once: their windows (called to answered, to the millisecond) overlap. Two
+ * producers enqueueing the same key one after the other only test a look-up;
+ * racing calls test the store's dedupe.
  */
 
 /** One producer's word on one enqueue. */
 interface Enqueued {
   key: string;
   created: boolean;
+  /** When the producer made the call and got the answer (ms since the epoch); absent in a line without them. */
+  calledAt?: number;
+  answeredAt?: number;
 }
 
-/** How often each key was tried and created. */
-export type EnqueueCounts = Map<string, { tried: number; created: number }>;
+/** How often each key was tried and created, and whether two producers' calls on it were in flight at once. */
+export type EnqueueCounts = Map<string, { tried: number; created: number; raced: boolean }>;
+
+/** One call on a key, by the producer (p1, not p1's second run) that made it. */
+interface Call {
+  producer: string;
+  calledAt: number | undefined;
+  answeredAt: number | undefined;
+}
+
+/** Whether two different producers' calls were in flight at once (a call without its times cannot be placed). */
+export function racedCalls(calls: readonly Call[]): boolean {
+  return calls.some((a, i) =>
+    calls
+      .slice(i + 1)
+      .some(
+        (b) =>
+          a.producer !== b.producer &&
+          a.calledAt !== undefined &&
+          a.answeredAt !== undefined &&
+          b.calledAt !== undefined &&
+          b.answeredAt !== undefined &&
+          a.calledAt <= b.answeredAt &&
+          b.calledAt <= a.answeredAt,
+      ),
+  );
+}
 
 /** Whether a log is a producer's own output (not its stderr). */
 export function isProducerLog(name: string): boolean {
@@ -51,22 +84,23 @@ function parseOrNull(text: string): Enqueued | null {
   }
 }
 
-/** How often each key was asked for and created, over every producer log. */
+/** How often each key was asked for and created, over every producer log, and whether it raced. */
 export function enqueueCounts(logs: readonly LogFile[]): EnqueueCounts {
-  const attempts: EnqueueCounts = new Map();
+  const byKey = new Map<string, { created: number; calls: Call[] }>();
   for (const log of logs) {
     if (!isProducerLog(log.name)) continue;
+    const producer = log.name.slice(0, log.name.indexOf('.'));
     for (const entry of enqueuedLines(log.text)) {
-      const counts = attempts.get(entry.key) ?? { tried: 0, created: 0 };
-      counts.tried++;
-      if (entry.created) counts.created++;
-      attempts.set(entry.key, counts);
+      const key = byKey.get(entry.key) ?? { created: 0, calls: [] };
+      key.calls.push({ producer, calledAt: entry.calledAt, answeredAt: entry.answeredAt });
+      if (entry.created) key.created++;
+      byKey.set(entry.key, key);
     }
   }
-  return attempts;
+  return new Map([...byKey].map(([key, { created, calls }]) => [key, { tried: calls.length, created, raced: racedCalls(calls) }]));
 }
 
-/** Each planned job, in the scenario's order, with how often the producers tried to enqueue it and were told they created it. */
+/** Each planned job, in the scenario's order, with how often the producers tried to enqueue it and were told they created it, and whether they raced on it. */
 export function acceptedJobs(jobs: ReadonlyArray<Pick<ResolvedJob, 'key' | 'plan' | 'expect'>>, logs: readonly LogFile[]): Accepted[] {
   const attempts = enqueueCounts(logs);
   return jobs.map((job) => ({
@@ -74,6 +108,7 @@ export function acceptedJobs(jobs: ReadonlyArray<Pick<ResolvedJob, 'key' | 'plan
     plan: job.plan,
     enqueueAttempts: attempts.get(job.key)?.tried ?? 0,
     createdCount: attempts.get(job.key)?.created ?? 0,
+    raced: attempts.get(job.key)?.raced ?? false,
     expect: job.expect,
   }));
 }

@@ -27,6 +27,8 @@ export interface Accepted {
   /** How many producers tried to enqueue it, and how many were told they created it. */
   enqueueAttempts: number;
   createdCount: number;
+  /** Whether calls of two different producers on this key were in flight at once (src/scenarios/accepted-jobs.ts): a real race. */
+  raced: boolean;
   expect: Expectation;
 }
 

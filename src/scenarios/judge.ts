@@ -5,6 +5,7 @@ import { duplicatedEffects } from './duplicated-effects.js';
 import type { Evidence } from './evidence.js';
 import { checkInvariants, expectationVerdicts, secretsRedacted } from './invariants/index.js';
 import { jobReports } from './job-reports.js';
+import { nothingJudged } from './must-judge.js';
 import { recoveryTimes } from './recovery-times.js';
 import type { ScenarioRun } from './run-scenario.js';
 
@@ -13,7 +14,8 @@ import type { ScenarioRun } from './run-scenario.js';
  * their own modules, each pure and tested on hand-built evidence:
  * recovery-times.ts (kill → reclaim → settle), job-reports.ts (each planned
  * job's end against its expectation), duplicated-effects.ts (keys the world
- * applied twice, matched to their jobs), invariants/ (the verdicts).
+ * applied twice, matched to their jobs), invariants/ (the verdicts),
+ * must-judge.ts (the invariants the scenario had to give something to judge).
  */
 
 /** One line per armed fault that never fired: a point fault's rule, or a world fault's description. */
@@ -77,6 +79,8 @@ export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: 
     faults,
     worldFaults,
     unfired,
+    // Filled in once the verdicts are final (after the secrets' re-check below).
+    nothingJudged: [],
     jobs: jobReports(scenario.jobs, evidence, duplicates),
     duplicatedEffects: duplicates,
     recovery: recoveryTimes(evidence),
@@ -87,5 +91,6 @@ export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: 
     artefacts: { store: run.store, ledger: run.ledger, logs: evidence.logs.map((l) => l.name) },
   };
   if (scenario.invariants.includes('secrets-redacted')) entry.invariants = recheckSecrets(entry, evidence);
+  entry.nothingJudged = nothingJudged(scenario, entry.invariants);
   return { ...entry, verdict: scenarioVerdict(entry) };
 }

@@ -12,11 +12,12 @@ import type { ServerSettings } from '../port/adapter.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
 import type { Evidence } from './evidence.js';
-import { gatherEvidence } from './gather-evidence.js';
+import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
 import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
 import { DrillProcesses } from './runner/drill-processes.js';
-import { roleSpecs } from './runner/role-args.js';
+import { ProducerRelease } from './runner/producer-release.js';
+import { producerNames, roleSpecs } from './runner/role-args.js';
 import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
 import { Timeline } from './timeline.js';
 
@@ -93,14 +94,24 @@ export async function runScenario(
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const seen = controlTimeline(timeline);
     const processes = new DrillProcesses(supervisor, controlWith({ plan, onEvent: seen.onControl, clock }), timeline, settings.restart);
-    const supervised: Supervised = { scenario, queue, processes, timeline, held: seen.held, signal, deadline: started + settings.timeout_ms };
-    const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor });
+    const barrier = join(runDir, 'start-barrier');
+    const supervised: Supervised = {
+      scenario,
+      queue,
+      processes,
+      producerRelease: new ProducerRelease(barrier, producerNames(scenario), timeline),
+      timeline,
+      held: seen.held,
+      signal,
+      deadline: started + settings.timeout_ms,
+    };
+    const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier });
     await supervisor.stopAll();
     timeline.record(
       drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
       `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
     );
-    const evidence = await gatherEvidence({
+    const gathered = await gatherEvidence({
       scenario,
       runDir,
       queue,
@@ -116,9 +127,11 @@ export async function runScenario(
       runDir,
       store: provisioned.where,
       ledger,
-      evidence,
+      evidence: gathered.evidence,
       pointFaults: plan.stats(),
       ...drilled,
+      // The drill's own failure first: evidence it left missing is only what followed from it.
+      error: drilled.error ?? missingEvidenceError(gathered.missing),
       durationMs: Date.now() - started,
     };
   } finally {
@@ -129,7 +142,7 @@ export async function runScenario(
 /** The drill proper: the world and its faults, the processes, the supervision; a failure of the harness is its ending, not a throw. */
 async function drill(
   supervised: Supervised,
-  run: { runDir: string; ledger: string; locator: string; supervisor: Supervisor },
+  run: { runDir: string; ledger: string; locator: string; supervisor: Supervisor; barrier: string },
 ): Promise<{ ending: DrillEnding; error: string | null; worldFaults: WorldFaults }> {
   const { scenario, timeline } = supervised;
   let client: WorldClient | null = null;
@@ -143,9 +156,9 @@ async function drill(
     worldFaults = await armWorldFaults(client, scenario, timeline);
     const jobsFile = join(run.runDir, 'jobs.json');
     writeFileSync(jobsFile, JSON.stringify(scenario.jobs.map((j) => ({ key: j.key, plan: j.plan, maxAttempts: j.maxAttempts }))));
-    // Producers start one by one; a common start instant makes them really race on every key.
-    const startAt = Date.now() + 200 + 60 * scenario.settings.producers;
-    for (const spec of roleSpecs(scenario, { locator: run.locator, worldUrl: world.url, jobsFile, startAt })) supervised.processes.start(spec);
+    // Producers start one by one; the start barrier lets them go together once all are ready, so they really race on every key.
+    const context = { locator: run.locator, worldUrl: world.url, jobsFile, barrier: run.barrier };
+    for (const spec of roleSpecs(scenario, context)) supervised.processes.start(spec);
     ending = await supervise(supervised);
   } catch (caught) {
     ending = 'harness-error';

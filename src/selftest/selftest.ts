@@ -64,7 +64,12 @@ function flaggedScenarios(scenarios: ScenarioReport[]): SelftestRow['flagged'] {
     .map((scenario) => ({
       scenario: scenario.name,
       verdict: scenario.verdict,
-      broken: [...brokenIn(scenario), ...scenario.expectations.map(() => 'expected outcome'), ...scenario.unfired.map(() => 'fault never fired')],
+      broken: [
+        ...brokenIn(scenario),
+        ...scenario.expectations.map(() => 'expected outcome'),
+        ...scenario.unfired.map(() => 'fault never fired'),
+        ...scenario.nothingJudged.map(() => 'nothing judged'),
+      ],
     }));
 }
 

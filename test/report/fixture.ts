@@ -35,13 +35,14 @@ const STATEMENTS: Record<InvariantId, string> = {
   'saga-compensation': 'after a failed step, completed steps are compensated in reverse order',
 };
 
-/** Every invariant holding, except the ones given (broken, with their evidence); saga-compensation has nothing to judge. */
+/** Every invariant holding (each on 3 items), except the ones given (broken, with their evidence); saga-compensation has nothing to judge. */
 function verdicts(broken: Partial<Record<InvariantId, string[]>> = {}): Verdict[] {
   return INVARIANT_IDS.map((id) => {
     const evidence = broken[id];
-    if (evidence !== undefined) return { id, statement: STATEMENTS[id], status: 'broken', evidence };
-    if (id === 'saga-compensation') return { id, statement: STATEMENTS[id], status: 'held', evidence: [], note: 'no plan job in this drill' };
-    return { id, statement: STATEMENTS[id], status: 'held', evidence: [] };
+    if (evidence !== undefined) return { id, statement: STATEMENTS[id], status: 'broken', judged: 3, evidence };
+    if (id === 'saga-compensation')
+      return { id, statement: STATEMENTS[id], status: 'held', judged: 0, evidence: [], note: 'no saga was compensated in this drill' };
+    return { id, statement: STATEMENTS[id], status: 'held', judged: 3, evidence: [] };
   });
 }
 
@@ -75,8 +76,8 @@ function stubVerdicts(): Verdict[] {
   return INVARIANT_IDS.map(
     (id): Verdict =>
       NEEDS_HISTORY.includes(id)
-        ? { id, statement: STATEMENTS[id], status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE }
-        : { id, statement: STATEMENTS[id], status: 'held', evidence: [] },
+        ? { id, statement: STATEMENTS[id], status: 'not_judged', judged: 0, evidence: [], note: NO_HISTORY_NOTE }
+        : { id, statement: STATEMENTS[id], status: 'held', judged: 3, evidence: [] },
   );
 }
 
@@ -109,6 +110,7 @@ function passing(): ScenarioReport {
     faults: [{ id: 'kill-after-write', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 1, fired: 1 }],
     worldFaults: [],
     unfired: [],
+    nothingJudged: [],
     jobs: [
       {
         id: '1',
@@ -326,5 +328,30 @@ export function notJudgedReport(): DrillReport {
       invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged },
     },
     scenarios: [notJudgedScenario()],
+  };
+}
+
+/** What the judge writes for a scenario whose producers never raced (src/scenarios/must-judge.ts), with a character Markdown must escape. */
+export const NOTHING_JUDGED_LINE =
+  "dedupe-on-enqueue had nothing to judge, yet 4 producers enqueue the same keys: it should have judged a key on which two producers' " +
+  "enqueue calls were in flight at once, with the one told it created the job (no key had two producers' enqueue calls in flight at once: nothing raced) | *";
+
+/** A report (exit code 1) of one scenario whose every fault fired and every invariant held, but dedupe-on-enqueue held on nothing: vacuous. */
+export function nothingJudgedReport(): DrillReport {
+  const scenario: ScenarioReport = {
+    ...passing(),
+    name: 'concurrent_enqueue',
+    verdict: 'vacuous',
+    replay: REPLAY('concurrent_enqueue'),
+    invariants: verdicts().map((v) =>
+      v.id === 'dedupe-on-enqueue' ? { ...v, judged: 0, note: "no key had two producers' enqueue calls in flight at once: nothing raced" } : v,
+    ),
+    nothingJudged: [NOTHING_JUDGED_LINE],
+  };
+  return {
+    ...drillReport(),
+    exitCode: 1,
+    summary: { scenarios: 1, passed: 0, failed: 0, vacuous: 1, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
+    scenarios: [scenario],
   };
 }

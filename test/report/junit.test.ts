@@ -2,7 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { JUNIT_CASES, renderJunit } from '../../src/report/junit.js';
 import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
-import { drillReport, HOSTILE_EVIDENCE, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
+import {
+  drillReport,
+  HOSTILE_EVIDENCE,
+  NEEDS_HISTORY,
+  NO_HISTORY_NOTE,
+  NOTHING_JUDGED_LINE,
+  nothingJudgedReport,
+  notJudgedReport,
+  passingReport,
+} from './fixture.js';
 import { findAll, parseXml, type XmlElement, XmlError } from './xml-check.js';
 
 /** Python's expat, a real and strict XML parser (python3 is already a test prerequisite): null when well-formed, else its complaint. */
@@ -65,12 +74,17 @@ describe('renderJunit', () => {
     expect(root.name).toBe('testsuites');
   });
 
-  it('has one testsuite per scenario, one testcase per invariant plus "expected outcome" and "faults fired"', () => {
+  it('has one testsuite per scenario, one testcase per invariant plus "expected outcome", "faults fired" and "something judged"', () => {
     expect(suites.map((s) => s.attributes.name)).toEqual(['crash_after_write', 'timeout_blind_retry', 'crash_after_verify', 'world_unreachable']);
     for (const [index, suite] of suites.entries()) {
       const scenario = report.scenarios[index]!;
       const cases = findAll(suite, 'testcase');
-      expect(cases.map((c) => c.attributes.name)).toEqual([...scenario.invariants.map((v) => v.id), JUNIT_CASES.outcome, JUNIT_CASES.faults]);
+      expect(cases.map((c) => c.attributes.name)).toEqual([
+        ...scenario.invariants.map((v) => v.id),
+        JUNIT_CASES.outcome,
+        JUNIT_CASES.faults,
+        JUNIT_CASES.judged,
+      ]);
       for (const testcase of cases) expect(testcase.attributes.classname).toBe(scenario.name);
     }
     expect(
@@ -82,11 +96,11 @@ describe('renderJunit', () => {
 
   it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases', () => {
     const expected = [
-      // Each invariant, the faults, the expectations.
-      { tests: String(INVARIANT_IDS.length + 2), failures: '0', errors: '0', skipped: '1', time: '3.413' },
-      { tests: String(INVARIANT_IDS.length + 2), failures: '3', errors: '0', skipped: '1', time: '5.120' },
-      { tests: String(INVARIANT_IDS.length + 2), failures: '1', errors: '0', skipped: '1', time: '2.200' },
-      { tests: '2', failures: '0', errors: '1', skipped: '1', time: '5.003' },
+      // Each invariant, the faults, the expectations, and whether something was judged.
+      { tests: String(INVARIANT_IDS.length + 3), failures: '0', errors: '0', skipped: '1', time: '3.413' },
+      { tests: String(INVARIANT_IDS.length + 3), failures: '3', errors: '0', skipped: '1', time: '5.120' },
+      { tests: String(INVARIANT_IDS.length + 3), failures: '1', errors: '0', skipped: '1', time: '2.200' },
+      { tests: '3', failures: '0', errors: '1', skipped: '2', time: '5.003' },
     ];
     expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(
       expected,
@@ -103,10 +117,10 @@ describe('renderJunit', () => {
     }
     expect(root.attributes).toMatchObject({
       name: 'queue-drill',
-      tests: String(3 * (INVARIANT_IDS.length + 2) + 2),
+      tests: String(3 * (INVARIANT_IDS.length + 3) + 3),
       failures: '4',
       errors: '1',
-      skipped: '4',
+      skipped: '5',
       time: '15.735',
     });
   });
@@ -146,6 +160,25 @@ describe('renderJunit', () => {
     expect(faults.children[0]!.attributes.message).toMatch(/^1 armed fault never fired: crash at after_verify/);
   });
 
+  it('passes "something judged" when every invariant the scenario had to give something had something', () => {
+    expect(findAll(suites[0]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.judged)!.children).toEqual([]);
+  });
+
+  it('fails "something judged" as vacuous for an invariant that had nothing to judge where the scenario should have given it something', () => {
+    const vacuousRoot = parseXml(renderJunit(nothingJudgedReport()));
+    const cases = findAll(vacuousRoot, 'testcase');
+    const judged = cases.find((c) => c.attributes.name === JUNIT_CASES.judged)!.children[0]!;
+    expect(judged.name).toBe('failure');
+    expect(judged.attributes.type).toBe('vacuous');
+    // One line, cut for CI views; the body has it whole.
+    expect(judged.attributes.message).toBe(`${`1 invariant had nothing to judge: ${NOTHING_JUDGED_LINE}`.slice(0, 239)}…`);
+    expect(judged.text).toContain(`${NOTHING_JUDGED_LINE}\n\nreplay: `);
+    // Its own testcase says it had nothing to judge.
+    expect(cases.find((c) => c.attributes.name === 'dedupe-on-enqueue')!.children[0]!.attributes.message).toBe(
+      "nothing to judge: no key had two producers' enqueue calls in flight at once: nothing raced",
+    );
+  });
+
   it('reports a harness failure as an <error>, and does not judge its faults', () => {
     const cases = findAll(suites[3]!, 'testcase');
     const error = cases.find((c) => c.attributes.name === JUNIT_CASES.outcome)!.children[0]!;
@@ -154,10 +187,12 @@ describe('renderJunit', () => {
       'the harness failed: QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE',
     );
     expect(error.text).toContain('QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE');
-    expect(cases.find((c) => c.attributes.name === JUNIT_CASES.faults)!.children[0]).toMatchObject({
-      name: 'skipped',
-      attributes: { message: 'not judged: the harness failed' },
-    });
+    for (const name of [JUNIT_CASES.faults, JUNIT_CASES.judged]) {
+      expect(cases.find((c) => c.attributes.name === name)!.children[0]).toMatchObject({
+        name: 'skipped',
+        attributes: { message: 'not judged: the harness failed' },
+      });
+    }
   });
 
   it('carries the replay command and seed as properties, and the timeline in system-out', () => {
@@ -211,11 +246,16 @@ describe('renderJunit, when the queue could not give some evidence', () => {
     }
     const passed = cases.filter((c) => outcomeOf(c) === 'passed').map((c) => c.attributes.name);
     for (const id of NEEDS_HISTORY) expect(passed).not.toContain(id);
-    expect(passed).toEqual([...INVARIANT_IDS.filter((id) => !NEEDS_HISTORY.includes(id)), JUNIT_CASES.outcome, JUNIT_CASES.faults]);
+    expect(passed).toEqual([
+      ...INVARIANT_IDS.filter((id) => !NEEDS_HISTORY.includes(id)),
+      JUNIT_CASES.outcome,
+      JUNIT_CASES.faults,
+      JUNIT_CASES.judged,
+    ]);
   });
 
   it("counts them in the suite's and the whole's skipped, with no failure", () => {
-    const counts = { tests: String(INVARIANT_IDS.length + 2), failures: '0', errors: '0', skipped: String(NEEDS_HISTORY.length) };
+    const counts = { tests: String(INVARIANT_IDS.length + 3), failures: '0', errors: '0', skipped: String(NEEDS_HISTORY.length) };
     expect(suite.attributes).toMatchObject(counts);
     expect(root.attributes).toMatchObject(counts);
   });

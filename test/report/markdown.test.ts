@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import type { DrillReport } from '../../src/report/schema.js';
-import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
+import { type DrillReport, REPORT_VERSION } from '../../src/report/schema.js';
+import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, NOTHING_JUDGED_LINE, nothingJudgedReport, notJudgedReport, passingReport } from './fixture.js';
 
 /** How many invariants a scenario is judged by. */
 const N = INVARIANT_IDS.length;
@@ -52,7 +52,7 @@ describe('renderMarkdown', () => {
     expect(head).toContain('```sh\nqueue-drill drill scenarios.yaml --seed 42 --queue reference\n```');
     expect(head).toMatch(/Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml`/);
     expect(head).toContain('Started 2026-08-25T10:00:00.000Z, finished 2026-08-25T10:00:15.735Z (15.7 s)');
-    expect(head).toContain('- queue-drill 0.1.0, report version 2\n');
+    expect(head).toContain(`- queue-drill 0.1.0, report version ${REPORT_VERSION}\n`);
     expect(head).toContain(`- Invariant verdicts: ${3 * N - 2} held, 2 broken, 0 not judged\n`);
   });
 
@@ -111,7 +111,7 @@ describe('renderMarkdown', () => {
       '`saga-compensation`',
       '✅',
       'after a failed step, completed steps are compensated in reverse order',
-      'nothing to judge: no plan job in this drill',
+      'nothing to judge: no saga was compensated in this drill',
     ]);
     expect(
       tableRows(fail!, 'Invariant')
@@ -204,7 +204,7 @@ describe('renderMarkdown, when the queue could not give some evidence', () => {
     expect(notJudged.map((row) => row[0])).toEqual(NEEDS_HISTORY.map((id) => `\`${id}\``));
     // The note as prose: Markdown's special characters escaped, nothing else changed.
     for (const row of notJudged) expect(row[3]).toBe(`not judged: ${NO_HISTORY_NOTE}`);
-    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: N - NEEDS_HISTORY.length }, () => ''));
+    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: N - NEEDS_HISTORY.length }, () => 'judged 3'));
   });
 
   it('escapes a hostile not-judged reason like any prose', () => {
@@ -214,5 +214,26 @@ describe('renderMarkdown, when the queue could not give some evidence', () => {
     const row = tableRows(renderMarkdown(hostile).split('<details>')[1]!, 'Invariant').find((r) => r[0] === `\`${verdict.id}\``)!;
     expect(row).toHaveLength(4);
     expect(row[3]).toBe('not judged: needs history: \\<b\\>no\\</b\\> \\| \\`tick\\` \\*star\\* second line');
+  });
+});
+
+describe('renderMarkdown, when an invariant had nothing to judge where the scenario should have given it something', () => {
+  const markdown = renderMarkdown(nothingJudgedReport());
+
+  it('marks the scenario vacuous and says which invariant had nothing, and why it should have had something', () => {
+    expect(markdown).toContain('**⚠️ 0 of 1 scenario passed: 1 vacuous** (exit code 1)');
+    const vacuous = section(markdown, '### ⚠️ `concurrent_enqueue`: vacuous');
+    expect(vacuous).toContain('**Invariants that had nothing to judge where the scenario should have given them something**');
+    // As prose: Markdown's special characters escaped.
+    expect(vacuous).toContain(`- ${NOTHING_JUDGED_LINE.replace('*', '\\*')}\n`);
+    expect(vacuous).not.toContain('**Faults that never fired**');
+  });
+
+  it('says "nothing to judge" for a held invariant that judged nothing, and how many items one judged otherwise', () => {
+    const rows = tableRows(markdown.split('<details>')[1]!, 'Invariant');
+    expect(rows.find((row) => row[0] === '`dedupe-on-enqueue`')![3]).toBe(
+      "nothing to judge: no key had two producers' enqueue calls in flight at once: nothing raced",
+    );
+    expect(rows.find((row) => row[0] === '`no-lost-job`')![3]).toBe('judged 3');
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { progressPrinter, scenarioLine } from '../../src/cli/progress.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import type { WrittenReport } from '../../src/report/write-report.js';
-import { drillReport, NEEDS_HISTORY, notJudgedReport, passingReport } from './fixture.js';
+import { drillReport, NEEDS_HISTORY, NOTHING_JUDGED_LINE, nothingJudgedReport, notJudgedReport, passingReport } from './fixture.js';
 
 const WRITTEN: WrittenReport = { json: '/runs/r/report.json', markdown: '/runs/r/report.md', junit: '/runs/r/junit.xml' };
 
@@ -39,6 +39,14 @@ describe('the progress lines', () => {
       /^\[2\/4\] FAIL {4}timeout_blind_retry {2}5\.1s {2}faults 1\/1 fired {2}jobs: 1 done\n {8}broke: no-duplicate-effect, review-routing\n/,
     );
     expect(failing).not.toContain('not judged');
+  });
+
+  it('a vacuous scenario line says which invariant had nothing to judge, and how to replay it', () => {
+    const line = scenarioLine(nothingJudgedReport().scenarios[0]!, 1, 1);
+    expect(line).toBe(
+      `[1/1] VACUOUS concurrent_enqueue  3.4s  faults 1/1 fired  jobs: 1 done\n        ${NOTHING_JUDGED_LINE}\n        replay: ` +
+        'queue-drill drill scenarios.yaml --only concurrent_enqueue --seed 42 --queue reference',
+    );
   });
 
   it.each([

@@ -5,9 +5,10 @@ import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/
 import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
 
-const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', evidence: ['job 1 is still pending'] };
-const held: Verdict = { id: 'no-lost-job', statement: 's', status: 'held', evidence: [] };
-const notJudged: Verdict = { id: 'attempts-bounded', statement: 's', status: 'not_judged', evidence: [], note: NO_HISTORY_NOTE };
+const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', judged: 1, evidence: ['job 1 is still pending'] };
+const held: Verdict = { id: 'no-lost-job', statement: 's', status: 'held', judged: 1, evidence: [] };
+const notJudged: Verdict = { id: 'attempts-bounded', statement: 's', status: 'not_judged', judged: 0, evidence: [], note: NO_HISTORY_NOTE };
+const NOTHING = 'dedupe-on-enqueue had nothing to judge, yet 4 producers enqueue the same keys: it should have judged a raced key';
 const wrongJob = { ...drillReport().scenarios[0]!.jobs[0]!, matches: false };
 
 describe('scenarioVerdict', () => {
@@ -19,6 +20,7 @@ describe('scenarioVerdict', () => {
     expectations: string[];
     jobs: Array<typeof wrongJob>;
     unfired: string[];
+    nothingJudged?: string[];
     verdict: ScenarioVerdict;
   }>([
     { why: 'all held, every fault fired', error: null, invariants: [held], expectations: [], jobs: [], unfired: [], verdict: 'pass' },
@@ -30,6 +32,36 @@ describe('scenarioVerdict', () => {
       jobs: [],
       unfired: ['crash at after_write never fired'],
       verdict: 'vacuous',
+    },
+    {
+      why: 'an invariant had nothing to judge where the scenario should have given it something',
+      error: null,
+      invariants: [held],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      nothingJudged: [NOTHING],
+      verdict: 'vacuous',
+    },
+    {
+      why: 'a broken invariant beside one that had nothing to judge (a finding beats vacuity)',
+      error: null,
+      invariants: [broken],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      nothingJudged: [NOTHING],
+      verdict: 'fail',
+    },
+    {
+      why: 'missing evidence (a harness error) beside an invariant that had nothing to judge',
+      error: "evidence missing, so nothing can be judged: the world's ledger could not be read",
+      invariants: [held],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      nothingJudged: [NOTHING],
+      verdict: 'error',
     },
     { why: 'an invariant broke', error: null, invariants: [held, broken], expectations: [], jobs: [], unfired: [], verdict: 'fail' },
     { why: 'an expectation mismatch', error: null, invariants: [held], expectations: ['job 1 ended done'], jobs: [], unfired: [], verdict: 'fail' },
@@ -98,8 +130,8 @@ describe('scenarioVerdict', () => {
       unfired: [],
       verdict: 'fail',
     },
-  ])('$why: $verdict', ({ verdict, ...scenario }) => {
-    expect(scenarioVerdict(scenario)).toBe(verdict);
+  ])('$why: $verdict', ({ verdict, nothingJudged = [], ...scenario }) => {
+    expect(scenarioVerdict({ ...scenario, nothingJudged })).toBe(verdict);
   });
 });
 

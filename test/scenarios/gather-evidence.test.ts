@@ -1,11 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueConnection } from '../../src/port/adapter.js';
-import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog } from '../../src/scenarios/accepted-jobs.js';
-import { gatherEvidence, readLogs } from '../../src/scenarios/gather-evidence.js';
+import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog, racedCalls } from '../../src/scenarios/accepted-jobs.js';
+import type { EvidenceAvailability, TimelineEvent } from '../../src/scenarios/evidence.js';
+import { gatherEvidence, missingEvidenceError, readLogs } from '../../src/scenarios/gather-evidence.js';
 import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
 import { BUILT_IN_DEFAULTS, type Settings } from '../../src/scenarios/schema.js';
+import { WorldLedger } from '../../src/world/ledger.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { ALL_AVAILABLE, cleanBuilder, digestOf, planOf, SECRET, STEPS } from './invariants/evidence-builder.js';
 
@@ -79,8 +81,9 @@ describe('which producer created which key', () => {
   it("keeps each planned job's plan and expectation, in the scenario's order", () => {
     const jobs = [planned(K3, 1), { ...planned(K1, 2), plan: planOf(STEPS.email), expect: { status: 'review' as const, reason: 'exhausted' } }];
     expect(acceptedJobs(jobs, readLogs(temp.dir))).toEqual([
-      { key: K3, plan: planOf(STEPS.write), enqueueAttempts: 3, createdCount: 1, expect: { status: 'done' } },
-      { key: K1, plan: planOf(STEPS.email), enqueueAttempts: 3, createdCount: 1, expect: { status: 'review', reason: 'exhausted' } },
+      // These logs say nothing of when each call was made: no race can be placed.
+      { key: K3, plan: planOf(STEPS.write), enqueueAttempts: 3, createdCount: 1, raced: false, expect: { status: 'done' } },
+      { key: K1, plan: planOf(STEPS.email), enqueueAttempts: 3, createdCount: 1, raced: false, expect: { status: 'review', reason: 'exhausted' } },
     ]);
   });
 
@@ -105,19 +108,52 @@ describe('which producer created which key', () => {
   });
 });
 
+describe('which keys raced: two producers had calls on it in flight at once', () => {
+  const timed = (key: string, created: boolean, calledAt: number, answeredAt: number) =>
+    `${JSON.stringify({ event: 'enqueued', key, jobId: '1', created, calledAt, answeredAt })}\n`;
+  const call = (producer: string, calledAt?: number, answeredAt?: number) => ({ producer, calledAt, answeredAt });
+
+  it.each([
+    { why: 'overlapping calls of two producers', calls: [call('p1', 100, 102), call('p2', 101, 103)], raced: true },
+    { why: 'calls of two producers in the same millisecond', calls: [call('p1', 100, 101), call('p2', 101, 101)], raced: true },
+    { why: 'one producer after the other', calls: [call('p1', 100, 101), call('p2', 102, 103)], raced: false },
+    { why: "one producer's two runs (a restart)", calls: [call('p1', 100, 102), call('p1', 101, 103)], raced: false },
+    { why: 'calls whose times nobody wrote', calls: [call('p1'), call('p2')], raced: false },
+    { why: 'a single call', calls: [call('p1', 100, 102)], raced: false },
+  ])('$why: raced $raced', ({ calls, raced }) => {
+    expect(racedCalls(calls)).toBe(raced);
+  });
+
+  it('reads the race from the producers’ logs, naming each producer by its log (p1.2 is p1)', () => {
+    const counts = enqueueCounts([
+      { name: 'p1.1.log', text: timed(K1, true, 100, 104) + timed(K2, true, 105, 106) },
+      { name: 'p1.2.log', text: timed(K2, false, 105, 106) },
+      { name: 'p2.1.log', text: timed(K1, false, 103, 107) + timed(K2, false, 110, 111) },
+    ]);
+    expect(Object.fromEntries(counts)).toEqual({
+      [K1]: { tried: 2, created: 1, raced: true },
+      [K2]: { tried: 3, created: 1, raced: false },
+    });
+  });
+});
+
 describe('gatherEvidence', () => {
-  it("puts the queue's snapshot and checkpoints, the logs, the producers' counts and the scenario's settings together", async () => {
-    const { b } = cleanBuilder();
-    const store = b.build();
-    const queue = {
-      snapshot: async () => ({ jobs: store.jobs, history: store.events }),
-      saga: { rows: async () => store.txLog, incidents: async () => store.incidents },
+  type Store = ReturnType<ReturnType<typeof cleanBuilder>['b']['build']>;
+
+  /** A queue connection that gives the crafted store's snapshot and checkpoints (or, per source, `broken`: the value or the failure it gives). */
+  function queueOf(store: Store, broken: { snapshot?: () => unknown; rows?: () => unknown } = {}): QueueConnection {
+    return {
+      snapshot: async () => (broken.snapshot ? broken.snapshot() : { jobs: store.jobs, history: store.events }),
+      saga: { rows: async () => (broken.rows ? broken.rows() : store.txLog), incidents: async () => store.incidents },
     } as unknown as QueueConnection;
-    const scenario: ResolvedScenario = {
+  }
+
+  function scenarioOf(settings: Partial<Settings> = {}): ResolvedScenario {
+    return {
       name: 'gathered',
       description: 'read back',
       covers: null,
-      settings: { ...structuredClone(BUILT_IN_DEFAULTS), lease_ms: 900, skew_margin_ms: 75 } as Settings,
+      settings: { ...structuredClone(BUILT_IN_DEFAULTS), lease_ms: 900, skew_margin_ms: 75, ...settings } as Settings,
       seed: 3,
       workers: [{ id: 'w1', clockSkewMs: 0 }],
       jobs: JOBS,
@@ -126,35 +162,115 @@ describe('gatherEvidence', () => {
       invariants: ['no-lost-job'],
       secrets: [SECRET],
     };
-    const timeline = [{ at: '2026-08-25T10:00:00.000Z', kind: 'spawn' as const, detail: 'worker w1' }];
-    const evidence = await gatherEvidence({
-      scenario,
+  }
+
+  /** The harness's record of the processes it started: w1 once, p1 twice (each left its log above). */
+  const TIMELINE: TimelineEvent[] = [
+    { at: '2026-08-25T10:00:00.000Z', kind: 'spawn', process: 'w1#1', pid: 11, detail: 'worker w1' },
+    { at: '2026-08-25T10:00:00.100Z', kind: 'spawn', process: 'p1#1', pid: 12, detail: 'producer p1' },
+    { at: '2026-08-25T10:00:00.200Z', kind: 'restart', process: 'p1#2', pid: 13, detail: 'producer p1' },
+  ];
+
+  /** A ledger file as the world leaves it (its tables, no effect). */
+  function writeLedger(): string {
+    const file = join(temp.dir, 'ledger.db');
+    WorldLedger.open(file).close();
+    return file;
+  }
+
+  async function gathered(options: { queue?: QueueConnection; ledger?: string; scenario?: ResolvedScenario; available?: EvidenceAvailability } = {}) {
+    const store = cleanBuilder().b.build();
+    return gatherEvidence({
+      scenario: options.scenario ?? scenarioOf(),
       runDir: temp.dir,
-      queue,
-      available: ALL_AVAILABLE,
-      ledger: join(temp.dir, 'ledger.db'),
-      timeline,
+      queue: options.queue ?? queueOf(store),
+      available: options.available ?? ALL_AVAILABLE,
+      ledger: options.ledger ?? writeLedger(),
+      timeline: TIMELINE,
       atRest: false,
       retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
     });
-    expect(evidence).toEqual({
-      scenario: 'gathered',
-      available: ALL_AVAILABLE,
-      jobs: store.jobs,
-      events: store.events,
-      txLog: store.txLog,
-      incidents: store.incidents,
-      // No ledger file: the world never applied anything.
-      effects: [],
-      accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
-      timeline,
-      logs: readLogs(temp.dir),
-      artefacts: [],
-      secrets: [SECRET],
-      atRest: false,
-      leaseMs: 900,
-      skewMarginMs: 75,
-      retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
+  }
+
+  it("puts the queue's snapshot and checkpoints, the ledger, the logs, the producers' counts and the scenario's settings together", async () => {
+    const store = cleanBuilder().b.build();
+    const result = await gathered({ queue: queueOf(store) });
+    expect(result).toEqual({
+      evidence: {
+        scenario: 'gathered',
+        available: ALL_AVAILABLE,
+        jobs: store.jobs,
+        events: store.events,
+        txLog: store.txLog,
+        incidents: store.incidents,
+        // The world's ledger, read: it applied nothing.
+        effects: [],
+        accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
+        timeline: TIMELINE,
+        logs: readLogs(temp.dir),
+        artefacts: [],
+        secrets: [SECRET],
+        atRest: false,
+        leaseMs: 900,
+        skewMarginMs: 75,
+        retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
+      },
+      missing: [],
     });
+  });
+
+  it('says the ledger is missing when the world left no file, rather than judging an empty one', async () => {
+    const { evidence, missing } = await gathered({ ledger: join(temp.dir, 'nowhere.db') });
+    expect(missing).toEqual([expect.stringMatching(/^the world's ledger could not be read \(no ledger file at .*nowhere\.db\)/)]);
+    expect(missingEvidenceError(missing)).toMatch(/^evidence missing, so nothing can be judged: the world's ledger/);
+    expect(evidence.effects).toEqual([]);
+  });
+
+  it('says which log is missing: a process the harness started, or a producer that never wrote one', async () => {
+    rmSync(join(temp.dir, 'w1.1.log'));
+    const { missing } = await gathered({ scenario: scenarioOf({ producers: 3 }) });
+    expect(missing).toEqual([
+      'the log w1.1.log of a process the harness started is missing',
+      'the log p3.1.log is missing: what that producer was told of its enqueues cannot be judged',
+    ]);
+  });
+
+  it("says the queue's history is missing when the queue says it keeps one and gives none", async () => {
+    const store = cleanBuilder().b.build();
+    const { missing } = await gathered({ queue: queueOf(store, { snapshot: () => ({ jobs: store.jobs }) }) });
+    expect(missing).toEqual(["the queue's history (it says it keeps one): the queue gave nothing, not a list"]);
+  });
+
+  it('does not miss a history the queue says it cannot keep: the invariants that need it are not judged', async () => {
+    const store = cleanBuilder().b.build();
+    const available = { ...ALL_AVAILABLE, history: 'keeps no per-attempt history' };
+    const { evidence, missing } = await gathered({ queue: queueOf(store, { snapshot: () => ({ jobs: store.jobs, history: [] }) }), available });
+    expect(missing).toEqual([]);
+    expect(evidence.events).toEqual([]);
+  });
+
+  it('says so when the queue cannot be read at all, or gives checkpoints that are no list', async () => {
+    const store = cleanBuilder().b.build();
+    const failing = queueOf(store, {
+      snapshot: () => {
+        throw new Error('SQLITE_CANTOPEN: unable to open database file');
+      },
+      rows: () => null,
+    });
+    const { missing } = await gathered({ queue: failing });
+    expect(missing).toEqual([
+      "the queue's jobs and history could not be read: SQLITE_CANTOPEN: unable to open database file",
+      "the saga's checkpoints: the queue gave object, not a list",
+    ]);
+  });
+
+  it('says so when a finished line of a producer log is not JSON', async () => {
+    writeFileSync(join(temp.dir, 'p2.1.log'), '{"event":"enqueued","key":\n');
+    const { missing } = await gathered();
+    expect(missing).toEqual([expect.stringMatching(/^the producers' logs could not be read line by line \(.*JSON.*\)/)]);
+  });
+
+  it('has no error when nothing is missing', () => {
+    expect(missingEvidenceError([])).toBeNull();
   });
 });

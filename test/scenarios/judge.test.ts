@@ -8,7 +8,18 @@ import { judgeScenario } from '../../src/scenarios/judge.js';
 import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
 import type { ScenarioRun } from '../../src/scenarios/run-scenario.js';
 import { BUILT_IN_DEFAULTS, type Settings } from '../../src/scenarios/schema.js';
-import { cleanBuilder, cleanEvidence, digestOf, EvidenceBuilder, planOf, richBuilder, SECRET, STEPS, T0 } from './invariants/evidence-builder.js';
+import {
+  cleanBuilder,
+  cleanEvidence,
+  digestOf,
+  EvidenceBuilder,
+  jobIn,
+  planOf,
+  richBuilder,
+  SECRET,
+  STEPS,
+  T0,
+} from './invariants/evidence-builder.js';
 
 /*
  * judgeScenario on runs built by hand: the evidence from the invariant tests'
@@ -26,6 +37,8 @@ interface RunOptions {
   description?: string;
   ending?: ScenarioRun['ending'];
   error?: string | null;
+  /** How many producers the scenario had. @default 1 */
+  producers?: number;
 }
 
 const META = { repeat: 1, replay: 'queue-drill run scenarios.yaml --only crafted --seed 7 --queue reference' };
@@ -49,7 +62,7 @@ function runOf(evidence: Evidence, options: RunOptions = {}): ScenarioRun {
     name: 'crafted',
     description: options.description ?? 'a run built by hand',
     covers: null,
-    settings: structuredClone(BUILT_IN_DEFAULTS) as Settings,
+    settings: { ...structuredClone(BUILT_IN_DEFAULTS), producers: options.producers ?? 1 } as Settings,
     seed: 7,
     workers: [
       { id: 'w1', clockSkewMs: 0 },
@@ -92,7 +105,7 @@ function worldFault(id: number, fired: number, describe: string): ScenarioRun['w
   return {
     armed: {
       id,
-      spec: { match: { tool: 'send_email' }, action: { type: 'fail', status: 503 }, times: 1 },
+      spec: { match: { tool: 'send_email' }, action: { type: 'fail', status: 403 }, times: 1 },
       fired,
       remaining: 1 - fired,
       armedAt: utc(T0),
@@ -327,11 +340,11 @@ describe('judgeScenario: duplicated effects', () => {
 describe('judgeScenario: faults armed and fired', () => {
   it('every fault fired: reported with its counts, and the clean run passes', () => {
     const report = judged(
-      runOf(cleanEvidence(), { pointFaults: [crashRule('f1', 1, 3)], worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email')] }),
+      runOf(cleanEvidence(), { pointFaults: [crashRule('f1', 1, 3)], worldFaults: [worldFault(1, 1, 'fail 403 on tool send_email')] }),
     );
     expect(report.faults).toEqual([{ id: 'f1', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 3, fired: 1 }]);
-    expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 503 on tool send_email', action: 'fail', fired: 1 }]);
-    expect(report.faultPoints).toEqual(['after_write', 'world: fail 503 on tool send_email']);
+    expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 403 on tool send_email', action: 'fail', fired: 1 }]);
+    expect(report.faultPoints).toEqual(['after_write', 'world: fail 403 on tool send_email']);
     expect(report.unfired).toEqual([]);
     expect(report.verdict).toBe('pass');
   });
@@ -346,7 +359,7 @@ describe('judgeScenario: faults armed and fired', () => {
 
   it('an unfired world fault makes the scenario vacuous', () => {
     const report = judged(
-      runOf(cleanEvidence(), { worldFaults: [worldFault(1, 1, 'fail 503 on tool send_email'), worldFault(2, 0, 'drop on job 1 step email')] }),
+      runOf(cleanEvidence(), { worldFaults: [worldFault(1, 1, 'fail 403 on tool send_email'), worldFault(2, 0, 'drop on job 1 step email')] }),
     );
     expect(report.unfired).toEqual(['world fault drop on job 1 step email never fired']);
     expect(report.verdict).toBe('vacuous');
@@ -366,6 +379,45 @@ describe('judgeScenario: faults armed and fired', () => {
       verdict: 'error',
     });
     expect(judged(runOf(cleanEvidence(), { ending: 'interrupted' }))).toMatchObject({ error: 'the drill was interrupted', verdict: 'error' });
+  });
+});
+
+describe('judgeScenario: invariants that had nothing to judge where the scenario should have given them something', () => {
+  it('is vacuous when several producers never raced on a key, and says so', () => {
+    const report = judged(runOf(cleanEvidence(), { producers: 4 }));
+    expect(report.invariants.find((v) => v.id === 'dedupe-on-enqueue')).toMatchObject({ status: 'held', judged: 0 });
+    expect(report.nothingJudged).toEqual([
+      "dedupe-on-enqueue had nothing to judge, yet 4 producers enqueue the same keys: it should have judged a key on which two producers' " +
+        "enqueue calls were in flight at once, with the one told it created the job (no key had two producers' enqueue calls in flight at once: nothing raced)",
+    ]);
+    expect(report.unfired).toEqual([]);
+    expect(report.verdict).toBe('vacuous');
+  });
+
+  it('passes when two producers raced on a key and exactly one was told it created the job', () => {
+    const evidence = cleanEvidence();
+    Object.assign(evidence.accepted[0]!, { enqueueAttempts: 4, createdCount: 1, raced: true });
+    const report = judged(runOf(evidence, { producers: 4 }));
+    expect(report.nothingJudged).toEqual([]);
+    expect(report.verdict).toBe('pass');
+  });
+
+  it('is vacuous when the job carrying the planted secret never ran', () => {
+    const { b } = cleanBuilder();
+    const evidence = b.build();
+    // The secret is in job 3's payload: as if no worker had ever claimed it.
+    Object.assign(jobIn(evidence, 3), { attempts: 0 });
+    const report = judged(runOf(evidence, { invariants: ['secrets-redacted'] }));
+    expect(report.nothingJudged).toEqual([expect.stringMatching(/^secrets-redacted had nothing to judge, yet the scenario plants 1 secret\(s\): /)]);
+    expect(report.verdict).toBe('vacuous');
+  });
+
+  it('a broken invariant outweighs one that had nothing to judge', () => {
+    const { b, jobs } = cleanBuilder();
+    jobs[0].apply('email', { worker: 'w2', attempt: 2 });
+    const report = judged(runOf(b.build(), { producers: 4 }));
+    expect(report.nothingJudged).toHaveLength(1);
+    expect(report.verdict).toBe('fail');
   });
 });
 

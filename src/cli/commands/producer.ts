@@ -16,7 +16,11 @@ export const producerCommand = defineCommand({
     jobs: { type: 'string', describe: 'a JSON file of plan jobs [{key, plan, maxAttempts}] to enqueue instead' },
     name: { type: 'string', default: 'producer', describe: 'the name failpoints see' },
     queue: { type: 'string', default: 'reference' },
-    'start-at': { type: 'number', describe: 'with --jobs: begin at this moment (ms since the epoch), so several producers race from one instant' },
+    'start-barrier': {
+      type: 'string',
+      describe:
+        'with --jobs: a start barrier directory; say ready there and begin when the harness lets every producer go, so they race from one instant',
+    },
     start: { type: 'number', default: 0, describe: 'number of the first job' },
     action: { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] },
     payload: { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' },
@@ -35,7 +39,7 @@ export const producerCommand = defineCommand({
         random: seededRandom(1),
         name: args.name,
         write: (line) => process.stdout.write(line),
-        startAt: args['start-at'],
+        barrier: args['start-barrier'],
       });
       return;
     }

@@ -1,11 +1,12 @@
 import type { Invariant } from '../evidence.js';
-import { historyByJob, isClaim, jobLabel, judge, list } from './support.js';
+import { evidenceList, historyByJob, isClaim, jobLabel, judge } from './support.js';
 
 /**
  * attempts never exceed max_attempts, and equal the claims in the history:
  * every attempt was a recorded claim and every claim was counted. Claims
  * number their attempts 1, 2, 3 ... (a human requeue keeps the count), so a
- * gap or repeat in those numbers is a claim the counter missed.
+ * gap or repeat in those numbers is a claim the counter missed. Judged: each
+ * job in the store.
  */
 export const attemptsBounded: Invariant = {
   id: 'attempts-bounded',
@@ -14,7 +15,8 @@ export const attemptsBounded: Invariant = {
   check: (evidence) =>
     judge(attemptsBounded.id, attemptsBounded.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
+        found.judged();
         const label = jobLabel(job);
         if (job.attempts > job.maxAttempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.maxAttempts}`);
         const claims = (histories.get(job.id) ?? []).filter(isClaim);
@@ -36,6 +38,6 @@ export const attemptsBounded: Invariant = {
           }
         });
       }
-      if (list(evidence.jobs).length === 0) found.note('the store holds no job');
+      if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
     }),
 };

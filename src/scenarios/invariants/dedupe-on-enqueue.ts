@@ -1,12 +1,14 @@
 import type { Invariant } from '../evidence.js';
-import { judge, list, shortKey } from './support.js';
+import { evidenceList, judge, shortKey } from './support.js';
 
 /**
  * One job per idempotency key in the store, and never more than one producer
  * told it created an accepted key, however many raced. A key nobody reports
  * creating is only noted when the store has its job: the producer that created
  * it may have been killed before it could say so, and the store is the better
- * witness (a missing job is no-lost-job's finding).
+ * witness (a missing job is no-lost-job's finding). Judged: each key on which
+ * two producers' calls were in flight at once, and whose creation was
+ * reported: a key enqueued one producer after another tests no race.
  */
 export const dedupeOnEnqueue: Invariant = {
   id: 'dedupe-on-enqueue',
@@ -15,17 +17,18 @@ export const dedupeOnEnqueue: Invariant = {
   check: (evidence) =>
     judge(dedupeOnEnqueue.id, dedupeOnEnqueue.statement, evidence, (found) => {
       const jobsByKey = new Map<string, string[]>();
-      for (const job of list(evidence.jobs)) jobsByKey.set(job.key, [...(jobsByKey.get(job.key) ?? []), job.id]);
+      for (const job of evidenceList(evidence, 'jobs')) jobsByKey.set(job.key, [...(jobsByKey.get(job.key) ?? []), job.id]);
       for (const [key, ids] of jobsByKey) {
         if (ids.length > 1) found.breach(`key ${shortKey(key)}: ${ids.length} jobs in the store (jobs ${ids.join(', ')})`);
       }
-      const accepted = list(evidence.accepted);
+      const accepted = evidenceList(evidence, 'accepted');
       if (accepted.length === 0) found.note('no job was accepted in this drill');
       let raced = 0;
       for (const request of accepted) {
         const ids = jobsByKey.get(request.key) ?? [];
         const where = ids.length > 0 ? ` (job ${ids.join(', ')})` : '';
-        if (request.enqueueAttempts > 1) raced++;
+        if (request.raced) raced++;
+        if (request.raced && request.createdCount >= 1) found.judged();
         if (request.createdCount > 1) {
           found.breach(
             `key ${shortKey(request.key)}${where}: ${request.createdCount} of ${request.enqueueAttempts} ` +
@@ -38,6 +41,6 @@ export const dedupeOnEnqueue: Invariant = {
           );
         }
       }
-      if (accepted.length > 0 && raced === 0) found.note('no key was enqueued more than once: nothing raced');
+      if (accepted.length > 0 && raced === 0) found.note("no key had two producers' enqueue calls in flight at once: nothing raced");
     }),
 };

@@ -2,13 +2,13 @@ import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
   eventLabel,
+  evidenceList,
   groupEffectsByKey,
   historyByJob,
   isDigest,
   jobLabel,
   judge,
   leasesOf,
-  list,
   planOf,
   sideEffectSteps,
   stepEffects,
@@ -19,6 +19,7 @@ import {
  * change to done written by the holder of the lease current at that moment;
  * and every side-effect step of the plan present in the world's ledger (a done
  * job whose effects the world never saw was done on the worker's word).
+ * Judged: each done job.
  */
 export const doneIsVerified: Invariant = {
   id: 'done-is-verified',
@@ -30,9 +31,10 @@ export const doneIsVerified: Invariant = {
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
       let done = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         if (job.status !== 'done') continue;
         done++;
+        found.judged();
         const label = jobLabel(job);
         if (!isDigest(job.resultDigest))
           found.breach(`${label}: done without a verification digest (result_digest ${JSON.stringify(job.resultDigest)})`);

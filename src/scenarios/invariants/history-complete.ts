@@ -1,12 +1,13 @@
 import type { JobStatus } from '../../queue/states.js';
 import type { Invariant } from '../evidence.js';
-import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './support.js';
 
 /**
  * A job's life can be rebuilt from its history alone, by its id: it starts
  * with its creation, each change starts where the previous one ended (a refused
  * write changes nothing, so it is not part of the chain), the chain ends in the
  * status the store holds, and the attempt count never goes backwards.
+ * Judged: each job in the store.
  */
 export const historyComplete: Invariant = {
   id: 'history-complete',
@@ -15,8 +16,9 @@ export const historyComplete: Invariant = {
   check: (evidence) =>
     judge(historyComplete.id, historyComplete.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
-      const jobs = list(evidence.jobs);
+      const jobs = evidenceList(evidence, 'jobs');
       for (const job of jobs) {
+        found.judged();
         const label = jobLabel(job);
         const history = histories.get(job.id) ?? [];
         if (history.length === 0) {

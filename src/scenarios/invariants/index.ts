@@ -15,7 +15,7 @@ import { reviewSticky } from './review-sticky.js';
 import { sagaCompensation } from './saga-compensation.js';
 import { secretsRedacted } from './secrets-redacted.js';
 import { singleHolder } from './single-holder.js';
-import { acceptedByKey, clip, jobLabel, list, shortKey } from './support.js';
+import { acceptedByKey, clip, evidenceList, jobLabel, shortKey } from './support.js';
 import { transitionsAllowed } from './transitions-allowed.js';
 
 export { maskSecret } from './secrets-redacted.js';
@@ -94,7 +94,7 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
     const reason = notJudgedReason(invariant, evidence);
     return reason === null
       ? invariant.check(evidence)
-      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', evidence: [], note: reason };
+      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', judged: 0, evidence: [], note: reason };
   });
 }
 
@@ -152,7 +152,7 @@ export function expectationMismatch(job: JobSnapshot | undefined, key: string, e
 
 /** One line per accepted job whose final state is not what its scenario expects (none when all match). */
 export function expectationVerdicts(evidence: Evidence): string[] {
-  const jobs = list(evidence.jobs);
+  const jobs = evidenceList(evidence, 'jobs');
   return [...acceptedByKey(evidence).values()]
     .map((accepted) =>
       expectationMismatch(

@@ -1,10 +1,11 @@
 import type { Invariant } from '../evidence.js';
-import { jobLabel, judge, list } from './support.js';
+import { evidenceList, jobLabel, judge } from './support.js';
 
 /**
  * At rest no job is running, and no job holds a lease but a running one (a
  * worker's) or a compensating one (the coordinator's, mid-saga): a lease left
- * on a done or review job is a release the queue forgot.
+ * on a done or review job is a release the queue forgot. Judged: each job in
+ * the store.
  */
 export const leaseReleased: Invariant = {
   id: 'lease-released',
@@ -13,7 +14,8 @@ export const leaseReleased: Invariant = {
   check: (evidence) =>
     judge(leaseReleased.id, leaseReleased.statement, evidence, (found) => {
       if (evidence.atRest !== true) found.note('the drill never reached rest: this is the state it was stopped in');
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
+        found.judged();
         const label = jobLabel(job);
         if (job.status === 'running') {
           found.breach(
@@ -26,6 +28,6 @@ export const leaseReleased: Invariant = {
           );
         }
       }
-      if (list(evidence.jobs).length === 0) found.note('the store holds no job');
+      if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
     }),
 };

@@ -1,6 +1,6 @@
 import type { JobSnapshot } from '../../port/snapshot.js';
 import type { Invariant } from '../evidence.js';
-import { acceptedByKey, clip, jobLabel, judge, list, shortKey } from './support.js';
+import { acceptedByKey, clip, evidenceList, jobLabel, judge, shortKey } from './support.js';
 
 const FINAL = new Set(['done', 'review']);
 
@@ -26,14 +26,18 @@ function unfinished(job: JobSnapshot): string {
  */
 export const NEVER_AT_REST = 'the drill never reached rest before its deadline';
 
-/** Every accepted job ends done or in review: none left waiting, running or half-compensated once the drill is at rest. */
+/**
+ * Every accepted job ends done or in review: none left waiting, running or
+ * half-compensated once the drill is at rest. Judged: each job in the store
+ * whose end it examined (the accepted keys' jobs, and any other the store holds).
+ */
 export const noLostJob: Invariant = {
   id: 'no-lost-job',
   statement: 'every accepted job ends done or in review',
   needs: [],
   check: (evidence) =>
     judge(noLostJob.id, noLostJob.statement, evidence, (found) => {
-      const jobs = list(evidence.jobs);
+      const jobs = evidenceList(evidence, 'jobs');
       const accepted = acceptedByKey(evidence);
       if (evidence.atRest !== true) {
         const open = jobs.filter((job) => !FINAL.has(job.status));
@@ -48,11 +52,13 @@ export const noLostJob: Invariant = {
           continue;
         }
         // Several jobs for one key are dedupe-on-enqueue's to report; here each must still end.
+        found.judged(matches.length);
         for (const job of matches) if (!FINAL.has(job.status)) found.breach(`${jobLabel(job)}: ${unfinished(job)}`);
       }
       // A job the store holds but no producer reported (it died after enqueue) was accepted by the queue all the same.
-      for (const job of jobs) {
-        if (!accepted.has(job.key) && !FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
+      for (const job of jobs.filter((j) => !accepted.has(j.key))) {
+        found.judged();
+        if (!FINAL.has(job.status)) found.breach(`${jobLabel(job)} (not in the accepted list): ${unfinished(job)}`);
       }
     }),
 };

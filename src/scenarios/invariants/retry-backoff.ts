@@ -120,6 +120,7 @@ export const retryBackoff: Invariant = {
     judge(retryBackoff.id, retryBackoff.statement, evidence, (found) => {
       const policy = evidence.retryPolicy;
       const releases = [...historyByJob(evidence).values()].flatMap(failureReleases);
+      found.judged(releases.length);
       for (const release of releases) checkDelays(found, release, policy, evidence.skewMarginMs);
       if (policy.jitterMs >= MIN_JITTER_FOR_LOCKSTEP_MS) checkLockstep(found, releases, policy);
       if (releases.length === 0) found.note('no job was released to retry after a failed attempt');

@@ -1,5 +1,5 @@
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
-import { compensationKey, type PlanStep, stepKey } from '../../saga/plan.js';
+import { compensationKey, type Plan, type PlanStep, stepKey } from '../../saga/plan.js';
 import { policyViolations } from '../../saga/policy.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import { toolMetadata } from '../../world/catalogue.js';
@@ -9,6 +9,7 @@ import {
   clip,
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   groupEffectsByKey,
   historyByJob,
@@ -19,7 +20,6 @@ import {
   type LeaseInterval,
   leaseOfAttempt,
   leasesOf,
-  list,
   planOf,
   txByJob,
   txLabel,
@@ -42,6 +42,9 @@ import {
  *     nothing of it applied to the world and no step executed.
  * "Goes to review" is judged through attempt numbers (every checkpoint names
  * its attempt, every claim is one attempt), never by comparing clocks.
+ * Judged: each job that had something to route (it used every attempt, a step
+ * failed for good, a non-idempotent step's outcome was in doubt, or its plan
+ * breaks policy).
  */
 
 const PERMANENT = /\b(PermanentError|PolicyViolationError|BusinessRuleError)\b|\bHTTP 40[13]\b|\b40[13]\b/;
@@ -141,6 +144,24 @@ function checkExhausted(ctx: JobContext): void {
   }
 }
 
+/** Whether a non-idempotent step's outcome was ever in doubt: an unknown outcome, or a call its holder never finished. */
+function doubted(step: PlanStep, rows: readonly TxRow[]): boolean {
+  const mine = rows.filter((row) => row.step_id === step.step_id && (row.action === 'execute' || row.action === 'reconcile'));
+  // A call is finished by the execute row after its started one; anything else after it (or nothing) left it in doubt.
+  const unfinished = (i: number) => {
+    const next = mine[i + 1];
+    return !(next && next.action === 'execute' && next.status !== 'started');
+  };
+  return repeatIsHarmful(step) && mine.some((row, i) => row.status === 'unknown' || (row.status === 'started' && unfinished(i)));
+}
+
+/** Whether the job had anything to route: every attempt used, a permanent failure, a doubt on a non-idempotent step, a plan that breaks policy. */
+function hadSomethingToRoute(job: JobSnapshot, rows: readonly TxRow[], plan: Plan | null): boolean {
+  if (job.attempts >= job.maxAttempts) return true;
+  if (rows.some((row) => row.action === 'execute' && row.status === 'failed' && PERMANENT.test(row.detail ?? ''))) return true;
+  return plan !== null && (plan.steps.some((step) => doubted(step, rows)) || policyViolations(plan).length > 0);
+}
+
 /** Unknown outcomes of non-idempotent effects, permanent errors, policy violations and exhausted retries go to review, never to a blind retry. */
 export const reviewRouting: Invariant = {
   id: 'review-routing',
@@ -153,13 +174,14 @@ export const reviewRouting: Invariant = {
       const txs = txByJob(evidence);
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const history = histories.get(job.id) ?? [];
         const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history) };
         const rows = txs.get(job.id) ?? [];
         checkExhausted(ctx);
         checkPermanent(ctx, rows);
         const lookup = planOf(job, accepted);
+        if (hadSomethingToRoute(job, rows, lookup.plan)) found.judged();
         if (lookup.plan === null) {
           if (rows.length > 0) found.note(`${lookup.problem}: its unknown outcomes were not judged`);
           continue;

@@ -1,11 +1,12 @@
 import type { JobStatus } from '../../queue/states.js';
 import type { Invariant } from '../evidence.js';
-import { eventLabel, historyByJob, jobLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './support.js';
 
 /**
  * Nothing leaves review but a person: every transition out of review is by
  * actor `human` and back to pending, and a history that simply moves on from
  * review (its next change does not start from review) left it unrecorded.
+ * Judged: each time a job went to review (what followed is what it checks).
  */
 export const reviewSticky: Invariant = {
   id: 'review-sticky',
@@ -15,7 +16,7 @@ export const reviewSticky: Invariant = {
     judge(reviewSticky.id, reviewSticky.statement, evidence, (found) => {
       const histories = historyByJob(evidence);
       let reviewed = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         let state: JobStatus | null = null;
         for (const event of histories.get(job.id) ?? []) {
@@ -27,7 +28,10 @@ export const reviewSticky: Invariant = {
             found.breach(`${label}: was in review, and its next change does not start from review (no recorded way out): ${eventLabel(event)}`);
           }
           state = event.to;
-          if (state === 'review') reviewed++;
+          if (state === 'review') {
+            reviewed++;
+            found.judged();
+          }
         }
         if (state === 'review' && job.status !== 'review')
           found.breach(`${label}: its history ends in review, but the store says ${job.status}: it left review with no event at all`);

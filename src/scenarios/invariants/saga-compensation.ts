@@ -8,12 +8,12 @@ import {
   clip,
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   groupEffectsByKey,
   historyByJob,
   jobLabel,
   judge,
-  list,
   planOf,
   stepEffects,
   txByJob,
@@ -35,7 +35,8 @@ import {
  *     effect in the ledger (EffectRow.compensates = the step's key), each
  *     irreversible one by a skipped row naming it for a person.
  * The review reason is judged only when the saga's end (compensating→review)
- * is the job's last change: a person may have requeued it since.
+ * is the job's last change: a person may have requeued it since. Judged: each
+ * saga judged to its end (its order, its coverage and its outcome).
  */
 
 interface Saga {
@@ -174,7 +175,8 @@ function checkCoverage(saga: Saga, comp: readonly TxRow[], tookEffect: (stepId: 
   }
 }
 
-function checkSaga(saga: Saga): void {
+/** Judges one saga; true when it was judged to its end (its outcome too), not only its order so far. */
+function checkSaga(saga: Saga): boolean {
   const { found, job, label, plan } = saga;
   const comp = saga.rows.filter((row) => row.action === 'compensate');
   const { tookEffect, mayHaveHappened } = stepEvidence(saga);
@@ -185,9 +187,10 @@ function checkSaga(saga: Saga): void {
       found.breach(`${label}: step ${step.step_id}'s compensation was applied ${applied.length} times: ${applied.map(effectLabel).join('; ')}`);
   }
   // The review reason is the saga's verdict only when its end is the job's last change; an unfinished saga is no-lost-job's finding.
-  if (!saga.final || job.status !== 'review') return;
+  if (!saga.final || job.status !== 'review') return false;
   checkEnding(saga, unresolvedFailures(comp));
   if (job.outcome === 'compensated') checkCoverage(saga, comp, tookEffect);
+  return true;
 }
 
 /** After a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated". */
@@ -203,11 +206,11 @@ export const sagaCompensation: Invariant = {
       const accepted = acceptedByKey(evidence);
       const byKey = groupEffectsByKey(evidence);
       const compensationsOf = new Map<string, EffectRow[]>();
-      for (const effect of list(evidence.effects)) {
+      for (const effect of evidenceList(evidence, 'effects')) {
         if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
       }
       let sagas = 0;
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         const history: Transition[] = histories.get(job.id) ?? [];
         const transitions = history.filter((e) => e.kind === 'transition');
@@ -233,11 +236,11 @@ export const sagaCompensation: Invariant = {
           found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
         }
         const incidents = new Set(
-          list(evidence.incidents)
+          evidenceList(evidence, 'incidents')
             .filter((i) => i.job_id === job.id)
             .map((i) => i.step_id),
         );
-        checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final });
+        if (checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final })) found.judged();
       }
       if (sagas === 0) found.note('no saga was compensated in this drill');
     }),

@@ -1,6 +1,6 @@
 import { redact } from '../../kernel/redact.js';
 import type { Evidence, Invariant } from '../evidence.js';
-import { jobLabel, judge, list } from './support.js';
+import { evidenceList, jobLabel, judge } from './support.js';
 
 /*
  * Every planted secret is searched for, as is and in the forms it takes once
@@ -9,6 +9,8 @@ import { jobLabel, judge, list } from './support.js';
  * context in which every secret is masked: the report must not become the leak.
  * Secrets shorter than 4 characters are not searched (as src/queue/redact.ts
  * does not redact them): they would be found in ordinary text by chance.
+ * Judged: each planted secret put to the test, that is carried in the payload
+ * of a job that ran (a worker read it) and searched for in at least one place.
  */
 
 /** Shorter than this a value cannot be told apart from ordinary text. */
@@ -32,23 +34,23 @@ interface Place {
 
 function placesOf(evidence: Evidence): Place[] {
   const places: Place[] = [];
-  for (const log of list(evidence.logs)) places.push({ where: `log ${log.name}`, text: String(log.text ?? ''), lines: true });
-  for (const artefact of list(evidence.artefacts))
+  for (const log of evidenceList(evidence, 'logs')) places.push({ where: `log ${log.name}`, text: String(log.text ?? ''), lines: true });
+  for (const artefact of evidenceList(evidence, 'artefacts'))
     places.push({ where: `artefact ${artefact.name}`, text: String(artefact.text ?? ''), lines: true });
-  for (const job of list(evidence.jobs)) {
+  for (const job of evidenceList(evidence, 'jobs')) {
     if (job.lastError) places.push({ where: `${jobLabel(job)} last_error`, text: job.lastError, lines: false });
     if (job.reviewReason) places.push({ where: `${jobLabel(job)} review_reason`, text: job.reviewReason, lines: false });
   }
-  for (const event of list(evidence.events)) {
+  for (const event of evidenceList(evidence, 'events')) {
     if (event.reason) places.push({ where: `job ${event.jobId} event #${event.seq} reason`, text: event.reason, lines: false });
   }
-  for (const row of list(evidence.txLog)) {
+  for (const row of evidenceList(evidence, 'txLog')) {
     if (row.detail)
       places.push({ where: `job ${row.job_id} tx #${row.id} (${row.step_id} ${row.action} ${row.status}) detail`, text: row.detail, lines: false });
     if (row.external_reference)
       places.push({ where: `job ${row.job_id} tx #${row.id} external_reference`, text: row.external_reference, lines: false });
   }
-  for (const incident of list(evidence.incidents)) {
+  for (const incident of evidenceList(evidence, 'incidents')) {
     places.push({
       where: `job ${incident.job_id} incident #${incident.id} (${incident.step_id}) error`,
       text: String(incident.error ?? ''),
@@ -56,11 +58,17 @@ function placesOf(evidence: Evidence): Place[] {
     });
   }
   // The harness's timeline goes into the report as it is.
-  list(evidence.timeline).forEach((event, index) => {
+  evidenceList(evidence, 'timeline').forEach((event, index) => {
     if (event.detail)
       places.push({ where: `timeline #${index + 1} (${event.kind}${event.process ? ` ${event.process}` : ''})`, text: event.detail, lines: false });
   });
   return places;
+}
+
+/** Whether a job whose payload carries the secret was claimed at least once: a worker read it, and could have leaked it. */
+function ranWith(evidence: Evidence, secret: string): boolean {
+  const spelled = spellings(secret);
+  return evidenceList(evidence, 'jobs').some((job) => job.attempts > 0 && spelled.some((spelling) => String(job.payload ?? '').includes(spelling)));
 }
 
 /** The spellings a secret takes in stored text: as is, JSON-escaped, URL-encoded. */
@@ -114,7 +122,7 @@ export const secretsRedacted: Invariant = {
   needs: [],
   check: (evidence) =>
     judge(secretsRedacted.id, secretsRedacted.statement, evidence, (found) => {
-      const planted = [...new Set(list(evidence.secrets).filter((s): s is string => typeof s === 'string' && s.length > 0))];
+      const planted = [...new Set(evidenceList(evidence, 'secrets').filter((s): s is string => typeof s === 'string' && s.length > 0))];
       const secrets = planted.filter((s) => s.length >= MIN_SECRET_LENGTH);
       if (planted.length === 0) {
         found.note('no secret was planted in this drill: nothing to look for');
@@ -133,7 +141,12 @@ export const secretsRedacted: Invariant = {
           .join('|'),
         'g',
       );
-      for (const place of placesOf(evidence)) {
+      const places = placesOf(evidence);
+      for (const secret of secrets) {
+        if (ranWith(evidence, secret) && places.length > 0) found.judged();
+        else found.note(`secret ${maskSecret(secret)}: no job that carries it in its payload ever ran, so nothing had a chance to leak it`);
+      }
+      for (const place of places) {
         const hits = new Map<string, { count: number; first: string }>();
         const lines = place.lines ? place.text.split('\n') : [place.text];
         lines.forEach((line, lineIndex) => {

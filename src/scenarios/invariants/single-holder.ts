@@ -1,11 +1,12 @@
-import { pointFaultAction } from '../../faults/actions/index.js';
 import type { TxRow } from '../../port/checkpoint.js';
 import type { Transition } from '../../port/snapshot.js';
 import type { EffectRow } from '../../world/ledger.js';
 import type { Evidence, Invariant } from '../evidence.js';
+import { checkStaleWrites } from './stale-writes.js';
 import {
   effectLabel,
   eventLabel,
+  evidenceList,
   type Findings,
   historyByJob,
   isClaim,
@@ -13,7 +14,6 @@ import {
   judge,
   type LeaseInterval,
   leasesOf,
-  list,
   timeOf,
   txByJob,
   txLabel,
@@ -56,6 +56,11 @@ import {
  * ledger's order, an effect applied under an epoch older than one the world
  * had already seen for the job is a stale holder's, whatever the queue said;
  * and a step's effect was applied by the worker that held that epoch.
+ *
+ * At the harness's timeline: a stale holder that went on to its complete left
+ * a trace in the history (stale-writes.ts).
+ *
+ * Judged: each lease (claim) rebuilt from the history.
  */
 
 function checkHistory(found: Findings, label: string, history: readonly Transition[], leases: readonly LeaseInterval[]): void {
@@ -215,11 +220,11 @@ function compensatingPeriods(history: readonly Transition[]): Array<{ from: numb
  * from a coordinator, whose claims leave no event: only their order is judged).
  */
 function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<string, LeaseInterval[]>): void {
-  const jobs = new Map(list(evidence.jobs).map((job) => [job.id, job]));
+  const jobs = new Map(evidenceList(evidence, 'jobs').map((job) => [job.id, job]));
   const newest = new Map<string, EffectRow>();
   let unmatched = 0;
   let unfenced = 0;
-  for (const effect of [...list(evidence.effects)].sort((a, b) => a.seq - b.seq)) {
+  for (const effect of [...evidenceList(evidence, 'effects')].sort((a, b) => a.seq - b.seq)) {
     const job = jobs.get(String(effect.job));
     const leases = job ? leasesByJob.get(job.id) : undefined;
     if (!job || !leases) {
@@ -253,47 +258,6 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
   if (unfenced > 0) found.note(`${unfenced} ledger effect(s) carry no epoch and were not placed`);
 }
 
-/**
- * The harness saw a worker reach the point right before its complete, after the
- * job had been claimed again under a later attempt: its write is stale. The
- * history must then hold that write, refused and recorded; when it holds
- * nothing, the queue let the stale write pass silently (the queue sketch's 0-row
- * UPDATE), and nobody would ever know it happened.
- */
-function checkStaleWrites(found: Findings, evidence: Evidence, histories: Map<string, Transition[]>, marginMs: number): void {
-  const events = list(evidence.timeline);
-  for (const [index, hit] of events.entries()) {
-    // A plain hit, or a fault it came back from: one that held it for a while, or made it wait (it has an ms).
-    const atComplete = hit.point === 'before_complete' && (hit.kind === 'fault-hit' || (hit.kind === 'fault-fired' && hit.ms !== undefined));
-    if (!atComplete || !hit.process || hit.job === undefined || hit.attempt === undefined) continue;
-    const worker = hit.worker ?? hit.process.replace(/#\d+$/, '');
-    // It writes only once it goes on: when the harness let a held process go, or after its wait.
-    const resumedAt =
-      hit.kind !== 'fault-fired'
-        ? hit.at
-        : pointFaultAction(hit.action)?.holds
-          ? events.slice(index + 1).find((e) => e.kind === 'resume' && e.process === hit.process)?.at
-          : new Date(Date.parse(hit.at) + (hit.ms ?? 0)).toISOString();
-    if (resumedAt === undefined) continue;
-    const resumed = { at: resumedAt };
-    const history = histories.get(hit.job) ?? [];
-    const ownClaim = history.find((e) => isClaim(e) && e.attempt === hit.attempt);
-    const laterClaim = history.find(
-      (e) => isClaim(e) && e.attempt > hit.attempt! && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= Date.parse(resumed.at),
-    );
-    if (!ownClaim || !laterClaim) continue;
-    const recorded = history.some(
-      (e) => e.worker === worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= Date.parse(resumed.at) - marginMs && e !== ownClaim,
-    );
-    if (!recorded) {
-      found.breach(
-        `job ${hit.job}: ${worker} went on to its complete at ${resumed.at} under attempt ${hit.attempt} (epoch ${ownClaim.epoch}) after the job ` +
-          `was claimed again (${eventLabel(laterClaim)}), and the history records neither the write nor its refusal: the stale write passed silently`,
-      );
-    }
-  }
-}
-
 /** At no time do two workers hold a live lease on one job; a stale worker's write is refused (fencing). */
 export const singleHolder: Invariant = {
   id: 'single-holder',
@@ -305,15 +269,16 @@ export const singleHolder: Invariant = {
       const txs = txByJob(evidence);
       const margin = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
       const leasesByJob = new Map<string, LeaseInterval[]>();
-      for (const job of list(evidence.jobs)) {
+      for (const job of evidenceList(evidence, 'jobs')) {
         const label = jobLabel(job);
         const history = histories.get(job.id) ?? [];
         const leases = leasesOf(history);
         leasesByJob.set(job.id, leases);
+        found.judged(leases.length);
         checkHistory(found, label, history, leases);
         checkTx(found, label, txs.get(job.id) ?? [], history, leases, margin);
       }
       checkEffects(found, evidence, leasesByJob);
-      checkStaleWrites(found, evidence, histories, margin);
+      checkStaleWrites(found, evidenceList(evidence, 'timeline'), histories, margin);
     }),
 };

@@ -1,3 +1,4 @@
+import { HarnessError } from '../../kernel/errors.js';
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { type Plan, PlanSchema, type PlanStep, stepKey } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
@@ -20,6 +21,12 @@ export interface Findings {
   breach(line: string): void;
   /** Something the invariant could not judge, or had nothing to judge (the verdict still holds). */
   note(line: string): void;
+  /**
+   * `count` more items examined, in the invariant's own unit (a job, a lease,
+   * a key, a planted secret): the verdict's `judged`, so "held" on nothing can
+   * be told from "held" on something. @default 1
+   */
+  judged(count?: number): void;
 }
 
 /**
@@ -30,8 +37,18 @@ export interface Findings {
 export function judge(id: InvariantId, statement: string, evidence: Evidence, body: (findings: Findings, evidence: Evidence) => void): Verdict {
   const breaches: string[] = [];
   const notes: string[] = [];
+  let judged = 0;
   try {
-    body({ breach: (line) => breaches.push(line), note: (line) => notes.push(line) }, evidence);
+    body(
+      {
+        breach: (line) => breaches.push(line),
+        note: (line) => notes.push(line),
+        judged: (count = 1) => {
+          judged += count;
+        },
+      },
+      evidence,
+    );
   } catch (error) {
     breaches.push(
       `could not judge this evidence (the checker failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`,
@@ -41,14 +58,37 @@ export function judge(id: InvariantId, statement: string, evidence: Evidence, bo
     breaches.length > MAX_EVIDENCE_LINES
       ? [...breaches.slice(0, MAX_EVIDENCE_LINES), `... and ${breaches.length - MAX_EVIDENCE_LINES} more`]
       : breaches;
-  const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', evidence: lines };
+  const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', judged, evidence: lines };
   if (notes.length > 0) verdict.note = [...new Set(notes)].join('; ');
   return verdict;
 }
 
-/** An array from the evidence, or none: odd evidence (a field missing) is judged as empty rather than crashing. */
-export function list<T>(value: readonly T[] | undefined | null): readonly T[] {
-  return Array.isArray(value) ? value : [];
+/** The evidence's fields that are lists. */
+type ListField = { [K in keyof Evidence]-?: Evidence[K] extends readonly unknown[] ? K : never }[keyof Evidence];
+
+/**
+ * Evidence that is not there where a list must be: gathering never leaves a
+ * source out (missing evidence is the harness's error, reported before any
+ * judging), so this is a bug in whatever built the evidence.
+ */
+export class MissingEvidenceError extends HarnessError {
+  constructor(field: string, value: unknown) {
+    super(
+      'QD_EVIDENCE_MISSING',
+      `evidence.${field} is ${value === null ? 'null' : typeof value}, not a list: nothing can be judged on evidence that is not there`,
+    );
+  }
+}
+
+/**
+ * One list of the evidence, failing closed: a field that is not a list throws
+ * MissingEvidenceError (judge() turns it into a broken verdict saying so),
+ * never an empty list that every invariant would hold on.
+ */
+export function evidenceList<K extends ListField>(evidence: Evidence, field: K): Evidence[K] {
+  const value: unknown = evidence[field];
+  if (!Array.isArray(value)) throw new MissingEvidenceError(field, value);
+  return value as Evidence[K];
 }
 
 /** A key short enough for a line, long enough to grep for ("1a2b3c4d…"). */
@@ -110,21 +150,21 @@ function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> 
 
 /** Each job's history, in the order the queue wrote it (by seq). */
 export function historyByJob(evidence: Evidence): Map<string, Transition[]> {
-  const map = groupBy(list(evidence.events), (event) => event.jobId);
+  const map = groupBy(evidenceList(evidence, 'events'), (event) => event.jobId);
   for (const events of map.values()) events.sort((a, b) => a.seq - b.seq);
   return map;
 }
 
 /** Each job's transaction log, in the order it was written (by row id). */
 export function txByJob(evidence: Evidence): Map<string, TxRow[]> {
-  const map = groupBy(list(evidence.txLog), (row) => row.job_id);
+  const map = groupBy(evidenceList(evidence, 'txLog'), (row) => row.job_id);
   for (const rows of map.values()) rows.sort((a, b) => a.id - b.id);
   return map;
 }
 
 /** The ledger's effects by idempotency key, in the order applied. */
 export function groupEffectsByKey(evidence: Evidence): Map<string, EffectRow[]> {
-  const map = groupBy(list(evidence.effects), (effect) => effect.key);
+  const map = groupBy(evidenceList(evidence, 'effects'), (effect) => effect.key);
   for (const effects of map.values()) effects.sort((a, b) => a.seq - b.seq);
   return map;
 }
@@ -137,7 +177,7 @@ export function stepEffects(byKey: Map<string, EffectRow[]>, key: string): Effec
 /** The accepted requests by key (the first, if a key was listed twice). */
 export function acceptedByKey(evidence: Evidence): Map<string, Accepted> {
   const map = new Map<string, Accepted>();
-  for (const accepted of list(evidence.accepted)) if (!map.has(accepted.key)) map.set(accepted.key, accepted);
+  for (const accepted of evidenceList(evidence, 'accepted')) if (!map.has(accepted.key)) map.set(accepted.key, accepted);
   return map;
 }
 

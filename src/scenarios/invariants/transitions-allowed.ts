@@ -4,13 +4,14 @@ import { isAllowedTransition } from '../../queue/states.js';
 const ACTORS: readonly string[] = ACTOR_LIST;
 
 import type { Invariant } from '../evidence.js';
-import { eventLabel, judge, list } from './support.js';
+import { eventLabel, evidenceList, judge } from './support.js';
 
 const STATUSES: readonly string[] = JOB_STATUSES;
 
 /**
  * Every state change in the history is an edge of the state machine (src/queue/states.ts)
  * taken by an actor allowed to take it; creation is null→pending by a producer.
+ * Judged: each entry of the history.
  */
 export const transitionsAllowed: Invariant = {
   id: 'transitions-allowed',
@@ -18,8 +19,9 @@ export const transitionsAllowed: Invariant = {
   needs: ['history'],
   check: (evidence) =>
     judge(transitionsAllowed.id, transitionsAllowed.statement, evidence, (found) => {
-      const events = list(evidence.events);
+      const events = evidenceList(evidence, 'events');
       if (events.length === 0) found.note('the history is empty');
+      found.judged(events.length);
       for (const event of events) {
         const where = `job ${event.jobId}: ${eventLabel(event)}`;
         if (event.kind !== 'transition' && event.kind !== 'refused') {

@@ -40,6 +40,12 @@ export class DrillProcesses {
     return this.roles.some((r) => r.kind === 'producer' && !r.finished);
   }
 
+  /** Whether the process `name` has died or ended at least once (it may have been started again since). */
+  hasExited(name: string): boolean {
+    const role = this.roles.find((r) => r.name === name);
+    return role !== undefined && (role.restarts > 0 || role.finished || !role.child.alive);
+  }
+
   /** A process waits to be started again. */
   get restarting(): boolean {
     return this.roles.some((r) => r.restartAt !== null);

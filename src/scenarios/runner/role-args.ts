@@ -1,12 +1,12 @@
 import type { ResolvedScenario } from '../resolve.js';
 
-/** What the drill's processes are told besides the scenario: where the queue is, the world, the jobs file, the producers' common start. */
+/** What the drill's processes are told besides the scenario: where the queue is, the world, the jobs file, the producers' start barrier. */
 export interface RoleContext {
   locator: string;
   worldUrl: string;
   jobsFile: string;
-  /** Epoch ms: producers started one by one begin together, so they really race on every key. */
-  startAt: number;
+  /** The producers' start barrier (src/kernel/start-barrier.ts): started one by one, they begin together, so they really race on every key. */
+  barrier: string;
 }
 
 /** One process of the drill: its name, its kind, and its command line (the same on every restart). */
@@ -14,6 +14,11 @@ export interface RoleSpec {
   name: string;
   kind: 'worker' | 'coordinator' | 'producer';
   args: string[];
+}
+
+/** The producers' names, p1 … pN: the processes racing on the same keys. */
+export function producerNames(scenario: Pick<ResolvedScenario, 'settings'>): string[] {
+  return Array.from({ length: scenario.settings.producers }, (_, index) => `p${index + 1}`);
 }
 
 /** The drill's processes, in the order they start: the coordinator (if the scenario has one), the producers, the workers. */
@@ -29,9 +34,9 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
       args: ['coordinator', ...common, '--world', context.worldUrl, '--tick-ms', String(settings.tick_ms), ...timing],
     });
   }
-  for (let p = 1; p <= settings.producers; p++) {
+  for (const name of producerNames(scenario)) {
     roles.push({
-      name: `p${p}`,
+      name,
       kind: 'producer',
       args: [
         'producer',
@@ -42,9 +47,9 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
         '--jobs',
         context.jobsFile,
         '--name',
-        `p${p}`,
-        '--start-at',
-        String(context.startAt),
+        name,
+        '--start-barrier',
+        context.barrier,
       ],
     });
   }

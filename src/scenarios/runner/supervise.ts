@@ -5,6 +5,7 @@ import { approveStep } from '../../saga/approve.js';
 import type { ResolvedScenario } from '../resolve.js';
 import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
+import type { ProducerRelease } from './producer-release.js';
 import { atRest, quietMs, RestWatch, Watchdog } from './rest.js';
 
 /** Why a drill stopped. */
@@ -15,6 +16,8 @@ export interface Supervised {
   scenario: ResolvedScenario;
   queue: QueueConnection;
   processes: DrillProcesses;
+  /** Lets the producers go together once each is ready. */
+  producerRelease: ProducerRelease;
   timeline: Timeline;
   /** Processes a fault holds right now. */
   held(): number;
@@ -24,10 +27,11 @@ export interface Supervised {
 }
 
 /**
- * Watches a running drill every few milliseconds: restarts what died, approves
- * what waits for a person (a recorded action), and ends it once the system has
- * stayed at rest for a quiet moment, or when nothing has changed for
- * no_progress_ms (the watchdog), or at the deadline, or on an interrupt.
+ * Watches a running drill every few milliseconds: restarts what died, lets the
+ * producers go together once they are all ready, approves what waits for a
+ * person (a recorded action), and ends it once the system has stayed at rest
+ * for a quiet moment, or when nothing has changed for no_progress_ms (the
+ * watchdog), or at the deadline, or on an interrupt.
  */
 export async function supervise(drill: Supervised): Promise<DrillEnding> {
   const settings = drill.scenario.settings;
@@ -38,6 +42,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     const now = Date.now();
     if (now >= drill.deadline) return 'timeout';
     await drill.processes.tend(now);
+    drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
     // One read of the jobs a tick, for the approvals and the rest check alike.
     const { jobs } = await drill.queue.snapshot({ history: false });
     if (settings.approve) await approveWaiting(drill, jobs);

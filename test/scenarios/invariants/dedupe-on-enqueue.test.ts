@@ -3,11 +3,29 @@ import { dedupeOnEnqueue } from '../../../src/scenarios/invariants/dedupe-on-enq
 import { cleanEvidence, jobIn, judged, richBuilder } from './evidence-builder.js';
 
 describe('dedupe-on-enqueue', () => {
-  it('holds with one job per key and one creation per accepted key, raced or not', () => {
-    expect(judged(dedupeOnEnqueue, cleanEvidence())).toMatchObject({ status: 'held', note: 'no key was enqueued more than once: nothing raced' });
+  it('holds with one job per key and one creation per accepted key, raced or not; judges only the keys that raced', () => {
+    expect(judged(dedupeOnEnqueue, cleanEvidence())).toMatchObject({
+      status: 'held',
+      judged: 0,
+      note: "no key had two producers' enqueue calls in flight at once: nothing raced",
+    });
     const rich = judged(dedupeOnEnqueue, richBuilder().b.build());
-    expect(rich).toMatchObject({ status: 'held', evidence: [] });
+    expect(rich).toMatchObject({ status: 'held', judged: 1, evidence: [] });
     expect(rich.note).toBeUndefined();
+  });
+
+  it('judges nothing for a key enqueued several times one after the other: only calls in flight at once race', () => {
+    const evidence = cleanEvidence();
+    Object.assign(evidence.accepted[1]!, { enqueueAttempts: 4, createdCount: 1, raced: false });
+    expect(judged(dedupeOnEnqueue, evidence)).toMatchObject({ status: 'held', judged: 0 });
+    evidence.accepted[1]!.raced = true;
+    expect(judged(dedupeOnEnqueue, evidence)).toMatchObject({ status: 'held', judged: 1 });
+  });
+
+  it('does not count a raced key whose creation nobody reported as judged', () => {
+    const evidence = cleanEvidence();
+    Object.assign(evidence.accepted[1]!, { enqueueAttempts: 2, createdCount: 0, raced: true });
+    expect(judged(dedupeOnEnqueue, evidence)).toMatchObject({ status: 'held', judged: 0 });
   });
 
   it('fails for two jobs under one key in the store, naming both', () => {

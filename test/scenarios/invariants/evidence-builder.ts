@@ -390,6 +390,8 @@ export interface JobOptions {
   accepted?: boolean;
   enqueueAttempts?: number;
   createdCount?: number;
+  /** Two producers' enqueue calls on its key were in flight at once. @default false */
+  raced?: boolean;
 }
 
 /** Where a process was at a failpoint, as the harness records it (src/scenarios/run-scenario.ts). */
@@ -533,6 +535,7 @@ export class EvidenceBuilder {
         plan,
         enqueueAttempts: options.enqueueAttempts ?? 1,
         createdCount: options.createdCount ?? 1,
+        raced: options.raced ?? false,
         expect: options.expect ?? { status: 'done' },
       });
     }
@@ -631,7 +634,7 @@ export function richBuilder(): {
     .execute('email', 'failed', { detail: 'TransientError: HTTP 503' })
     .review('step email (send_email) failed for good (transient, retries exhausted or manual_only)');
 
-  const raced = b.job(planOf(STEPS.branch), { enqueueAttempts: 3, createdCount: 1 });
+  const raced = b.job(planOf(STEPS.branch), { enqueueAttempts: 3, createdCount: 1, raced: true });
   raced.claim('w1').run().complete();
 
   b.evidence.secrets.push(SECRET);

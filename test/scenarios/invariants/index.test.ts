@@ -50,6 +50,48 @@ describe('checkInvariants', () => {
     }
   });
 
+  it('says how many items each invariant judged, in its own unit: 0 where it had nothing', () => {
+    const judgedOn = (evidence: Evidence) => Object.fromEntries(checkInvariants(evidence).map((v) => [v.id, v.judged]));
+    // Three done jobs (two workers, five side-effect steps, nine state changes, a secret in job 3's payload), nothing raced, reviewed or compensated.
+    expect(judgedOn(cleanEvidence())).toEqual({
+      'no-lost-job': 3,
+      'no-duplicate-effect': 5,
+      'dedupe-on-enqueue': 0,
+      'attempts-bounded': 3,
+      'retry-backoff': 0,
+      'lease-released': 3,
+      'single-holder': 3,
+      'review-routing': 0,
+      'review-sticky': 0,
+      'done-is-verified': 3,
+      'transitions-allowed': 9,
+      'history-complete': 3,
+      'secrets-redacted': 1,
+      'saga-compensation': 0,
+    });
+    // Seven jobs: ten claims, twelve side-effect steps, six with something to route (a doubt, a 403 or 401, retries used up),
+    // four reviews, four done, one raced key, two sagas to their end.
+    expect(judgedOn(richBuilder().b.build())).toEqual({
+      'no-lost-job': 7,
+      'no-duplicate-effect': 12,
+      'dedupe-on-enqueue': 1,
+      'attempts-bounded': 7,
+      // Its retries record no delay: a queue that keeps none gives retry-backoff nothing to judge.
+      'retry-backoff': 0,
+      'lease-released': 7,
+      'single-holder': 10,
+      'review-routing': 6,
+      'review-sticky': 4,
+      'done-is-verified': 4,
+      'transitions-allowed': 31,
+      'history-complete': 7,
+      'secrets-redacted': 1,
+      'saga-compensation': 2,
+    });
+    const none = new EvidenceBuilder().build();
+    expect(checkInvariants(none).every((v) => v.status === 'held' && v.judged === 0)).toBe(true);
+  });
+
   it('judges only the invariants named, in INVARIANT_IDS order', () => {
     const verdicts = checkInvariants(cleanEvidence(), ['secrets-redacted', 'no-lost-job', 'secrets-redacted']);
     expect(verdicts.map((v) => v.id)).toEqual(['no-lost-job', 'secrets-redacted']);
@@ -66,10 +108,19 @@ describe('checkInvariants', () => {
     const empty = {} as Evidence;
     const verdicts = checkInvariants(empty);
     expect(verdicts).toHaveLength(INVARIANT_IDS.length);
-    expect(verdicts.find((v) => v.id === 'no-lost-job')).toMatchObject({
-      status: 'broken',
-      evidence: ['the drill never reached rest before its deadline'],
-    });
+    // Evidence that is not there is never judged as an empty list: each invariant that needs no more than every drill has fails, naming it.
+    const judgedOnNothing = verdicts.filter((v) => v.status !== 'not_judged');
+    expect(judgedOnNothing.map((v) => v.id)).toEqual(INVARIANTS.filter((i) => i.needs.length === 0).map((i) => i.id));
+    for (const verdict of judgedOnNothing) {
+      expect(verdict.status).toBe('broken');
+      expect(verdict.evidence).toContainEqual(
+        expect.stringMatching(/^could not judge this evidence \(the checker failed: MissingEvidenceError: evidence\.\w+ is undefined, not a list: /),
+      );
+    }
+    expect(verdicts.find((v) => v.id === 'no-lost-job')?.evidence).toEqual([
+      'could not judge this evidence (the checker failed: MissingEvidenceError: evidence.jobs is undefined, not a list: ' +
+        'nothing can be judged on evidence that is not there)',
+    ]);
 
     const garbled = cleanEvidence();
     (garbled.events as unknown[]).push(null);

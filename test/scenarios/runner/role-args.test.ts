@@ -39,7 +39,7 @@ function scenario(extra: Record<string, unknown>) {
   return resolveScenarios(file, { seed: 7 })[0]!;
 }
 
-const context = { locator: '/runs/one/queue.db', worldUrl: 'http://127.0.0.1:4000', jobsFile: '/runs/one/jobs.json', startAt: 1_700_000_000_000 };
+const context = { locator: '/runs/one/queue.db', worldUrl: 'http://127.0.0.1:4000', jobsFile: '/runs/one/jobs.json', barrier: '/runs/one/start' };
 
 describe('roleSpecs', () => {
   it('starts the coordinator, then the producers, then the workers, each told where the queue and the world are', () => {
@@ -56,9 +56,9 @@ describe('roleSpecs', () => {
     for (const role of roles.filter((r) => r.kind !== 'producer')) expect(role.args).toContain(context.worldUrl);
   });
 
-  it('gives the producers one start instant, so they race on every key', () => {
+  it('gives the producers one start barrier, so they race on every key', () => {
     const producers = roleSpecs(scenario({ producers: 3 }), context).filter((r) => r.kind === 'producer');
-    for (const p of producers) expect(p.args.slice(p.args.indexOf('--start-at'))).toEqual(['--start-at', String(context.startAt)]);
+    for (const p of producers) expect(p.args.slice(p.args.indexOf('--start-barrier'))).toEqual(['--start-barrier', context.barrier]);
   });
 
   it('gives each worker its own seed from the drill’s, and its clock skew', () => {

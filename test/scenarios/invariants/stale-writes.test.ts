@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { HarnessError } from '../../../src/kernel/errors.js';
+import type { Evidence } from '../../../src/scenarios/evidence.js';
+import { checkStaleWrites } from '../../../src/scenarios/invariants/stale-writes.js';
+import { type Findings, historyByJob } from '../../../src/scenarios/invariants/support.js';
+import { EvidenceBuilder, type FailpointPlace, planOf, STEPS } from './evidence-builder.js';
+
+/*
+ * single-holder's stale-write check on its own, on hand-built evidence: the
+ * harness's timeline (where a worker stood at before_complete, and when it
+ * went on) against the queue's history.
+ */
+
+const W1: FailpointPlace = { point: 'before_complete', worker: 'w1', job: '1', attempt: 1 };
+
+/** The check's findings and how many stale writes it judged. */
+function checked(evidence: Evidence): { breaches: string[]; judged: number } {
+  const breaches: string[] = [];
+  const found: Findings = { breach: (line) => breaches.push(line), note: () => {}, judged: () => {} };
+  const judged = checkStaleWrites(found, evidence.timeline, historyByJob(evidence), evidence.skewMarginMs);
+  return { breaches, judged };
+}
+
+/**
+ * w1 ran the plan and was paused at before_complete; its lease expired, w2
+ * claimed the job and finished it; then the harness let w1 go. With
+ * `refused`, the queue recorded w1's late complete as refused.
+ */
+function pausedZombie(refused: boolean, process = 'w1#1'): Evidence {
+  const b = new EvidenceBuilder();
+  const job = b.job(planOf(STEPS.write));
+  job.claim('w1').run();
+  b.failpoint('fault-fired', process, W1, 'pause');
+  job.expire('coord-1');
+  job.claim('w2').execute('write').complete();
+  b.failpoint('resume', process, W1);
+  if (refused) job.refused('w1', 1);
+  return b.build();
+}
+
+describe('checkStaleWrites', () => {
+  it('fails when a worker went on to its complete after a later claim and the history records neither the write nor its refusal', () => {
+    const { breaches, judged } = checked(pausedZombie(false));
+    expect(judged).toBe(1);
+    expect(breaches).toEqual([
+      expect.stringMatching(
+        /^job 1: w1 went on to its complete at \S+ under attempt 1 \(epoch 1\) after the job was claimed again \(event #\d+ retry→running by worker w2, epoch 2, attempt 2, .*\), and the history records neither the write nor its refusal: the stale write passed silently$/,
+      ),
+    ]);
+  });
+
+  it('holds when the queue recorded the stale write as refused', () => {
+    expect(checked(pausedZombie(true))).toEqual({ breaches: [], judged: 1 });
+  });
+
+  it('does not judge a worker that went on before anyone claimed the job again: its write was not stale', () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write));
+    job.claim('w1').run();
+    b.failpoint('fault-fired', 'w1#1', W1, 'pause');
+    b.failpoint('resume', 'w1#1', W1);
+    job.complete();
+    expect(checked(b.build())).toEqual({ breaches: [], judged: 0 });
+  });
+
+  it('judges a delayed worker from the end of its delay', () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write));
+    job.claim('w1').run();
+    b.failpoint('fault-fired', 'w1#1', W1, 'delay', 60_000);
+    job.expire('coord-1');
+    job.claim('w2').execute('write').complete();
+    expect(checked(b.build()).breaches).toHaveLength(1);
+  });
+
+  it('does not judge a held worker that never went on (it was killed while held)', () => {
+    const evidence = pausedZombie(false);
+    evidence.timeline = evidence.timeline.filter((e) => e.kind !== 'resume');
+    expect(checked(evidence)).toEqual({ breaches: [], judged: 0 });
+  });
+
+  it("reads the worker from the event's structured fields, never from its process name or its words", () => {
+    // A process named otherwise: the worker is still w1, and w1's refusal is found.
+    expect(checked(pausedZombie(true, 'renamed#7'))).toEqual({ breaches: [], judged: 1 });
+    const evidence = pausedZombie(false);
+    for (const event of evidence.timeline) event.detail = 'w9 at before_complete job 1 attempt 1';
+    expect(checked(evidence).breaches[0]).toMatch(/^job 1: w1 went on/);
+  });
+
+  it('fails closed on an event at before_complete that does not say which worker it was', () => {
+    const evidence = pausedZombie(false);
+    delete evidence.timeline.find((e) => e.kind === 'fault-fired')!.worker;
+    expect(() => checked(evidence)).toThrow(HarnessError);
+    expect(() => checked(evidence)).toThrow(/does not say which worker, job and attempt: it cannot be placed/);
+  });
+});
