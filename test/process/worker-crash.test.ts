@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
@@ -192,6 +192,13 @@ describe('worker processes SIGKILLed mid-job at every stage of a job, and restar
       { timeoutMs: 45_000, what: `all ${JOBS} jobs done` },
     );
     stopping = true;
+    // A worker restarted after the last kill may still be starting: a SIGTERM before it listens for one would
+    // kill it outright. Its "started" line comes after it does.
+    const live = supervisor.all().filter((child) => child.alive && WORKERS.includes(child.name));
+    await waitFor(() => live.every((child) => existsSync(child.logFile) && readFileSync(child.logFile, 'utf8').includes('"event":"started"')), {
+      timeoutMs: 20_000,
+      what: `${live.map((c) => `${c.name}#${c.incarnation}`).join(', ')} to have started`,
+    });
     await supervisor.stopAll(5_000);
     for (const child of supervisor.all()) expect(groupAlive(child.pid), `${child.name} left a process`).toBe(false);
 
