@@ -45,7 +45,9 @@ describe('queue-drill selftest (fast subset)', () => {
         else expect(row.skipped, `${row.queue} ran`).toBeNull();
       }
       expect(rows.filter((r) => !r.broken).map((r) => r.queue)).toEqual(['reference', 'postgres']);
-      for (const row of rows.filter((r) => r.broken)) {
+      const broken = rows.filter((r) => r.broken);
+      expect(broken.length, 'there are broken variants to catch').toBeGreaterThan(0);
+      for (const row of broken) {
         expect(row.caughtBy, `${row.queue} is caught`).not.toBeNull();
         expect(row.expectedBreaks, `${row.queue}: the row carries its declaration`).toEqual([
           ...(QUEUE_IMPLS.find((q) => q.name === row.queue)?.breaks ?? []),
