@@ -11,6 +11,7 @@ describe('docs/faults.md', () => {
 
   it('names every action of both registries, with each field', () => {
     const page = renderFaultDocs();
+    expect([POINT_FAULT_ACTIONS.length, WORLD_FAULT_ACTIONS.length], 'both registries have actions to name').not.toContain(0);
     for (const action of [...POINT_FAULT_ACTIONS, ...WORLD_FAULT_ACTIONS]) {
       expect(page).toContain(`- \`${action.name}\`: ${action.summary}.`);
       for (const field of Object.keys(action.fields)) expect(page).toContain(`\`${field}\``);

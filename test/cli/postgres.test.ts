@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dropSchema } from '../../src/adapters/postgres/provision.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { checkReport } from '../../src/report/schema.js';
-import { PG_AVAILABLE, PG_URL } from '../helpers/postgres.js';
+import { PG_URL, skipWithoutPg } from '../helpers/postgres.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -55,27 +55,30 @@ describe('queue-drill with --queue postgres', () => {
     expect(status.stderr).not.toContain('s3cret-pw');
   });
 
-  it.skipIf(!PG_AVAILABLE)('runs a drill in a schema of its own, which --keep leaves for status and history to read', async () => {
-    const out = tempRunDir('pg-drill');
-    cleanup.push(out.remove);
-    const result = await cli(['run', SMALL, '--only', 'crash-after-claim', '--out', out.dir, '--queue', 'postgres', '--keep']);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const checked = checkReport(JSON.parse(readFileSync(join(out.dir, 'latest', 'report.json'), 'utf8')));
-    if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
-    const [scenario] = checked.report.scenarios;
-    expect(scenario!.queue).toBe('postgres');
-    expect(scenario!.queueVersion).toMatch(/PostgreSQL/);
-    const schema = /schema (qd_[a-z0-9_]+)$/.exec(scenario!.artefacts.store)?.[1];
-    expect(schema, scenario!.artefacts.store).toBeDefined();
-    cleanup.push(() => dropSchema(PG_URL, schema!));
+  it.skipIf(skipWithoutPg('a drill on --queue postgres, read back by status and history (test/cli/postgres.test.ts)'))(
+    'runs a drill in a schema of its own, which --keep leaves for status and history to read',
+    async () => {
+      const out = tempRunDir('pg-drill');
+      cleanup.push(out.remove);
+      const result = await cli(['run', SMALL, '--only', 'crash-after-claim', '--out', out.dir, '--queue', 'postgres', '--keep']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const checked = checkReport(JSON.parse(readFileSync(join(out.dir, 'latest', 'report.json'), 'utf8')));
+      if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+      const [scenario] = checked.report.scenarios;
+      expect(scenario!.queue).toBe('postgres');
+      expect(scenario!.queueVersion).toMatch(/PostgreSQL/);
+      const schema = /schema (qd_[a-z0-9_]+)$/.exec(scenario!.artefacts.store)?.[1];
+      expect(schema, scenario!.artefacts.store).toBeDefined();
+      cleanup.push(() => dropSchema(PG_URL, schema!));
 
-    const status = await cli(['status', '--queue', 'postgres', '--store', schema!, '--json']);
-    expect(status.exitCode, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ jobs: scenario!.jobs.length, counts: { done: scenario!.jobs.length, running: 0 } });
-    const killed = scenario!.recovery[0]!.jobId!;
-    const history = await cli(['history', killed, '--queue', 'postgres', '--store', schema!]);
-    expect(history.exitCode, history.stderr).toBe(0);
-    expect(history.stdout).toMatch(new RegExp(`^job ${killed} \\(plan\\) key [0-9a-f]{16}…: done, attempt 2 of \\d+`));
-    expect(history.stdout).toMatch(/running\s+-> retry .*lease of w\d+ expired/);
-  });
+      const status = await cli(['status', '--queue', 'postgres', '--store', schema!, '--json']);
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ jobs: scenario!.jobs.length, counts: { done: scenario!.jobs.length, running: 0 } });
+      const killed = scenario!.recovery[0]!.jobId!;
+      const history = await cli(['history', killed, '--queue', 'postgres', '--store', schema!]);
+      expect(history.exitCode, history.stderr).toBe(0);
+      expect(history.stdout).toMatch(new RegExp(`^job ${killed} \\(plan\\) key [0-9a-f]{16}…: done, attempt 2 of \\d+`));
+      expect(history.stdout).toMatch(/running\s+-> retry .*lease of w\d+ expired/);
+    },
+  );
 });

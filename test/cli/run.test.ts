@@ -24,6 +24,16 @@ function processesMentioning(text: string): number[] {
   return pids;
 }
 
+/** Whether process `pid` is stopped (SIGSTOP): state T in /proc/PID/stat, after the command name in parentheses. */
+function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+  } catch {
+    return false;
+  }
+}
+
 /** The newest report.json under `out`, which must validate against the report schema. */
 function latestReport(out: string): DrillReport {
   const checked = checkReport(JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')));
@@ -32,9 +42,9 @@ function latestReport(out: string): DrillReport {
 }
 
 describe('queue-drill run', () => {
-  let cleanup: Array<() => void> = [];
-  afterEach(() => {
-    for (const step of cleanup.reverse()) step();
+  let cleanup: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
     cleanup = [];
   });
   const outDir = () => {
@@ -69,8 +79,14 @@ describe('queue-drill run', () => {
     expect(scenario!.available).toEqual(Object.fromEntries(EVIDENCE_KINDS.map((kind) => [kind, true])));
     expect(scenario!.invariants.every((v) => v.status === 'held')).toBe(true);
     expect(scenario!.faults[0]!.fired).toBe(1);
+    expect(scenario!.recovery).toHaveLength(1);
     const [recovery] = scenario!.recovery;
-    expect(recovery!.killToSettledMs).toBeGreaterThan(0);
+    // The kill came first, then another claim took the job back, then it settled: in that order.
+    expect(recovery).toMatchObject({ point: 'after_claim', reclaimedAt: expect.any(String), settledAt: expect.any(String) });
+    const [killed, reclaimed, settled] = [recovery!.killedAt, recovery!.reclaimedAt!, recovery!.settledAt!].map(Date.parse);
+    expect(killed, 'killed before it was reclaimed').toBeLessThan(reclaimed!);
+    expect(reclaimed, 'reclaimed before it settled').toBeLessThanOrEqual(settled!);
+    expect(recovery!.killToSettledMs).toBe(settled! - killed!);
     // Job ids are the queue's, as text; a kill's job is one of them.
     expect(scenario!.jobs.map((j) => typeof j.id)).toEqual(['string', 'string']);
     expect(scenario!.jobs.map((j) => j.id)).toContain(recovery!.jobId);
@@ -135,12 +151,13 @@ describe('queue-drill run', () => {
   it('interrupted by SIGINT, stops every process of the drill, writes the report, exits 3', async () => {
     const out = outDir();
     const harness = execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'long-pause', '--out', out], { reject: false, env: { CI: 'true' } });
-    // Interrupt while a worker is stopped in its long pause.
-    await waitFor(() => readdirSync(out).some((d) => existsSync(join(out, d, 'long-pause', 'w1.1.log'))) && processesMentioning(out).length >= 4, {
-      timeoutMs: 15_000,
-      what: 'the drill to start its processes',
+    // Should the test fail first: SIGINT, so the harness takes its drill's processes down with it.
+    cleanup.push(() => (harness.exitCode === undefined && harness.kill('SIGINT') ? harness : undefined));
+    // Interrupt while a worker is stopped in its long pause: seen from the process table, not guessed.
+    await waitFor(() => processesMentioning(out).some(isStopped), {
+      timeoutMs: 20_000,
+      what: 'a drill process stopped by the pause',
     });
-    await waitFor(() => readdirSync(join(out, readdirSync(out)[0]!, 'long-pause')).length > 0, { timeoutMs: 5_000, what: 'logs' });
     harness.kill('SIGINT');
     const result = await harness;
     expect(result.exitCode).toBe(3);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { queueImpl } from '../../src/adapters/registry.js';
 import { CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
 import { runContract } from '../../src/contract/run-contract.js';
-import { PG_AVAILABLE } from '../helpers/postgres.js';
+import { skipWithoutPg } from '../helpers/postgres.js';
 
 /*
  * The adapter contract against every queue the project ships: the sound ones
@@ -29,7 +29,7 @@ describe('the adapter contract', () => {
     expect(results.map((r) => [r.check, r.status, r.detail])).toEqual(CONTRACT_CHECKS.map((c) => [c.id, 'passed', null]));
   });
 
-  it.skipIf(!PG_AVAILABLE)('postgres: every check passes', async () => {
+  it.skipIf(skipWithoutPg('the contract checks on the postgres queue (test/contract/contract.test.ts)'))('postgres: every check passes', async () => {
     const results = await runContract(queueImpl('postgres'), { servers: {} });
     expect(results.map((r) => [r.check, r.status, r.detail])).toEqual(CONTRACT_CHECKS.map((c) => [c.id, 'passed', null]));
   });

@@ -10,6 +10,9 @@ import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 const JOBS = 500;
 const WORKERS = 4;
+// Each worker stops after this many jobs: three cannot do all 500 (3 x 150 < 500), so every worker must have
+// taken a share, at least 500 - 3 x 150 = 50. The race between them is certain, not merely likely.
+const MAX_JOBS = 150;
 
 describe('4 worker processes and 2 producers racing on one SQLite file', () => {
   let cleanup: Array<() => Promise<void> | void> = [];
@@ -40,6 +43,8 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
         '10000',
         '--poll-ms',
         '5',
+        '--max-jobs',
+        String(MAX_JOBS),
         '--seed',
         String(i + 1),
       ]),
@@ -48,8 +53,14 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
     await waitFor(() => observer.counts().done === JOBS, { timeoutMs: 60_000, what: `${JOBS} jobs done` });
     const elapsedMs = performance.now() - started;
 
+    // A worker that made its MAX_JOBS claims stops on its own: wait for that before the SIGTERM, which would
+    // otherwise race its way out. Every other one is still polling, and stops on SIGTERM.
+    const claims = (name: string) =>
+      observer.events().filter((e) => e.kind === 'transition' && e.to_status === 'running' && e.worker === name).length;
+    const capped = workers.filter((w) => claims(w.name) === MAX_JOBS);
+    for (const w of capped) expect(await w.exited, `${w.name} stops on its own at its cap`).toEqual({ exitCode: 0, signal: undefined });
     await supervisor.stopAll(5_000);
-    for (const w of workers) expect(await w.exited, `${w.name} stops cleanly on SIGTERM`).toEqual({ exitCode: 0, signal: undefined });
+    for (const w of workers) expect(await w.exited, `${w.name} stops cleanly`).toEqual({ exitCode: 0, signal: undefined });
     for (const child of supervisor.all()) expect(groupAlive(child.pid), `${child.name} left a process`).toBe(false);
 
     const jobs = observer.jobs();
@@ -66,7 +77,11 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
     const effects = readEffects(effectLogFor(store));
     expect(effects).toHaveLength(JOBS);
     expect(new Set(effects.map((e) => e.key)).size).toBe(JOBS);
-    expect(new Set(effects.map((e) => e.worker)).size, 'the work was shared').toBeGreaterThan(1);
+    for (const w of workers) {
+      const share = effects.filter((e) => e.worker === w.name).length;
+      expect(share, `${w.name}'s share of the work`).toBeGreaterThanOrEqual(JOBS - (WORKERS - 1) * MAX_JOBS);
+      expect(share, `${w.name}'s share of the work`).toBeLessThanOrEqual(MAX_JOBS);
+    }
 
     // The figures for the issue note: wall time with process starts, and the workers' own rate, first claim to last done.
     const events = observer.events();

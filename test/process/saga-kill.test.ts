@@ -89,8 +89,9 @@ describe('a three-step saga whose worker is SIGKILLed at every step boundary, th
     const rules: FaultRule[] = killAt === 'mid_call' ? [] : [{ id: 'kill', point: killAt, where: { step }, action: 'crash', first: 1 }];
     const plan = new FaultPlan(rules, seededRandom(7));
     if (killAt === 'mid_call') {
-      // The world applies the effect and holds the answer; the worker is killed while it waits.
-      await client.armFault({ match: { key }, action: { type: 'delay', ms: 4_000, applied: true } });
+      // The world applies the effect and holds the answer far longer than the worker waits (and the worker
+      // waits far longer than the test takes to kill it): the worker is killed while it waits.
+      await client.armFault({ match: { key }, action: { type: 'delay', ms: 600_000, applied: true } });
     }
     const startWorker = (): Child =>
       supervisor.spawn(
@@ -110,7 +111,7 @@ describe('a three-step saga whose worker is SIGKILLed at every step boundary, th
           '--poll-ms',
           '10',
           '--call-timeout-ms',
-          '3000',
+          killAt === 'mid_call' ? '30000' : '3000',
         ],
         {
           control: controlWith({ plan }),
@@ -122,8 +123,17 @@ describe('a three-step saga whose worker is SIGKILLed at every step boundary, th
     const settled = await waitFor(
       async () => {
         if (killAt === 'mid_call' && !killed && readLedger(ledger).some((effect) => effect.key === key)) {
+          // Mid-call, from the evidence at the kill: the effect is applied, the worker holds the job, and its
+          // log has the call started but no outcome for it (no success, no unknown after a timeout).
+          const held = queue.job(enqueued.jobId)!;
+          const checkpoints = queue.txLog(enqueued.jobId).filter((row) => row.step_id === step && row.action === 'execute');
           await supervisor.crash(worker);
           killed = true;
+          expect(held, `at the kill, ${step} mid-call`).toMatchObject({ status: 'running', leased_by: 'w1' });
+          expect(
+            checkpoints.map((row) => row.status),
+            `at the kill, ${step} mid-call`,
+          ).toEqual(['started']);
         }
         if (!worker.alive) {
           killed = true;

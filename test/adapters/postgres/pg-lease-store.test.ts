@@ -9,7 +9,7 @@ import { EXIT, InputError } from '../../../src/kernel/errors.js';
 import type { JobRow, Lease } from '../../../src/queue/job.js';
 import type { LeaseStoreOptions } from '../../../src/queue/lease-store.js';
 import { isAllowedTransition, JOB_STATUSES, type JobStatus } from '../../../src/queue/states.js';
-import { type FreshSchema, freshSchema, PG_AVAILABLE, PG_URL } from '../../helpers/postgres.js';
+import { type FreshSchema, freshSchema, PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { behaviourOptions, DIGEST, describeLeaseStore, type LeaseStoreFixture } from '../../queue/lease-store-behaviour.js';
 
 /** A queue in a fresh schema, with as many connections (stores, each its own pool) as a test opens; all closed and the schema dropped by `close`. */
@@ -48,377 +48,384 @@ async function pgFixture(label: string, options: LeaseStoreOptions): Promise<PgF
   };
 }
 
-describe.skipIf(!PG_AVAILABLE)('PgLeaseStore on PostgreSQL', () => {
-  describeLeaseStore('PgLeaseStore', (options) => pgFixture('behaviour', options));
-});
+describe.skipIf(skipWithoutPg('the lease-store behaviour on PostgreSQL (test/adapters/postgres/pg-lease-store.test.ts)'))(
+  'PgLeaseStore on PostgreSQL',
+  () => {
+    describeLeaseStore('PgLeaseStore', (options) => pgFixture('behaviour', options));
+  },
+);
 
-describe.skipIf(!PG_AVAILABLE)('PgLeaseStore, PostgreSQL only', () => {
-  let fx: PgFixture | undefined;
-  beforeEach(async () => {
-    fx = await pgFixture('pg', behaviourOptions());
-  });
-  afterEach(async () => {
-    await fx?.close();
-    fx = undefined;
-  });
-
-  async function enqueueAll(store: PgLeaseStore, keys: string[], maxAttempts = 3): Promise<number[]> {
-    const ids: number[] = [];
-    for (const key of keys) ids.push((await store.enqueue({ key, action: 'charge', payloadJson: '{}', maxAttempts })).jobId);
-    return ids;
-  }
-
-  /** Each store claims until it finds nothing ready, all at once; what each one got. */
-  async function claimRace(stores: PgLeaseStore[]): Promise<JobRow[][]> {
-    return Promise.all(
-      stores.map(async (store, n) => {
-        const mine: JobRow[] = [];
-        for (let job = await store.claim(`w${n}`); job; job = await store.claim(`w${n}`)) mine.push(job);
-        return mine;
-      }),
-    );
-  }
-
-  describe('concurrency across pools', () => {
-    it('4 claimers racing over 40 jobs: every job claimed exactly once, none held by two; then again after every lease expired', async () => {
-      const stores = await Promise.all([0, 1, 2, 3].map(() => fx!.connect()));
-      const ids = await enqueueAll(
-        fx!.store,
-        Array.from({ length: 40 }, (_, i) => `job-${i}`),
-      );
-
-      const byClaimer = await claimRace(stores);
-      const claimed = byClaimer.flat();
-      expect(claimed).toHaveLength(40);
-      expect(new Set(claimed.map((j) => j.id))).toEqual(new Set(ids));
-      byClaimer.forEach((jobs, n) => {
-        for (const job of jobs) expect(job).toMatchObject({ leased_by: `w${n}`, lease_fence: 1, attempts: 1, status: 'running' });
-      });
-      const rows = await fx!.store.jobs();
-      const holder = new Map(claimed.map((j) => [j.id, j.leased_by]));
-      for (const row of rows) expect(row.leased_by).toBe(holder.get(row.id));
-
-      // Every lease expires at once; the claimers race to sweep and claim them again.
-      for (const id of ids) await fx!.store.expireLease(id);
-      const again = (await claimRace(stores)).flat();
-      expect(again).toHaveLength(40);
-      expect(new Set(again.map((j) => j.id))).toEqual(new Set(ids));
-      for (const job of again) expect(job).toMatchObject({ lease_fence: 2, attempts: 2 });
-
-      const events = await fx!.store.events();
-      for (const id of ids) {
-        const mine = events.filter((e) => e.job_id === id);
-        expect(mine.filter((e) => e.to_status === 'running').map((e) => e.fence)).toEqual([1, 2]);
-        expect(mine.filter((e) => e.from_status === 'running' && e.to_status === 'retry')).toHaveLength(1);
-      }
-      expect(await fx!.store.counts()).toMatchObject({ running: 40, pending: 0, retry: 0 });
+describe.skipIf(skipWithoutPg('the PostgreSQL-only tests of PgLeaseStore (test/adapters/postgres/pg-lease-store.test.ts)'))(
+  'PgLeaseStore, PostgreSQL only',
+  () => {
+    let fx: PgFixture | undefined;
+    beforeEach(async () => {
+      fx = await pgFixture('pg', behaviourOptions());
+    });
+    afterEach(async () => {
+      await fx?.close();
+      fx = undefined;
     });
 
-    it('4 enqueuers racing on the same 20 keys: one creation per key, one row per key, one id per key', async () => {
-      const stores = await Promise.all([0, 1, 2, 3].map(() => fx!.connect()));
-      const keys = Array.from({ length: 20 }, (_, i) => `key-${i}`);
-      const results = await Promise.all(
-        stores.flatMap((store, n) =>
-          // Each producer in its own order, all its keys at once (up to its pool's size in flight).
-          keys
-            .map((_, i) => keys[(i + 5 * n) % keys.length]!)
-            .map(async (key) => ({ key, ...(await store.enqueue({ key, action: 'charge', payloadJson: `{"by":${n}}`, maxAttempts: 3 })) })),
-        ),
-      );
-      expect(results).toHaveLength(80);
-      for (const key of keys) {
-        const mine = results.filter((r) => r.key === key);
-        expect(mine.filter((r) => r.created)).toHaveLength(1);
-        expect(new Set(mine.map((r) => r.jobId)).size).toBe(1);
-      }
-      const rows = await fx!.store.jobs();
-      expect(rows.map((r) => r.idempotency_key).sort()).toEqual([...keys].sort());
-      expect((await fx!.store.events()).filter((e) => e.from_status === null)).toHaveLength(20);
-    });
+    async function enqueueAll(store: PgLeaseStore, keys: string[], maxAttempts = 3): Promise<number[]> {
+      const ids: number[] = [];
+      for (const key of keys) ids.push((await store.enqueue({ key, action: 'charge', payloadJson: '{}', maxAttempts })).jobId);
+      return ids;
+    }
 
-    it("a stale holder's complete racing a claim's sweep: exactly one of them wins, every time", async () => {
-      const [holder, claimer] = await Promise.all([fx!.connect(), fx!.connect()]);
-      for (let round = 0; round < 10; round++) {
-        const [id] = await enqueueAll(fx!.store, [`race-${round}`]);
-        const job = (await holder.claim('w1'))!;
-        expect(job.id).toBe(id);
-        await fx!.store.expireLease(id!);
-        const lease: Lease = { jobId: id!, workerId: 'w1', fence: job.lease_fence };
-        const [completed, taken] = await Promise.all([holder.complete(lease, DIGEST), claimer.claim('w2')]);
-        const row = (await fx!.store.jobs()).find((j) => j.id === id)!;
-        if (completed.ok) {
-          expect(taken).toBeNull();
-          expect(row).toMatchObject({ status: 'done', lease_fence: 1 });
-        } else {
-          expect(completed.current).toEqual({ status: 'running', leasedBy: 'w2', fence: 2 });
-          expect(taken?.id).toBe(id);
-          expect(row).toMatchObject({ status: 'running', leased_by: 'w2', lease_fence: 2 });
+    /** Each store claims until it finds nothing ready, all at once; what each one got. */
+    async function claimRace(stores: PgLeaseStore[]): Promise<JobRow[][]> {
+      return Promise.all(
+        stores.map(async (store, n) => {
+          const mine: JobRow[] = [];
+          for (let job = await store.claim(`w${n}`); job; job = await store.claim(`w${n}`)) mine.push(job);
+          return mine;
+        }),
+      );
+    }
+
+    describe('concurrency across pools', () => {
+      it('4 claimers racing over 40 jobs: every job claimed exactly once, none held by two; then again after every lease expired', async () => {
+        const stores = await Promise.all([0, 1, 2, 3].map(() => fx!.connect()));
+        const ids = await enqueueAll(
+          fx!.store,
+          Array.from({ length: 40 }, (_, i) => `job-${i}`),
+        );
+
+        const byClaimer = await claimRace(stores);
+        const claimed = byClaimer.flat();
+        expect(claimed).toHaveLength(40);
+        expect(new Set(claimed.map((j) => j.id))).toEqual(new Set(ids));
+        byClaimer.forEach((jobs, n) => {
+          for (const job of jobs) expect(job).toMatchObject({ leased_by: `w${n}`, lease_fence: 1, attempts: 1, status: 'running' });
+        });
+        const rows = await fx!.store.jobs();
+        const holder = new Map(claimed.map((j) => [j.id, j.leased_by]));
+        for (const row of rows) expect(row.leased_by).toBe(holder.get(row.id));
+
+        // Every lease expires at once; the claimers race to sweep and claim them again.
+        for (const id of ids) await fx!.store.expireLease(id);
+        const again = (await claimRace(stores)).flat();
+        expect(again).toHaveLength(40);
+        expect(new Set(again.map((j) => j.id))).toEqual(new Set(ids));
+        for (const job of again) expect(job).toMatchObject({ lease_fence: 2, attempts: 2 });
+
+        const events = await fx!.store.events();
+        for (const id of ids) {
+          const mine = events.filter((e) => e.job_id === id);
+          expect(mine.filter((e) => e.to_status === 'running').map((e) => e.fence)).toEqual([1, 2]);
+          expect(mine.filter((e) => e.from_status === 'running' && e.to_status === 'retry')).toHaveLength(1);
         }
-      }
-    });
-
-    it("a stale holder's checkpoint racing a claim's sweep never lands under the lost epoch after it", async () => {
-      const [holder, claimer] = await Promise.all([fx!.connect(), fx!.connect()]);
-      for (let round = 0; round < 10; round++) {
-        const [id] = await enqueueAll(fx!.store, [`race-${round}`]);
-        const job = (await holder.claim('w1'))!;
-        await fx!.store.expireLease(id!);
-        const lease: Lease = { jobId: id!, workerId: 'w1', fence: job.lease_fence };
-        const [written, taken] = await Promise.all([
-          holder.appendTx(lease, { stepId: 's', action: 'execute', key: `k-${round}`, status: 'started' }),
-          claimer.claim('w2'),
-        ]);
-        const log = await fx!.store.readTx(id!);
-        const events = (await fx!.store.events()).filter((e) => e.job_id === id);
-        if (written) {
-          expect(log.map((r) => r.epoch)).toEqual([1]);
-          // Written before any release of its epoch: ids of the two tables are not comparable, the server's times are.
-          const released = events.find((e) => e.to_status === 'retry');
-          if (released) expect(log[0]!.at <= released.at).toBe(true);
-        } else {
-          expect(log).toEqual([]);
-          expect(taken?.id).toBe(id);
-        }
-        // Settle the round so the next starts clean.
-        const live = (await fx!.store.jobs()).find((j) => j.id === id)!;
-        expect(await fx!.store.complete({ jobId: id!, workerId: live.leased_by!, fence: live.lease_fence }, DIGEST)).toMatchObject({ ok: true });
-      }
-    });
-  });
-
-  describe('row locks', () => {
-    /** Polls `condition` until it holds, failing after a deadline (never a fixed sleep). */
-    async function waitUntil(what: string, condition: () => Promise<boolean>, deadlineMs = 5_000): Promise<void> {
-      const deadline = Date.now() + deadlineMs;
-      while (!(await condition())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
-
-    /** A transaction on a foreign connection that releases `jobId`'s lease to retry and holds its row lock until told to commit. */
-    async function releaseInFlight(jobId: number): Promise<{ pid: number; commit(): Promise<void>; rollback(): Promise<void> }> {
-      const raw = await fx!.raw();
-      const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      await raw.query('BEGIN');
-      await raw.query(`UPDATE agent_jobs SET status = 'retry', leased_by = NULL, lease_until = NULL, next_run_at = clock_timestamp() WHERE id = $1`, [
-        jobId,
-      ]);
-      return { pid, commit: async () => void (await raw.query('COMMIT')), rollback: async () => void (await raw.query('ROLLBACK')) };
-    }
-
-    /** Whether some backend waits for a lock `pid` holds. */
-    async function someoneWaitsFor(pid: number): Promise<boolean> {
-      const monitor = await monitorClient();
-      return (
-        (await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid])).rows[0]!
-          .n > 0
-      );
-    }
-
-    let monitor: pg.Client | undefined;
-    async function monitorClient(): Promise<pg.Client> {
-      monitor ??= await fx!.raw();
-      return monitor;
-    }
-    afterEach(() => {
-      monitor = undefined; // closed with the fixture's other raw clients
-    });
-
-    /** Settles `promise` into a flag, so a test can tell "returned" from "still waiting". */
-    function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
-      let settled = false;
-      const tracked = promise.finally(() => {
-        settled = true;
+        expect(await fx!.store.counts()).toMatchObject({ running: 40, pending: 0, retry: 0 });
       });
-      return { promise: tracked, settled: () => settled };
-    }
 
-    it("a checkpoint waits for a release in flight on its job, then is refused by what the release wrote (FOR SHARE's re-check)", async () => {
-      const [id] = await enqueueAll(fx!.store, ['a']);
-      const job = (await fx!.store.claim('w1'))!;
-      const release = await releaseInFlight(id!);
-      const append = track(
-        fx!.store.appendTx({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, { stepId: 's', action: 'execute', key: 'k', status: 'started' }),
-      );
-      await waitUntil('the checkpoint returns or waits for the release', async () => append.settled() || (await someoneWaitsFor(release.pid)));
-      // Checked before the commit: a checkpoint that went ahead on its stale snapshot would have returned already.
-      const wentAhead = append.settled();
-      await release.commit();
-      expect(wentAhead).toBe(false);
-      expect(await append.promise).toBe(false);
-      expect(await fx!.store.readTx(id!)).toEqual([]);
-    });
+      it('4 enqueuers racing on the same 20 keys: one creation per key, one row per key, one id per key', async () => {
+        const stores = await Promise.all([0, 1, 2, 3].map(() => fx!.connect()));
+        const keys = Array.from({ length: 20 }, (_, i) => `key-${i}`);
+        const results = await Promise.all(
+          stores.flatMap((store, n) =>
+            // Each producer in its own order, all its keys at once (up to its pool's size in flight).
+            keys
+              .map((_, i) => keys[(i + 5 * n) % keys.length]!)
+              .map(async (key) => ({ key, ...(await store.enqueue({ key, action: 'charge', payloadJson: `{"by":${n}}`, maxAttempts: 3 })) })),
+          ),
+        );
+        expect(results).toHaveLength(80);
+        for (const key of keys) {
+          const mine = results.filter((r) => r.key === key);
+          expect(mine.filter((r) => r.created)).toHaveLength(1);
+          expect(new Set(mine.map((r) => r.jobId)).size).toBe(1);
+        }
+        const rows = await fx!.store.jobs();
+        expect(rows.map((r) => r.idempotency_key).sort()).toEqual([...keys].sort());
+        expect((await fx!.store.events()).filter((e) => e.from_status === null)).toHaveLength(20);
+      });
 
-    it("a lease write waits for a release in flight, then is refused and recorded (FOR NO KEY UPDATE's re-check)", async () => {
-      const [id] = await enqueueAll(fx!.store, ['a']);
-      const job = (await fx!.store.claim('w1'))!;
-      const release = await releaseInFlight(id!);
-      const complete = track(fx!.store.complete({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, DIGEST));
-      await waitUntil('the write returns or waits for the release', async () => complete.settled() || (await someoneWaitsFor(release.pid)));
-      const wentAhead = complete.settled();
-      await release.commit();
-      expect(wentAhead).toBe(false);
-      expect(await complete.promise).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'retry', leasedBy: null, fence: 1 } });
-      expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'retry', result_digest: null });
-      expect((await fx!.store.events()).at(-1)).toMatchObject({ kind: 'refused', from_status: 'retry', to_status: 'done', worker: 'w1' });
-    });
-
-    it('a claim skips, without waiting, the jobs another transaction has locked: an expired one to sweep, and a ready one', async () => {
-      const [held, swept, readyLocked, readyFree] = await enqueueAll(fx!.store, ['held', 'swept', 'ready-locked', 'ready-free']);
-      expect((await fx!.store.claim('w0'))!.id).toBe(held);
-      expect((await fx!.store.claim('w0'))!.id).toBe(swept);
-      await fx!.store.expireLease(held!);
-      await fx!.store.expireLease(swept!);
-      // Locked elsewhere: `held` (expired, to sweep) and `ready-locked` (the oldest pending job).
-      const raw = await fx!.raw();
-      const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      await raw.query('BEGIN');
-      await raw.query('SELECT id FROM agent_jobs WHERE id = ANY ($1) FOR UPDATE', [[held, readyLocked]]);
-      try {
-        const claimUnblocked = async (workerId: string) => {
-          const claim = track(fx!.store.claim(workerId));
-          await waitUntil(`${workerId}'s claim returns or waits for the lock`, async () => claim.settled() || (await someoneWaitsFor(pid)));
-          expect(claim.settled(), `${workerId}'s claim waited`).toBe(true);
-          return (await claim.promise)?.id;
-        };
-        // Sweeps `swept` (not `held`) back to retry, and takes it: the oldest ready.
-        expect(await claimUnblocked('w1')).toBe(swept);
-        // Passes over `ready-locked` to the next.
-        expect(await claimUnblocked('w2')).toBe(readyFree);
-      } finally {
-        await raw.query('ROLLBACK');
-      }
-      const rows = await fx!.store.jobs();
-      expect(rows.map((j) => [j.id, j.status, j.leased_by, j.lease_fence])).toEqual([
-        [held, 'running', 'w0', 1],
-        [swept, 'running', 'w1', 2],
-        [readyLocked, 'pending', null, 0],
-        [readyFree, 'running', 'w2', 1],
-      ]);
-    });
-  });
-
-  describe('the state machine in the schema', () => {
-    it('refuses, whoever writes, every status change the machine does not allow, and allows the rest', async () => {
-      const store = fx!.store;
-      const byStatus = new Map<JobStatus, number>();
-      const hold = async (key: string): Promise<Lease> => {
-        const [id] = await enqueueAll(store, [key]);
-        const job = (await store.claim('w1'))!;
-        expect(job.id).toBe(id);
-        return { jobId: id!, workerId: 'w1', fence: job.lease_fence };
-      };
-      byStatus.set('running', (await hold('running')).jobId);
-      const done = await hold('done');
-      await store.complete(done, DIGEST);
-      byStatus.set('done', done.jobId);
-      const review = await hold('review');
-      await store.review(review, 'look');
-      byStatus.set('review', review.jobId);
-      const compensating = await hold('compensating');
-      await store.beginCompensation(compensating, 'failed', 'e');
-      byStatus.set('compensating', compensating.jobId);
-      const retry = await hold('retry');
-      await store.retry(retry, 'flaky');
-      byStatus.set('retry', retry.jobId);
-      byStatus.set('pending', (await enqueueAll(store, ['pending']))[0]!);
-      expect((await store.jobs()).map((j) => [j.id, j.status]).sort()).toEqual([...byStatus].map(([s, id]) => [id, s]).sort());
-
-      const raw = await fx!.raw();
-      const refusals: string[] = [];
-      for (const from of JOB_STATUSES) {
-        for (const to of JOB_STATUSES) {
-          if (from === to) continue;
-          await raw.query('BEGIN');
-          try {
-            // The outcome and digest a sound writer would set, so only the machine can say no.
-            await raw.query(
-              `UPDATE agent_jobs SET status = $1, outcome = CASE $1 WHEN 'done' THEN 'done' WHEN 'review' THEN 'review' END, result_digest = $3 WHERE id = $2`,
-              [to, byStatus.get(from), DIGEST],
-            );
-          } catch (error) {
-            expect((error as pg.DatabaseError).code).toBe('23514');
-            expect((error as Error).message).toBe(`QD_TRANSITION_NOT_ALLOWED: ${from} -> ${to} is not allowed`);
-            refusals.push(`${from}>${to}`);
-          } finally {
-            await raw.query('ROLLBACK');
+      it("a stale holder's complete racing a claim's sweep: exactly one of them wins, every time", async () => {
+        const [holder, claimer] = await Promise.all([fx!.connect(), fx!.connect()]);
+        for (let round = 0; round < 10; round++) {
+          const [id] = await enqueueAll(fx!.store, [`race-${round}`]);
+          const job = (await holder.claim('w1'))!;
+          expect(job.id).toBe(id);
+          await fx!.store.expireLease(id!);
+          const lease: Lease = { jobId: id!, workerId: 'w1', fence: job.lease_fence };
+          const [completed, taken] = await Promise.all([holder.complete(lease, DIGEST), claimer.claim('w2')]);
+          const row = (await fx!.store.jobs()).find((j) => j.id === id)!;
+          if (completed.ok) {
+            expect(taken).toBeNull();
+            expect(row).toMatchObject({ status: 'done', lease_fence: 1 });
+          } else {
+            expect(completed.current).toEqual({ status: 'running', leasedBy: 'w2', fence: 2 });
+            expect(taken?.id).toBe(id);
+            expect(row).toMatchObject({ status: 'running', leased_by: 'w2', lease_fence: 2 });
           }
         }
+      });
+
+      it("a stale holder's checkpoint racing a claim's sweep never lands under the lost epoch after it", async () => {
+        const [holder, claimer] = await Promise.all([fx!.connect(), fx!.connect()]);
+        for (let round = 0; round < 10; round++) {
+          const [id] = await enqueueAll(fx!.store, [`race-${round}`]);
+          const job = (await holder.claim('w1'))!;
+          await fx!.store.expireLease(id!);
+          const lease: Lease = { jobId: id!, workerId: 'w1', fence: job.lease_fence };
+          const [written, taken] = await Promise.all([
+            holder.appendTx(lease, { stepId: 's', action: 'execute', key: `k-${round}`, status: 'started' }),
+            claimer.claim('w2'),
+          ]);
+          const log = await fx!.store.readTx(id!);
+          const events = (await fx!.store.events()).filter((e) => e.job_id === id);
+          if (written) {
+            expect(log.map((r) => r.epoch)).toEqual([1]);
+            // Written before any release of its epoch: ids of the two tables are not comparable, the server's times are.
+            const released = events.find((e) => e.to_status === 'retry');
+            if (released) expect(log[0]!.at <= released.at).toBe(true);
+          } else {
+            expect(log).toEqual([]);
+            expect(taken?.id).toBe(id);
+          }
+          // Settle the round so the next starts clean.
+          const live = (await fx!.store.jobs()).find((j) => j.id === id)!;
+          expect(await fx!.store.complete({ jobId: id!, workerId: live.leased_by!, fence: live.lease_fence }, DIGEST)).toMatchObject({ ok: true });
+        }
+      });
+    });
+
+    describe('row locks', () => {
+      /** Polls `condition` until it holds, failing after a deadline (never a fixed sleep). */
+      async function waitUntil(what: string, condition: () => Promise<boolean>, deadlineMs = 5_000): Promise<void> {
+        const deadline = Date.now() + deadlineMs;
+        while (!(await condition())) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
       }
-      const expected = JOB_STATUSES.flatMap((from) =>
-        JOB_STATUSES.filter((to) => to !== from && !isAllowedTransition(from, to)).map((to) => `${from}>${to}`),
-      );
-      expect(refusals).toEqual(expected);
-      expect(refusals).toContain('review>running');
-      expect(refusals).toContain('done>pending');
 
-      await expect(
-        raw.query(
-          `INSERT INTO agent_jobs (idempotency_key, action, payload_json, status, next_run_at, created_at, updated_at) VALUES ('x', 'a', '{}', 'running', now(), now(), now())`,
-        ),
-      ).rejects.toThrow('QD_TRANSITION_NOT_ALLOWED: a job is created pending, not running');
-      // A status left as it is (or not named) is no change.
-      await raw.query(`UPDATE agent_jobs SET status = status, last_error = 'touched' WHERE id = $1`, [byStatus.get('done')]);
-    });
+      /** A transaction on a foreign connection that releases `jobId`'s lease to retry and holds its row lock until told to commit. */
+      async function releaseInFlight(jobId: number): Promise<{ pid: number; commit(): Promise<void>; rollback(): Promise<void> }> {
+        const raw = await fx!.raw();
+        const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        await raw.query('BEGIN');
+        await raw.query(
+          `UPDATE agent_jobs SET status = 'retry', leased_by = NULL, lease_until = NULL, next_run_at = clock_timestamp() WHERE id = $1`,
+          [jobId],
+        );
+        return { pid, commit: async () => void (await raw.query('COMMIT')), rollback: async () => void (await raw.query('ROLLBACK')) };
+      }
 
-    it('refuses a job that ends without its outcome, or done without a digest', async () => {
-      const [id] = await enqueueAll(fx!.store, ['a']);
-      await fx!.store.claim('w1');
-      const raw = await fx!.raw();
-      await expect(raw.query(`UPDATE agent_jobs SET status = 'review' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
-      await expect(raw.query(`UPDATE agent_jobs SET status = 'done', outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(
-        /agent_jobs_done_has_digest/,
-      );
-      await expect(raw.query(`UPDATE agent_jobs SET outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
-      expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'running', outcome: null });
-    });
-  });
+      /** Whether some backend waits for a lock `pid` holds. */
+      async function someoneWaitsFor(pid: number): Promise<boolean> {
+        const monitor = await monitorClient();
+        return (
+          (await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid]))
+            .rows[0]!.n > 0
+        );
+      }
 
-  describe('schemas', () => {
-    it("keeps two queues apart: neither sees the other's rows", async () => {
-      const other = await pgFixture('isolation', behaviourOptions());
-      try {
-        const mine = await fx!.store.enqueue({ key: 'same-key', action: 'a', payloadJson: '{}', maxAttempts: 1 });
-        const theirs = await other.store.enqueue({ key: 'same-key', action: 'b', payloadJson: '{}', maxAttempts: 1 });
-        expect(mine.created).toBe(true);
-        expect(theirs.created).toBe(true);
+      let monitor: pg.Client | undefined;
+      async function monitorClient(): Promise<pg.Client> {
+        monitor ??= await fx!.raw();
+        return monitor;
+      }
+      afterEach(() => {
+        monitor = undefined; // closed with the fixture's other raw clients
+      });
+
+      /** Settles `promise` into a flag, so a test can tell "returned" from "still waiting". */
+      function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
+        let settled = false;
+        const tracked = promise.finally(() => {
+          settled = true;
+        });
+        return { promise: tracked, settled: () => settled };
+      }
+
+      it("a checkpoint waits for a release in flight on its job, then is refused by what the release wrote (FOR SHARE's re-check)", async () => {
+        const [id] = await enqueueAll(fx!.store, ['a']);
         const job = (await fx!.store.claim('w1'))!;
-        await fx!.store.appendTx({ jobId: job.id, workerId: 'w1', fence: 1 }, { stepId: 's', action: 'execute', key: 'k', status: 'started' });
-        expect((await other.store.jobs()).map((j) => [j.action, j.status])).toEqual([['b', 'pending']]);
-        expect(await other.store.readTx()).toEqual([]);
-        expect((await other.store.events()).map((e) => e.to_status)).toEqual(['pending']);
-        expect((await fx!.store.jobs()).map((j) => [j.action, j.status])).toEqual([['a', 'running']]);
-      } finally {
-        await other.close();
-      }
+        const release = await releaseInFlight(id!);
+        const append = track(
+          fx!.store.appendTx({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, { stepId: 's', action: 'execute', key: 'k', status: 'started' }),
+        );
+        await waitUntil('the checkpoint returns or waits for the release', async () => append.settled() || (await someoneWaitsFor(release.pid)));
+        // Checked before the commit: a checkpoint that went ahead on its stale snapshot would have returned already.
+        const wentAhead = append.settled();
+        await release.commit();
+        expect(wentAhead).toBe(false);
+        expect(await append.promise).toBe(false);
+        expect(await fx!.store.readTx(id!)).toEqual([]);
+      });
+
+      it("a lease write waits for a release in flight, then is refused and recorded (FOR NO KEY UPDATE's re-check)", async () => {
+        const [id] = await enqueueAll(fx!.store, ['a']);
+        const job = (await fx!.store.claim('w1'))!;
+        const release = await releaseInFlight(id!);
+        const complete = track(fx!.store.complete({ jobId: id!, workerId: 'w1', fence: job.lease_fence }, DIGEST));
+        await waitUntil('the write returns or waits for the release', async () => complete.settled() || (await someoneWaitsFor(release.pid)));
+        const wentAhead = complete.settled();
+        await release.commit();
+        expect(wentAhead).toBe(false);
+        expect(await complete.promise).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'retry', leasedBy: null, fence: 1 } });
+        expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'retry', result_digest: null });
+        expect((await fx!.store.events()).at(-1)).toMatchObject({ kind: 'refused', from_status: 'retry', to_status: 'done', worker: 'w1' });
+      });
+
+      it('a claim skips, without waiting, the jobs another transaction has locked: an expired one to sweep, and a ready one', async () => {
+        const [held, swept, readyLocked, readyFree] = await enqueueAll(fx!.store, ['held', 'swept', 'ready-locked', 'ready-free']);
+        expect((await fx!.store.claim('w0'))!.id).toBe(held);
+        expect((await fx!.store.claim('w0'))!.id).toBe(swept);
+        await fx!.store.expireLease(held!);
+        await fx!.store.expireLease(swept!);
+        // Locked elsewhere: `held` (expired, to sweep) and `ready-locked` (the oldest pending job).
+        const raw = await fx!.raw();
+        const pid = (await raw.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        await raw.query('BEGIN');
+        await raw.query('SELECT id FROM agent_jobs WHERE id = ANY ($1) FOR UPDATE', [[held, readyLocked]]);
+        try {
+          const claimUnblocked = async (workerId: string) => {
+            const claim = track(fx!.store.claim(workerId));
+            await waitUntil(`${workerId}'s claim returns or waits for the lock`, async () => claim.settled() || (await someoneWaitsFor(pid)));
+            expect(claim.settled(), `${workerId}'s claim waited`).toBe(true);
+            return (await claim.promise)?.id;
+          };
+          // Sweeps `swept` (not `held`) back to retry, and takes it: the oldest ready.
+          expect(await claimUnblocked('w1')).toBe(swept);
+          // Passes over `ready-locked` to the next.
+          expect(await claimUnblocked('w2')).toBe(readyFree);
+        } finally {
+          await raw.query('ROLLBACK');
+        }
+        const rows = await fx!.store.jobs();
+        expect(rows.map((j) => [j.id, j.status, j.leased_by, j.lease_fence])).toEqual([
+          [held, 'running', 'w0', 1],
+          [swept, 'running', 'w1', 2],
+          [readyLocked, 'pending', null, 0],
+          [readyFree, 'running', 'w2', 1],
+        ]);
+      });
     });
 
-    it('creates a schema once, drops it whether or not it is there, and a store on a missing one says so', async () => {
-      const schema = schemaNameFor(`create-drop-${fx!.schema}`);
-      await createSchema(PG_URL, schema);
-      await expect(createSchema(PG_URL, schema)).rejects.toThrow(/already exists/);
-      await dropSchema(PG_URL, schema);
-      await dropSchema(PG_URL, schema);
-      const store = new PgLeaseStore({ url: PG_URL, schema }, behaviourOptions());
-      try {
-        await expect(store.jobs()).rejects.toBeInstanceOf(PgSchemaMissingError);
-      } finally {
-        await store.close();
-      }
+    describe('the state machine in the schema', () => {
+      it('refuses, whoever writes, every status change the machine does not allow, and allows the rest', async () => {
+        const store = fx!.store;
+        const byStatus = new Map<JobStatus, number>();
+        const hold = async (key: string): Promise<Lease> => {
+          const [id] = await enqueueAll(store, [key]);
+          const job = (await store.claim('w1'))!;
+          expect(job.id).toBe(id);
+          return { jobId: id!, workerId: 'w1', fence: job.lease_fence };
+        };
+        byStatus.set('running', (await hold('running')).jobId);
+        const done = await hold('done');
+        await store.complete(done, DIGEST);
+        byStatus.set('done', done.jobId);
+        const review = await hold('review');
+        await store.review(review, 'look');
+        byStatus.set('review', review.jobId);
+        const compensating = await hold('compensating');
+        await store.beginCompensation(compensating, 'failed', 'e');
+        byStatus.set('compensating', compensating.jobId);
+        const retry = await hold('retry');
+        await store.retry(retry, 'flaky');
+        byStatus.set('retry', retry.jobId);
+        byStatus.set('pending', (await enqueueAll(store, ['pending']))[0]!);
+        expect((await store.jobs()).map((j) => [j.id, j.status]).sort()).toEqual([...byStatus].map(([s, id]) => [id, s]).sort());
+
+        const raw = await fx!.raw();
+        const refusals: string[] = [];
+        for (const from of JOB_STATUSES) {
+          for (const to of JOB_STATUSES) {
+            if (from === to) continue;
+            await raw.query('BEGIN');
+            try {
+              // The outcome and digest a sound writer would set, so only the machine can say no.
+              await raw.query(
+                `UPDATE agent_jobs SET status = $1, outcome = CASE $1 WHEN 'done' THEN 'done' WHEN 'review' THEN 'review' END, result_digest = $3 WHERE id = $2`,
+                [to, byStatus.get(from), DIGEST],
+              );
+            } catch (error) {
+              expect((error as pg.DatabaseError).code).toBe('23514');
+              expect((error as Error).message).toBe(`QD_TRANSITION_NOT_ALLOWED: ${from} -> ${to} is not allowed`);
+              refusals.push(`${from}>${to}`);
+            } finally {
+              await raw.query('ROLLBACK');
+            }
+          }
+        }
+        const expected = JOB_STATUSES.flatMap((from) =>
+          JOB_STATUSES.filter((to) => to !== from && !isAllowedTransition(from, to)).map((to) => `${from}>${to}`),
+        );
+        expect(refusals).toEqual(expected);
+        expect(refusals).toContain('review>running');
+        expect(refusals).toContain('done>pending');
+
+        await expect(
+          raw.query(
+            `INSERT INTO agent_jobs (idempotency_key, action, payload_json, status, next_run_at, created_at, updated_at) VALUES ('x', 'a', '{}', 'running', now(), now(), now())`,
+          ),
+        ).rejects.toThrow('QD_TRANSITION_NOT_ALLOWED: a job is created pending, not running');
+        // A status left as it is (or not named) is no change.
+        await raw.query(`UPDATE agent_jobs SET status = status, last_error = 'touched' WHERE id = $1`, [byStatus.get('done')]);
+      });
+
+      it('refuses a job that ends without its outcome, or done without a digest', async () => {
+        const [id] = await enqueueAll(fx!.store, ['a']);
+        await fx!.store.claim('w1');
+        const raw = await fx!.raw();
+        await expect(raw.query(`UPDATE agent_jobs SET status = 'review' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
+        await expect(raw.query(`UPDATE agent_jobs SET status = 'done', outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(
+          /agent_jobs_done_has_digest/,
+        );
+        await expect(raw.query(`UPDATE agent_jobs SET outcome = 'done' WHERE id = $1`, [id])).rejects.toThrow(/agent_jobs_outcome_fits_status/);
+        expect((await fx!.store.jobs())[0]).toMatchObject({ status: 'running', outcome: null });
+      });
     });
 
-    it('takes its times from the server, whatever clock it is given', async () => {
-      const store = await fx!.connect({ clock: { now: () => Date.UTC(2000, 0, 1) } });
-      const before = Date.now();
-      await store.enqueue({ key: 'a', action: 'a', payloadJson: '{}', maxAttempts: 1 });
-      const job = (await store.claim('w1'))!;
-      // The server runs on this machine: its clock and ours agree to well within a minute.
-      expect(Math.abs(Date.parse(job.created_at) - before)).toBeLessThan(60_000);
-      expect(Date.parse(job.lease_until!) - Date.parse(job.updated_at)).toBe(30_000);
+    describe('schemas', () => {
+      it("keeps two queues apart: neither sees the other's rows", async () => {
+        const other = await pgFixture('isolation', behaviourOptions());
+        try {
+          const mine = await fx!.store.enqueue({ key: 'same-key', action: 'a', payloadJson: '{}', maxAttempts: 1 });
+          const theirs = await other.store.enqueue({ key: 'same-key', action: 'b', payloadJson: '{}', maxAttempts: 1 });
+          expect(mine.created).toBe(true);
+          expect(theirs.created).toBe(true);
+          const job = (await fx!.store.claim('w1'))!;
+          await fx!.store.appendTx({ jobId: job.id, workerId: 'w1', fence: 1 }, { stepId: 's', action: 'execute', key: 'k', status: 'started' });
+          expect((await other.store.jobs()).map((j) => [j.action, j.status])).toEqual([['b', 'pending']]);
+          expect(await other.store.readTx()).toEqual([]);
+          expect((await other.store.events()).map((e) => e.to_status)).toEqual(['pending']);
+          expect((await fx!.store.jobs()).map((j) => [j.action, j.status])).toEqual([['a', 'running']]);
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('creates a schema once, drops it whether or not it is there, and a store on a missing one says so', async () => {
+        const schema = schemaNameFor(`create-drop-${fx!.schema}`);
+        await createSchema(PG_URL, schema);
+        await expect(createSchema(PG_URL, schema)).rejects.toThrow(/already exists/);
+        await dropSchema(PG_URL, schema);
+        await dropSchema(PG_URL, schema);
+        const store = new PgLeaseStore({ url: PG_URL, schema }, behaviourOptions());
+        try {
+          await expect(store.jobs()).rejects.toBeInstanceOf(PgSchemaMissingError);
+        } finally {
+          await store.close();
+        }
+      });
+
+      it('takes its times from the server, whatever clock it is given', async () => {
+        const store = await fx!.connect({ clock: { now: () => Date.UTC(2000, 0, 1) } });
+        const before = Date.now();
+        await store.enqueue({ key: 'a', action: 'a', payloadJson: '{}', maxAttempts: 1 });
+        const job = (await store.claim('w1'))!;
+        // The server runs on this machine: its clock and ours agree to well within a minute.
+        expect(Math.abs(Date.parse(job.created_at) - before)).toBeLessThan(60_000);
+        expect(Date.parse(job.lease_until!) - Date.parse(job.updated_at)).toBe(30_000);
+      });
     });
-  });
-});
+  },
+);
 
 describe('PostgreSQL connection settings', () => {
   afterEach(() => {
