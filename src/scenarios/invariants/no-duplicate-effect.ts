@@ -105,7 +105,8 @@ function checkCompensation(found: Findings, job: JobSnapshot, step: PlanStep, ro
 export const noDuplicateEffect: Invariant = {
   id: 'no-duplicate-effect',
   // The design's words; the header comment says all it checks (the log against the ledger for every job).
-  statement: 'no non-idempotent effect is applied twice for one key; every done job has its effects exactly once',
+  statement:
+    "no non-idempotent effect is applied twice for one key; every done job has its effects exactly once; the transaction log and the ledger agree on every job's effects, whatever its end",
   needs: [],
   check: (evidence) =>
     judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {
