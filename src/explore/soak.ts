@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
+import { coverSchedules } from './cover.js';
 import { broken, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
@@ -52,9 +53,15 @@ export interface SoakResult {
   out: string;
 }
 
-/** The schedules of a soak: the first `runs` explore draws from `seed`, the same list every time. */
+/**
+ * The schedules of a soak, the same list every time for one seed: explore's
+ * cover first (every fault action at every point, for every kind of effect),
+ * then fast-check's draws from the seed.
+ */
 export function soakSchedules(seed: number, runs: number): Schedule[] {
-  return fc.sample(scheduleArbitrary(), { seed, numRuns: runs });
+  const cover = coverSchedules(seed).slice(0, runs);
+  const drawn = runs > cover.length ? fc.sample(scheduleArbitrary(), { seed, numRuns: runs - cover.length }) : [];
+  return [...cover, ...drawn];
 }
 
 /** Runs the soak; resolves with every violation found. Never throws for a violation. */

@@ -104,9 +104,10 @@ function checkCompensation(found: Findings, job: JobSnapshot, step: PlanStep, ro
 /** No effect applied twice for one key; the transaction log and the ledger agree on every job's effects, whatever its end. */
 export const noDuplicateEffect: Invariant = {
   id: 'no-duplicate-effect',
-  // The design's words; the header comment says all it checks (the log against the ledger for every job).
+  // The design's words; the header comment says all it checks.
   statement:
-    "no non-idempotent effect is applied twice for one key; every done job has its effects exactly once; the transaction log and the ledger agree on every job's effects, whatever its end",
+    'no non-idempotent effect is applied twice for one key; every done job has its effects exactly once; ' +
+    "the transaction log and the ledger agree on every job's effects, whatever its end",
   needs: [],
   check: (evidence) =>
     judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {

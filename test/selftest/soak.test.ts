@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { coverSchedules } from '../../src/explore/cover.js';
+import { type SoakResult, soak, soakSchedules } from '../../src/explore/soak.js';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * A small soak of each kind: a sound queue stays clean, and a broken one is
+ * caught with a replay that fails again. The 1,000-run soak is a command a
+ * person runs (`queue-drill soak --runs 1000`), not a test.
+ */
+
+describe('queue-drill soak', () => {
+  it('draws the same schedules for one seed: the cover first, then fast-check', () => {
+    const schedules = soakSchedules(3, 120);
+    expect(schedules).toHaveLength(120);
+    expect(schedules.slice(0, coverSchedules(3).length)).toEqual(coverSchedules(3));
+    expect(soakSchedules(3, 120)).toEqual(schedules);
+    expect(soakSchedules(4, 120)).not.toEqual(schedules);
+  });
+
+  it('finds nothing on the reference queue, and keeps no run directory of a clean run', { timeout: 120_000 }, async () => {
+    const run = tempRunDir('soak-clean');
+    try {
+      const result = await soak({
+        queue: 'reference',
+        runs: 4,
+        seed: 3,
+        parallel: 1,
+        out: run.dir,
+        timeBudgetMs: 600_000,
+        signal: new AbortController().signal,
+      });
+      expect(result).toMatchObject({ queue: 'reference', asked: 4, runs: 4, violations: [], interrupted: false });
+      expect(existsSync(join(run.dir, 'run1'))).toBe(false);
+      expect(JSON.parse(readFileSync(join(run.dir, 'soak.json'), 'utf8')) as SoakResult).toMatchObject({ runs: 4, violations: [] });
+    } finally {
+      run.remove();
+    }
+  });
+
+  it('reports a broken queue with a replay file that fails again', { timeout: 180_000 }, async () => {
+    const run = tempRunDir('soak-broken');
+    try {
+      // Run 7 of seed 3 SIGKILLs a worker right after its claim: history-gap never records the sweep that takes it back.
+      const result = await soak({
+        queue: 'history-gap',
+        runs: 7,
+        seed: 3,
+        parallel: 1,
+        out: run.dir,
+        timeBudgetMs: 600_000,
+        signal: new AbortController().signal,
+      });
+      const seventh = result.violations.find((v) => v.run === 7);
+      expect(seventh, JSON.stringify(result.violations)).toMatchObject({ broken: expect.arrayContaining(['history-complete']), seed: 9 });
+      expect(existsSync(seventh!.runDir)).toBe(true);
+      const replay = await execa(
+        process.execPath,
+        [CLI_PATH, 'run', seventh!.file, '--seed', '9', '--queue', 'history-gap', '--out', join(run.dir, 'replay')],
+        {
+          reject: false,
+        },
+      );
+      expect(replay.exitCode).toBe(1);
+      const report = JSON.parse(readFileSync(join(run.dir, 'replay', 'latest', 'report.json'), 'utf8')) as DrillReport;
+      expect(report.scenarios[0]!.invariants.find((v) => v.id === 'history-complete')!.status).toBe('broken');
+    } finally {
+      run.remove();
+    }
+  });
+});
