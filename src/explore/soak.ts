@@ -89,6 +89,8 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
         rmSync(runDir, { recursive: true, force: true });
         continue;
       }
+      // The judged scenario beside the run's logs: what broke, its evidence and its timeline, to find the cause.
+      writeFileSync(join(runDir, 'scenario-report.json'), `${JSON.stringify(report, null, 2)}\n`);
       violations.push(writeViolation(options, schedules[index]!, { run, seed, broken: found, runDir }));
     }
   };

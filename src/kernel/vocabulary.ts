@@ -74,6 +74,7 @@ export const TIMELINE_KINDS = [
   'world-fault-armed',
   'at-rest',
   'watchdog',
+  'stall',
   'approve',
   'note',
 ] as const;

@@ -59,6 +59,8 @@ describe('queue-drill soak', () => {
       const seventh = result.violations.find((v) => v.run === 7);
       expect(seventh, JSON.stringify(result.violations)).toMatchObject({ broken: expect.arrayContaining(['history-complete']), seed: 9 });
       expect(existsSync(seventh!.runDir)).toBe(true);
+      const kept = JSON.parse(readFileSync(join(seventh!.runDir, 'scenario-report.json'), 'utf8')) as DrillReport['scenarios'][number];
+      expect(kept.invariants.find((v) => v.id === 'history-complete')!.status).toBe('broken');
       const replay = await execa(
         process.execPath,
         [CLI_PATH, 'run', seventh!.file, '--seed', '9', '--queue', 'history-gap', '--out', join(run.dir, 'replay')],

@@ -48,6 +48,35 @@ export class Watchdog {
     }
     return now - this.since >= this.limitMs;
   }
+
+  /** Starts the no-progress window again at `now`: the time before it could not be watched. */
+  restart(now: number): void {
+    this.since = now;
+  }
+}
+
+/** A tick this much later than the one before means the harness itself did not run (a paused machine or process). */
+export const STALL_MS = 2_000;
+
+/**
+ * Notices the harness's own pauses. A virtual machine paused by its host (or a
+ * harness stopped by SIGSTOP) resumes with its clock moved on and nothing
+ * having run: every process was frozen alike. That time is nobody's fault in
+ * the drill, so the watchdog and the deadline must not charge it to the queue
+ * (a drill ended as "no progress" by a pause is a false alarm). The leases and
+ * timeouts inside the drill do see it, as they would in production.
+ */
+export class StallWatch {
+  private last: number | undefined;
+
+  constructor(private readonly stallMs = STALL_MS) {}
+
+  /** How long the harness was paused before this tick (0 when it was not). */
+  pausedBefore(now: number): number {
+    const gap = this.last === undefined ? 0 : now - this.last;
+    this.last = now;
+    return gap > this.stallMs ? gap : 0;
+  }
 }
 
 /** The drill has stayed at rest for its quiet time. */
@@ -64,5 +93,10 @@ export class RestWatch {
     }
     this.since ??= now;
     return now - this.since >= this.quietMs;
+  }
+
+  /** Forgets how long the drill has been at rest: what happened during a pause was not seen. */
+  reset(): void {
+    this.since = null;
   }
 }

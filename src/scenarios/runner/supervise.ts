@@ -6,7 +6,7 @@ import type { ResolvedScenario } from '../resolve.js';
 import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
 import type { ProducerRelease } from './producer-release.js';
-import { atRest, quietMs, RestWatch, Watchdog } from './rest.js';
+import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
 
 /** Why a drill stopped. */
 export type DrillEnding = 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
@@ -37,10 +37,25 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   const settings = drill.scenario.settings;
   const watchdog = new Watchdog(settings.no_progress_ms);
   const rest = new RestWatch(quietMs(settings));
+  const stalls = new StallWatch();
+  let deadline = drill.deadline;
+  let forgiven = 0;
   for (;;) {
     if (drill.signal.aborted) return 'interrupted';
     const now = Date.now();
-    if (now >= drill.deadline) return 'timeout';
+    const paused = stalls.pausedBefore(now);
+    // At most one timeout's worth of pauses is forgiven: a harness that keeps stalling must still end.
+    if (paused > 0 && forgiven + paused <= settings.timeout_ms) {
+      forgiven += paused;
+      deadline += paused;
+      watchdog.restart(now);
+      rest.reset();
+      drill.timeline.record(
+        'stall',
+        `the harness did not run for ${paused} ms (the machine or the harness was paused): the watchdog and the deadline do not count it`,
+      );
+    }
+    if (now >= deadline) return 'timeout';
     await drill.processes.tend(now);
     drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
     // One read of the jobs a tick, for the approvals and the rest check alike.

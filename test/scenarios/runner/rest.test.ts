@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../../src/port/snapshot.js';
-import { atRest, type DrillState, quietMs, RestWatch, Watchdog } from '../../../src/scenarios/runner/rest.js';
+import { atRest, type DrillState, quietMs, RestWatch, STALL_MS, StallWatch, Watchdog } from '../../../src/scenarios/runner/rest.js';
 
 const job = (status: JobSnapshot['status'], outcome: JobSnapshot['outcome'] = null) => ({ status, outcome }) as JobSnapshot;
 const state = (overrides: Partial<DrillState> = {}): DrillState => ({
@@ -53,6 +53,28 @@ describe('Watchdog', () => {
     expect(watchdog.stuck('b', 2_499)).toBe(false);
     expect(watchdog.stuck('b', 2_500)).toBe(true);
   });
+
+  it('starts its window again after a pause of the harness: the frozen time is not counted as no progress', () => {
+    const watchdog = new Watchdog(1_000);
+    expect(watchdog.stuck('a', 0)).toBe(false);
+    // The machine was frozen from 10 ms to 9,010 ms; nothing could change meanwhile.
+    watchdog.restart(9_010);
+    expect(watchdog.stuck('a', 9_010)).toBe(false);
+    expect(watchdog.stuck('a', 10_009)).toBe(false);
+    expect(watchdog.stuck('a', 10_010)).toBe(true);
+  });
+});
+
+describe('StallWatch', () => {
+  it('reports a tick that came much later than the one before as a pause of that length, and nothing otherwise', () => {
+    const stalls = new StallWatch();
+    expect(stalls.pausedBefore(1_000)).toBe(0);
+    expect(stalls.pausedBefore(1_050)).toBe(0);
+    // A slow tick (a loaded machine) is not a pause.
+    expect(stalls.pausedBefore(1_050 + STALL_MS)).toBe(0);
+    expect(stalls.pausedBefore(1_050 + STALL_MS + 8_000)).toBe(8_000);
+    expect(stalls.pausedBefore(1_050 + STALL_MS + 8_020)).toBe(0);
+  });
 });
 
 describe('RestWatch', () => {
@@ -63,5 +85,13 @@ describe('RestWatch', () => {
     expect(watch.settled(false, 100)).toBe(false);
     expect(watch.settled(true, 150)).toBe(false);
     expect(watch.settled(true, 250)).toBe(true);
+  });
+
+  it('forgets the rest it saw before a pause of the harness', () => {
+    const watch = new RestWatch(100);
+    expect(watch.settled(true, 0)).toBe(false);
+    watch.reset();
+    expect(watch.settled(true, 9_000)).toBe(false);
+    expect(watch.settled(true, 9_100)).toBe(true);
   });
 });

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { waitFor } from '../../src/harness/wait-for.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * A machine paused by its host (a virtual machine snapshotted, as happened in
+ * a 300-run soak on this machine) resumes with its clock moved on and nothing
+ * having run. The drill must not charge that time to the queue: the watchdog
+ * would call it "no progress", and a sound queue would fail. Here every
+ * process of a drill is frozen together (SIGSTOP) for longer than the
+ * watchdog's limit, then let go: the drill still passes, and its timeline says
+ * the harness was paused.
+ */
+
+const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' });
+}
+
+/** Every live process whose command line mentions `text`. */
+function processesMentioning(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('a drill whose machine is paused', () => {
+  it('does not count the pause as no progress: a sound queue still passes, and the timeline says so', { timeout: 60_000 }, async () => {
+    const run = tempRunDir('harness-pause');
+    try {
+      const drill = execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'crash-after-claim', '--seed', '7', '--out', run.dir], {
+        reject: false,
+      });
+      // The killed worker restarted: its job now waits out its lease (300 ms), so the drill is mid-way.
+      await waitFor(() => filesUnder(run.dir).some((file) => file.endsWith('w1.2.log') || file.endsWith('w2.2.log')), {
+        timeoutMs: 20_000,
+        intervalMs: 2,
+        what: 'the killed worker to start again',
+      });
+      const frozen = processesMentioning(run.dir);
+      expect(frozen).toContain(drill.pid);
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+      // The pause itself, longer than the scenario's no_progress_ms (2,500 ms).
+      await sleep(4_000);
+      // The harness wakes first and looks around (a few of its 5 ms ticks) before the others do: all it can see
+      // is a drill in which nothing has changed for four seconds.
+      process.kill(drill.pid!, 'SIGCONT');
+      await sleep(300);
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+      const result = await drill;
+      const report = JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport;
+      const [scenario] = report.scenarios;
+      expect(scenario!.verdict, result.stderr).toBe('pass');
+      expect(scenario!.timeline).toContainEqual(
+        expect.objectContaining({ kind: 'stall', detail: expect.stringMatching(/^the harness did not run for \d{4} ms/) }),
+      );
+      expect(result.exitCode).toBe(0);
+    } finally {
+      run.remove();
+    }
+  });
+});
