@@ -7,4 +7,5 @@ export const QUEUE_OPTIONS = {
     describe: 'where the queue is: a SQLite file, or a PostgreSQL schema (the server from --pg-url or QD_PG_URL)',
   },
   'pg-url': { type: 'string', describe: 'PostgreSQL, for --queue postgres [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]' },
+  'redis-url': { type: 'string', describe: 'Redis, for --queue bullmq [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
 } as const;

@@ -39,6 +39,8 @@ export interface Capabilities {
 export interface ServerSettings {
   /** PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/postgres. */
   pgUrl?: string | undefined;
+  /** Redis, e.g. redis://127.0.0.1:6379. */
+  redisUrl?: string | undefined;
 }
 
 /** What provisioning a queue for one drill needs to know. */

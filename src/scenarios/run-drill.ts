@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
 import { EXIT } from '../kernel/errors.js';
 import type { ServerSettings } from '../port/adapter.js';
+import { resolveServers } from '../port/servers.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { summarize } from '../report/verdict.js';
 import { type WrittenReport, writeReport } from '../report/write-report.js';
@@ -60,7 +61,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
     const impl = queueImpl(name);
     const scenario = rounds[0]!.find((s) => s.settings.queue === name)!;
-    await impl.preflight?.({ pgUrl: options.servers?.pgUrl ?? process.env.QD_PG_URL ?? scenario.settings.pg_url });
+    await impl.preflight?.(resolveServers(options.servers ?? {}, scenario.settings));
   }
   const started = Date.now();
   const runDir = join(options.out, stamp(started));

@@ -9,6 +9,7 @@ import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import { Releasers } from '../kernel/releasers.js';
 import type { ServerSettings } from '../port/adapter.js';
+import { resolveServers } from '../port/servers.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
 import type { Evidence } from './evidence.js';
@@ -73,7 +74,7 @@ export async function runScenario(
   const settings = scenario.settings;
   const timeline = new Timeline(clock);
   const impl = queueImpl(settings.queue);
-  const servers: ServerSettings = { pgUrl: options.servers.pgUrl ?? process.env.QD_PG_URL ?? settings.pg_url };
+  const servers: ServerSettings = resolveServers(options.servers, settings);
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
   const releasers = new Releasers();
   try {

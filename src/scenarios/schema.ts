@@ -116,6 +116,11 @@ export const SettingsSchema = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
     .optional(),
+  /** Redis for queues that need it (a --redis-url flag or QD_REDIS_URL wins over this). */
+  redis_url: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// URL')
+    .optional(),
   lease_ms: z.int().min(50).max(600_000),
   skew_margin_ms: ms,
   call_timeout_ms: z.int().min(50).max(600_000),

@@ -8,6 +8,7 @@ export const contractCommand = defineCommand({
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
     only: { type: 'string', describe: 'only these checks (comma-separated)' },
     'pg-url': { type: 'string', describe: 'PostgreSQL for --queue postgres [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]' },
+    'redis-url': { type: 'string', describe: 'Redis for --queue bullmq [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
     json: { type: 'boolean', default: false, describe: 'print JSON' },
   },
   async run(args) {
@@ -15,6 +16,7 @@ export const contractCommand = defineCommand({
     const { runContract, renderContract } = await import('../../contract/run-contract.js');
     const { CONTRACT_CHECKS } = await import('../../contract/checks/index.js');
     const { EXIT, UsageError } = await import('../../kernel/errors.js');
+    const { resolveServers, serversFromFlags } = await import('../../port/servers.js');
     const impl = queueImpl(args.queue);
     const only = args.only
       ? args.only
@@ -25,8 +27,9 @@ export const contractCommand = defineCommand({
     const unknown = only.filter((id) => !CONTRACT_CHECKS.some((c) => c.id === id));
     if (unknown.length > 0)
       throw new UsageError(`--only ${unknown.join(', ')}: no such check; the checks are: ${CONTRACT_CHECKS.map((c) => c.id).join(', ')}`);
-    await impl.preflight?.({ pgUrl: args['pg-url'] });
-    const results = await runContract(impl, { servers: { pgUrl: args['pg-url'] }, only });
+    const servers = resolveServers(serversFromFlags(args));
+    await impl.preflight?.(servers);
+    const results = await runContract(impl, { servers, only });
     process.stdout.write(`${args.json ? JSON.stringify({ queue: impl.name, results }, null, 2) : renderContract(impl.name, results)}\n`);
     process.exitCode = results.some((r) => r.status === 'failed') ? EXIT.violated : EXIT.ok;
   },

@@ -18,11 +18,16 @@ export const runCommand = defineCommand({
       type: 'string',
       describe: "PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres]",
     },
+    'redis-url': {
+      type: 'string',
+      describe: "Redis for --queue bullmq [default: QD_REDIS_URL, else the scenario's redis_url, else redis://127.0.0.1:6379]",
+    },
     keep: { type: 'boolean', default: false, describe: "keep each drill's queue (a PostgreSQL schema) instead of dropping it after the run" },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
   async run(args) {
     const { runDrill } = await import('../../scenarios/run-drill.js');
+    const { serversFromFlags } = await import('../../port/servers.js');
     const { progressPrinter } = await import('../progress.js');
     const { toolVersion } = await import('../../kernel/version.js');
     const { UsageError } = await import('../../kernel/errors.js');
@@ -47,7 +52,7 @@ export const runCommand = defineCommand({
         parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
-        servers: { pgUrl: args['pg-url'] },
+        servers: serversFromFlags(args),
         keep: args.keep,
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),

@@ -1,0 +1,28 @@
+import type { ServerSettings } from './adapter.js';
+
+/** The command line's server flags, as every command that touches a queue takes them. */
+export interface ServerFlags {
+  'pg-url'?: string | undefined;
+  'redis-url'?: string | undefined;
+}
+
+/** The server flags as settings (unset ones stay unset: the environment and the scenario fill them in later). */
+export function serversFromFlags(flags: ServerFlags): ServerSettings {
+  return { pgUrl: flags['pg-url'], redisUrl: flags['redis-url'] };
+}
+
+/**
+ * Where each server is: the command line first, then the environment
+ * (QD_PG_URL, QD_REDIS_URL), then the scenario's own settings; an adapter
+ * falls back to the server on 127.0.0.1 when all three are silent.
+ */
+export function resolveServers(
+  flags: ServerSettings,
+  scenario: { pg_url?: string | undefined; redis_url?: string | undefined } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ServerSettings {
+  return {
+    pgUrl: flags.pgUrl ?? env.QD_PG_URL ?? scenario.pg_url,
+    redisUrl: flags.redisUrl ?? env.QD_REDIS_URL ?? scenario.redis_url,
+  };
+}
