@@ -190,6 +190,33 @@ export interface QueueConnection {
   close(): Promise<void>;
 }
 
+/** What one drill asks of the queue, for the adapter to map onto its own options or to refuse. */
+export interface DrillDemands {
+  /** How long a claim or a renewal must hold a job. */
+  leaseMs: number;
+  skewMarginMs: number;
+  /** How often an idle worker looks for work. */
+  pollMs: number;
+  /** Each job's attempt budget. */
+  maxAttempts: readonly number[];
+  retryDelay: RetryDelayPolicy;
+  /** Whether the drill runs the coordinator (takeover of dead holders' jobs, compensation, reconciliation). */
+  coordinator: boolean;
+  /** Whether a person's action is part of the drill (an approval: `human.requeueFromReview`). */
+  approval: boolean;
+  /** The tools the jobs' plans call, in the world's catalogue. */
+  tools: readonly string[];
+  /** The fault points the drill arms. */
+  points: readonly string[];
+}
+
+/**
+ * How a queue runs a drill: its own options as it set them from the demands
+ * (written into the report), or why it cannot (the scenario is then reported
+ * not judged for this queue, with the reason: never failed, never passed).
+ */
+export type DrillFit = { ok: true; mapping: Readonly<Record<string, string | number | boolean>> } | { ok: false; reason: string };
+
 /** A queue implementation the drills can run. */
 export interface QueueAdapter {
   /** What `--queue` calls it. */
@@ -217,4 +244,10 @@ export interface QueueAdapter {
    * Absent: exactly the requested policy.
    */
   retryPolicyFor?(requested: RetryDelayPolicy): RetryDelayPolicy;
+  /**
+   * Whether this queue can honour a drill's demands (a lease below its
+   * minimum, a plan it cannot run), and the options it maps them onto.
+   * Absent: every demand is honoured as asked.
+   */
+  fit?(demands: DrillDemands, servers: ServerSettings): DrillFit | Promise<DrillFit>;
 }
