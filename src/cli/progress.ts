@@ -1,7 +1,7 @@
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
 
-const MARK: Record<ScenarioReport['verdict'], string> = { pass: 'PASS', fail: 'FAIL', vacuous: 'VACUOUS', error: 'ERROR' };
+const MARK: Record<ScenarioReport['verdict'], string> = { pass: 'PASS', fail: 'FAIL', vacuous: 'VACUOUS', not_judged: 'N/J', error: 'ERROR' };
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -22,6 +22,7 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     ...report.unfired,
     ...report.nothingJudged,
     ...(report.error ? [report.error] : []),
+    ...(report.notJudged !== null ? [`not judged: ${report.notJudged}`] : []),
   ];
   return (
     `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ` +
@@ -63,7 +64,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
           ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)`
           : '';
       stream.write(
-        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ` +
+        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged > 0 ? `${s.notJudged} not judged, ` : ''}` +
           `${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
           `report: ${Object.values(written).join('\n        ')}\n`,
       );

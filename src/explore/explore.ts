@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
-import { judgeScenario } from '../scenarios/judge.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
-import { runScenario } from '../scenarios/run-scenario.js';
+import { runJudged } from '../scenarios/run-judged.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
 import { exploreLanes, type Lane } from './lanes.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
@@ -56,8 +55,7 @@ export async function runSchedule(
 ): Promise<ScenarioReport> {
   const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
-  const run = await runScenario(scenario!, dir, options.signal, { servers: {}, keep: false });
-  return judgeScenario(run, { repeat: 1, replay: '' });
+  return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false }, { repeat: 1, replay: '' });
 }
 
 /** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */

@@ -98,6 +98,8 @@ function testCases(scenario: ScenarioReport): TestCase[] {
 
 function expectedOutcome(scenario: ScenarioReport): TestCase {
   const seconds = scenario.durationMs / 1000;
+  if (scenario.notJudged !== null)
+    return { name: JUNIT_CASES.outcome, seconds, outcome: { kind: 'skipped', message: `not judged: ${scenario.notJudged}` } };
   if (scenario.error !== null) {
     return {
       name: JUNIT_CASES.outcome,
@@ -135,6 +137,7 @@ function expectedOutcome(scenario: ScenarioReport): TestCase {
 
 function faultsFired(scenario: ScenarioReport): TestCase {
   const name = JUNIT_CASES.faults;
+  if (scenario.notJudged !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: `not judged: ${scenario.notJudged}` } };
   if (scenario.error !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: 'not judged: the harness failed' } };
   if (scenario.unfired.length > 0) {
     const message = `${scenario.unfired.length} armed fault${scenario.unfired.length === 1 ? '' : 's'} never fired: ${scenario.unfired[0]}`;
@@ -151,6 +154,7 @@ function faultsFired(scenario: ScenarioReport): TestCase {
 
 function somethingJudged(scenario: ScenarioReport): TestCase {
   const name = JUNIT_CASES.judged;
+  if (scenario.notJudged !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: `not judged: ${scenario.notJudged}` } };
   if (scenario.error !== null) return { name, seconds: 0, outcome: { kind: 'skipped', message: 'not judged: the harness failed' } };
   if (scenario.nothingJudged.length === 0) return { name, seconds: 0, outcome: { kind: 'passed' } };
   const count = scenario.nothingJudged.length;

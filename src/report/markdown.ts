@@ -10,7 +10,7 @@ import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './
  * Identifiers go in code spans, prose is escaped, evidence goes in code blocks.
  */
 
-const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', error: '❌' };
+const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', error: '❌' };
 
 /** The report as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: DrillReport): string {
@@ -35,6 +35,7 @@ function header(report: DrillReport, out: string[]): void {
   const counts = [
     summary.failed > 0 ? `${summary.failed} failed` : null,
     summary.vacuous > 0 ? `${summary.vacuous} vacuous` : null,
+    summary.notJudged > 0 ? `${summary.notJudged} not judged (the queue cannot run them as asked)` : null,
     summary.errors > 0 ? `${summary.errors} error${summary.errors === 1 ? '' : 's'}` : null,
   ].filter((part) => part !== null);
   const line = allPassed
@@ -115,6 +116,7 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${scenario.verdict}`, '');
   if (scenario.description !== '') out.push(text(scenario.description), '');
   if (scenario.error !== null) out.push('**The harness failed:**', '', ...fence(scenario.error, 'text'), '');
+  if (scenario.notJudged !== null) out.push(`**Not judged: the queue cannot run this scenario as asked.** ${text(scenario.notJudged)}`, '');
   const broken = scenario.invariants.filter((v) => v.status === 'broken');
   if (broken.length > 0) {
     out.push('**Broken invariants:**', '');
@@ -176,6 +178,9 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
       `run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
     '',
   );
+  const settings = Object.entries(scenario.queueSettings);
+  if (settings.length > 0)
+    out.push(`The queue's own options, as its adapter set them: ${settings.map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}.`, '');
   if (scenario.invariants.length > 0) {
     out.push('#### Invariants', '', row(['Invariant', 'Holds', 'Statement', 'Evidence']), row(['---', '---', '---', '---']));
     for (const v of scenario.invariants) {

@@ -3,7 +3,7 @@ import { FAULT_ACTION_NAMES } from '../faults/actions/index.js';
 import { FAILPOINTS } from '../faults/points.js';
 import { EXIT, type ExitCode, QueueDrillError } from '../kernel/errors.js';
 import { EVIDENCE_KINDS, type EvidenceKind, EXPECTED_STATUSES, INVARIANT_IDS, INVARIANT_STATUSES, TIMELINE_KINDS } from '../kernel/vocabulary.js';
-import { scenarioVerdict, summarize } from './verdict.js';
+import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
 
 /*
  * The recovery report, version 2: the one source of truth for what a drill
@@ -27,16 +27,21 @@ import { scenarioVerdict, summarize } from './verdict.js';
  * point, worker, job, attempt and step as fields. 3: a verdict says how many
  * items it `judged` (0: it had nothing to judge); a scenario lists in
  * `nothingJudged` each invariant that had nothing to judge where its content
- * should have given it something, which makes it vacuous.
+ * should have given it something, which makes it vacuous. 4: a scenario the
+ * queue could not run as asked (a lease below its minimum) is `not_judged`,
+ * with the queue's reason in `notJudged`; `queueSettings` holds the queue's own
+ * options the adapter set from the scenario; the summary counts not judged
+ * scenarios.
  */
-export const REPORT_VERSION = 3;
+export const REPORT_VERSION = 4;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
-export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'error'] as const;
+export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'error'] as const;
 
 /**
  * A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired, or an
- * invariant had nothing to judge where the scenario should have given it something), error (the harness failed).
+ * invariant had nothing to judge where the scenario should have given it something), not_judged (the queue cannot run
+ * it as asked, and said why before anything ran), error (the harness failed).
  */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 
@@ -152,6 +157,10 @@ export const ScenarioReportSchema = z.strictObject({
   seed: z.int(),
   repeat: z.int().min(1).describe('1-based run index when --repeat'),
   verdict: z.enum(SCENARIO_VERDICTS),
+  notJudged: z.string().nullable().describe('why the queue could not run this scenario as asked (nothing ran), or null'),
+  queueSettings: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
   durationMs: milliseconds(),
   runDir: text(),
   replay: text().describe('the exact command that replays this scenario'),
@@ -178,6 +187,7 @@ export const ReportSummarySchema = z.strictObject({
   passed: count(),
   failed: count(),
   vacuous: count(),
+  notJudged: count(),
   errors: count(),
   invariants: z.strictObject({ held: count(), broken: count(), notJudged: count() }),
 });
@@ -220,7 +230,7 @@ export const DrillReportSchema = z
       seen.add(run);
     });
     const expected = summarize(report.scenarios);
-    for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'errors'] as const) {
+    for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'notJudged', 'errors'] as const) {
       if (report.summary[field] !== expected[field]) {
         ctx.addIssue({
           code: 'custom',
@@ -238,8 +248,8 @@ export const DrillReportSchema = z
         });
       }
     }
-    if (report.exitCode === 0 && expected.passed !== expected.scenarios) {
-      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but not every scenario passed' });
+    if (report.exitCode === 0 && !allJudgedPassed(expected)) {
+      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but not every scenario the queue could run passed (or none ran)' });
     }
     if (Date.parse(report.finishedAt) < Date.parse(report.startedAt)) {
       ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: `${report.finishedAt} is before startedAt ${report.startedAt}` });

@@ -7,14 +7,16 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  * else happened (fail); an armed fault that never fired, or an invariant that
  * had nothing to judge where the scenario should have given it something,
  * means the drill did not test what it claims to, so it has not passed
- * (vacuous); else pass.
+ * (vacuous); else pass. A scenario the queue refused before anything ran
+ * (a lease below its minimum) is not judged: it has no evidence either way.
  */
 
 /** The verdict a scenario's contents call for. */
 export function scenarioVerdict(
-  scenario: Pick<ScenarioReport, 'error' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
+  scenario: Pick<ScenarioReport, 'error' | 'notJudged' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
 ): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
+  if (scenario.notJudged !== null) return 'not_judged';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
   if (scenario.unfired.length > 0 || scenario.nothingJudged.length > 0) return 'vacuous';
@@ -28,6 +30,7 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
     passed: 0,
     failed: 0,
     vacuous: 0,
+    notJudged: 0,
     errors: 0,
     invariants: { held: 0, broken: 0, notJudged: 0 },
   };
@@ -47,6 +50,9 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
       case 'vacuous':
         summary.vacuous++;
         break;
+      case 'not_judged':
+        summary.notJudged++;
+        break;
       case 'error':
         summary.errors++;
         break;
@@ -57,4 +63,12 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
     }
   }
   return summary;
+}
+
+/**
+ * Whether a drill succeeded: every scenario the queue could run passed, and at
+ * least one ran (a drill the queue refused whole has shown nothing).
+ */
+export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged'>): boolean {
+  return summary.passed > 0 && summary.passed + summary.notJudged === summary.scenarios;
 }

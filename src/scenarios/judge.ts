@@ -56,7 +56,10 @@ function recheckSecrets(entry: Omit<ScenarioReport, 'verdict'>, evidence: Eviden
 }
 
 /** Judges one run: every invariant, every job's expected end, every fault's firing; a report entry. */
-export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: string }): ScenarioReport {
+export function judgeScenario(
+  run: ScenarioRun & { queueSettings?: ScenarioReport['queueSettings'] },
+  meta: { repeat: number; replay: string },
+): ScenarioReport {
   const { evidence, scenario } = run;
   const invariants = checkInvariants(evidence, scenario.invariants);
   const expectations = expectationVerdicts(evidence);
@@ -72,6 +75,8 @@ export function judgeScenario(run: ScenarioRun, meta: { repeat: number; replay: 
     available: evidence.available,
     seed: scenario.seed,
     repeat: meta.repeat,
+    notJudged: null,
+    queueSettings: run.queueSettings ?? {},
     durationMs: run.durationMs,
     runDir: run.runDir,
     replay: meta.replay,

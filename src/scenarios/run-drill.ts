@@ -4,12 +4,11 @@ import { EXIT } from '../kernel/errors.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
-import { summarize } from '../report/verdict.js';
+import { allJudgedPassed, summarize } from '../report/verdict.js';
 import { type WrittenReport, writeReport } from '../report/write-report.js';
-import { judgeScenario } from './judge.js';
 import { loadScenarioFile } from './load.js';
 import { resolveScenarios } from './resolve.js';
-import { runScenario } from './run-scenario.js';
+import { runJudged } from './run-judged.js';
 
 export interface DrillOptions {
   file: string;
@@ -78,8 +77,14 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const run = await runScenario(scenario, dir, options.signal, { servers: options.servers ?? {}, keep: options.keep ?? false });
-      const report = judgeScenario(run, { repeat, replay: replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue) });
+      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue);
+      const report = await runJudged(
+        scenario,
+        dir,
+        options.signal,
+        { servers: options.servers ?? {}, keep: options.keep ?? false },
+        { repeat, replay },
+      );
       results[index] = report;
       completed++;
       options.onScenario?.({ phase: 'done', report, index: completed, total });
@@ -89,7 +94,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const summary = summarize(scenarios);
   const interrupted = options.signal.aborted;
-  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : summary.passed === summary.scenarios ? EXIT.ok : EXIT.violated;
+  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : allJudgedPassed(summary) ? EXIT.ok : EXIT.violated;
   const finished = Date.now();
   const report: DrillReport = {
     version: REPORT_VERSION,

@@ -103,6 +103,8 @@ function passing(): ScenarioReport {
     seed: 42,
     repeat: 1,
     verdict: 'pass',
+    notJudged: null,
+    queueSettings: {},
     durationMs: 3412.5,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
     replay: REPLAY(name),
@@ -174,6 +176,8 @@ function failing(): ScenarioReport {
     name,
     description: 'the charge call times out after applying | the worker must not retry it `blindly`',
     verdict: 'fail',
+    notJudged: null,
+    queueSettings: {},
     durationMs: 5120,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
     replay: REPLAY(name),
@@ -223,6 +227,8 @@ function vacuous(): ScenarioReport {
     name,
     description: 'SIGKILL the worker after it verified the effect',
     verdict: 'vacuous',
+    notJudged: null,
+    queueSettings: {},
     durationMs: 2200,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
     replay: REPLAY(name),
@@ -245,6 +251,8 @@ function harnessError(): ScenarioReport {
     name,
     description: 'the world must come up before the drill starts',
     verdict: 'error',
+    notJudged: null,
+    queueSettings: {},
     durationMs: 5003,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
     replay: REPLAY(name),
@@ -280,6 +288,7 @@ export function drillReport(): DrillReport {
       passed: 1,
       failed: 1,
       vacuous: 1,
+      notJudged: 0,
       errors: 1,
       invariants: { held: 3 * INVARIANT_IDS.length - 2, broken: 2, notJudged: 0 },
     },
@@ -292,7 +301,15 @@ export function passingReport(): DrillReport {
   return {
     ...drillReport(),
     exitCode: 0,
-    summary: { scenarios: 1, passed: 1, failed: 0, vacuous: 0, errors: 0, invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 } },
+    summary: {
+      scenarios: 1,
+      passed: 1,
+      failed: 0,
+      vacuous: 0,
+      notJudged: 0,
+      errors: 0,
+      invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 },
+    },
     scenarios: [passing()],
   };
 }
@@ -324,6 +341,7 @@ export function notJudgedReport(): DrillReport {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      notJudged: 0,
       errors: 0,
       invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged },
     },
@@ -342,6 +360,8 @@ export function nothingJudgedReport(): DrillReport {
     ...passing(),
     name: 'concurrent_enqueue',
     verdict: 'vacuous',
+    notJudged: null,
+    queueSettings: {},
     replay: REPLAY('concurrent_enqueue'),
     invariants: verdicts().map((v) =>
       v.id === 'dedupe-on-enqueue' ? { ...v, judged: 0, note: "no key had two producers' enqueue calls in flight at once: nothing raced" } : v,
@@ -351,7 +371,7 @@ export function nothingJudgedReport(): DrillReport {
   return {
     ...drillReport(),
     exitCode: 1,
-    summary: { scenarios: 1, passed: 0, failed: 0, vacuous: 1, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
+    summary: { scenarios: 1, passed: 0, failed: 0, vacuous: 1, notJudged: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
     scenarios: [scenario],
   };
 }

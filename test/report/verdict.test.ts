@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioVerdict } from '../../src/report/schema.js';
-import { scenarioVerdict, summarize } from '../../src/report/verdict.js';
+import { allJudgedPassed, scenarioVerdict, summarize } from '../../src/report/verdict.js';
 import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/evidence.js';
 import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
@@ -131,18 +131,41 @@ describe('scenarioVerdict', () => {
       verdict: 'fail',
     },
   ])('$why: $verdict', ({ verdict, nothingJudged = [], ...scenario }) => {
-    expect(scenarioVerdict({ ...scenario, nothingJudged })).toBe(verdict);
+    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null })).toBe(verdict);
+  });
+});
+
+describe('a scenario the queue refused', () => {
+  it('is not judged, whatever else it holds, unless the harness failed', () => {
+    const refused = {
+      error: null,
+      notJudged: 'a lease of 300 ms is below 1 s',
+      invariants: [],
+      expectations: [],
+      jobs: [],
+      unfired: [],
+      nothingJudged: [],
+    };
+    expect(scenarioVerdict(refused)).toBe('not_judged');
+    expect(scenarioVerdict({ ...refused, error: 'the world did not start' })).toBe('error');
+  });
+
+  it('does not make a drill fail, but a drill the queue refused whole has not passed', () => {
+    expect(allJudgedPassed({ scenarios: 3, passed: 2, notJudged: 1 })).toBe(true);
+    expect(allJudgedPassed({ scenarios: 3, passed: 0, notJudged: 3 })).toBe(false);
+    expect(allJudgedPassed({ scenarios: 3, passed: 1, notJudged: 1 })).toBe(false);
   });
 });
 
 describe('summarize', () => {
   it('counts each verdict, and no invariant when there are none', () => {
-    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'error', 'pass', 'pass'];
+    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'not_judged', 'error', 'pass', 'pass'];
     expect(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] })))).toEqual({
-      scenarios: 7,
+      scenarios: 8,
       passed: 3,
       failed: 2,
       vacuous: 1,
+      notJudged: 1,
       errors: 1,
       invariants: { held: 0, broken: 0, notJudged: 0 },
     });
@@ -154,7 +177,15 @@ describe('summarize', () => {
       { verdict: 'fail', invariants: [held, broken, notJudged] },
       { verdict: 'error', invariants: [] },
     ]);
-    expect(summary).toEqual({ scenarios: 3, passed: 1, failed: 1, vacuous: 0, errors: 1, invariants: { held: 2, broken: 1, notJudged: 3 } });
+    expect(summary).toEqual({
+      scenarios: 3,
+      passed: 1,
+      failed: 1,
+      vacuous: 0,
+      notJudged: 0,
+      errors: 1,
+      invariants: { held: 2, broken: 1, notJudged: 3 },
+    });
   });
 
   it.each([

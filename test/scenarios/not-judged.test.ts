@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { queueImpl } from '../../src/adapters/registry.js';
+import { renderJunit } from '../../src/report/junit.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { DrillReportSchema, REPORT_VERSION } from '../../src/report/schema.js';
+import { summarize } from '../../src/report/verdict.js';
+import { drillDemands } from '../../src/scenarios/drill-demands.js';
+import { loadScenarioFile } from '../../src/scenarios/load.js';
+import { notJudgedReport } from '../../src/scenarios/not-judged.js';
+import { resolveScenarios } from '../../src/scenarios/resolve.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const [scenario] = resolveScenarios(loadScenarioFile(join(ROOT, 'scenarios.yaml')), { seed: 1, only: ['poison-job-coordinated'] });
+
+describe('what a scenario asks of its queue', () => {
+  it("says the lease, each job's budget, the retry policy, the roles, the tools and the armed points", () => {
+    const demands = drillDemands(scenario!);
+    expect(demands.leaseMs).toBe(scenario!.settings.lease_ms);
+    expect(demands.maxAttempts).toEqual(scenario!.jobs.map((j) => j.maxAttempts));
+    expect(demands.retryDelay.baseMs).toBe(scenario!.settings.retry.base_ms);
+    expect(demands.coordinator).toBe(true);
+    expect(demands.tools.length).toBeGreaterThan(0);
+    expect(demands.points).toEqual([...new Set(scenario!.pointFaults.map((f) => f.point))].sort());
+  });
+});
+
+describe('a scenario its queue refused', () => {
+  const reason = 'a lease of 400 ms is below the queue’s minimum of 1 s';
+  const entry = notJudgedReport(scenario!, queueImpl('reference'), reason, { repeat: 1, replay: 'queue-drill run …', runDir: '/tmp/x' });
+
+  it('is not judged with the reason, every invariant with it, and nothing held or broken', () => {
+    expect(entry.verdict).toBe('not_judged');
+    expect(entry.notJudged).toBe(reason);
+    expect(entry.invariants.length).toBe(scenario!.invariants.length);
+    for (const v of entry.invariants) {
+      expect(v.status).toBe('not_judged');
+      expect(v.note).toContain(reason);
+    }
+  });
+
+  it('makes a report the schema accepts, with an exit code that is not success when nothing ran', () => {
+    const summary = summarize([entry]);
+    const report = {
+      version: REPORT_VERSION,
+      tool: 'queue-drill',
+      toolVersion: '0.0.0',
+      command: 'queue-drill run',
+      file: 'scenarios.yaml',
+      queue: 'reference',
+      seed: 1,
+      startedAt: '2026-12-01T10:00:00.000Z',
+      finishedAt: '2026-12-01T10:00:01.000Z',
+      durationMs: 1000,
+      exitCode: 0,
+      summary,
+      scenarios: [entry],
+    } as const;
+    expect(summary.notJudged).toBe(1);
+    expect(DrillReportSchema.safeParse(report).success).toBe(false);
+    expect(DrillReportSchema.safeParse({ ...report, exitCode: 1 }).success).toBe(true);
+  });
+
+  it('shows the reason in Markdown and as skipped JUnit cases, never as a pass or a failure', () => {
+    const report = DrillReportSchema.parse({
+      version: REPORT_VERSION,
+      tool: 'queue-drill',
+      toolVersion: '0.0.0',
+      command: 'queue-drill run',
+      file: 'scenarios.yaml',
+      queue: 'reference',
+      seed: 1,
+      startedAt: '2026-12-01T10:00:00.000Z',
+      finishedAt: '2026-12-01T10:00:01.000Z',
+      durationMs: 1000,
+      exitCode: 1,
+      summary: summarize([entry]),
+      scenarios: [entry],
+    });
+    expect(renderMarkdown(report)).toContain('Not judged: the queue cannot run this scenario as asked.');
+    const junit = renderJunit(report);
+    expect(junit).not.toContain('<failure');
+    expect(junit).toMatch(/<skipped message="not judged: a lease of 400 ms/);
+  });
+});
