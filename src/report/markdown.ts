@@ -161,6 +161,13 @@ function evidenceCell(v: ScenarioReport['invariants'][number]): string {
   }
 }
 
+/** The queue's own options its adapter set from the scenario, where it set any. */
+function queueSettings(scenario: ScenarioReport, out: string[]): void {
+  const settings = Object.entries(scenario.queueSettings);
+  if (settings.length > 0)
+    out.push(`The queue's own options, as its adapter set them: ${settings.map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}.`, '');
+}
+
 function details(scenario: ScenarioReport, label: string, out: string[]): void {
   const holding = scenario.invariants.filter((v) => v.status === 'held').length;
   const notJudged = scenario.invariants.filter((v) => v.status === 'not_judged').length;
@@ -178,9 +185,7 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
       `run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
     '',
   );
-  const settings = Object.entries(scenario.queueSettings);
-  if (settings.length > 0)
-    out.push(`The queue's own options, as its adapter set them: ${settings.map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}.`, '');
+  queueSettings(scenario, out);
   if (scenario.invariants.length > 0) {
     out.push('#### Invariants', '', row(['Invariant', 'Holds', 'Statement', 'Evidence']), row(['---', '---', '---', '---']));
     for (const v of scenario.invariants) {
