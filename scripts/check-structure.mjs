@@ -32,6 +32,7 @@ export const LAYERS = {
   scenarios: ['kernel', 'port', 'queue', 'saga', 'faults', 'world', 'harness', 'adapters', 'observe', 'report'],
   explore: ['kernel', 'faults', 'world', 'saga', 'report', 'scenarios'],
   selftest: ['kernel', 'adapters', 'report', 'scenarios', 'explore'],
+  compare: ['kernel', 'port', 'adapters', 'report', 'scenarios'],
   demo: ['kernel', 'port', 'harness', 'adapters', 'worker'],
   cli: [],
 };

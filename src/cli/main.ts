@@ -3,6 +3,7 @@ import { exitCodeFor, UsageError } from '../kernel/errors.js';
 import { redact } from '../kernel/redact.js';
 import { type Command, parseFast, withOptions, yargsCommandName } from './command.js';
 import { approveCommand } from './commands/approve.js';
+import { compareCommand } from './commands/compare.js';
 import { contractCommand } from './commands/contract.js';
 import { coordinatorCommand } from './commands/coordinator.js';
 import { demoCommand } from './commands/demo.js';
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command<any>[] = [
   runCommand,
   exploreCommand,
   soakCommand,
+  compareCommand,
   selftestCommand,
   contractCommand,
   demoCommand,

@@ -230,6 +230,8 @@ export interface QueueAdapter {
   soundness: 'sound' | 'broken';
   /** For a broken implementation: the invariants its mistake breaks; the self-test holds it to being caught by one of them. */
   breaks?: readonly InvariantId[];
+  /** The servers this queue needs (compare names them in its column; each is checked by `preflight`). */
+  needs?: readonly (keyof ServerSettings)[];
   /** What a locator (`--store`) names: a file (which must exist to be observed), or a name on a server (a schema). */
   locatorKind: 'file' | 'name';
   /** Fails fast, before any drill starts, when a server it needs cannot be reached (exit 2, one line). */

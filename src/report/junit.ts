@@ -1,3 +1,4 @@
+import { attributes, counts, escapeText, renderCase, seconds, type TestCase } from './junit-xml.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, ScenarioReport } from './schema.js';
 
@@ -18,14 +19,6 @@ import type { DrillReport, ScenarioReport } from './schema.js';
  * itself; the invariant checks get 0. Some CI views add testcase times up to
  * a suite's, so this keeps both views of time the same.
  */
-
-type Outcome = { kind: 'passed' } | { kind: 'skipped'; message: string } | { kind: 'failure' | 'error'; type: string; message: string; body: string };
-
-interface TestCase {
-  name: string;
-  seconds: number;
-  outcome: Outcome;
-}
 
 /** The names of the two testcases every scenario has besides its invariants. */
 export const JUNIT_CASES = { outcome: 'expected outcome', faults: 'faults fired', judged: 'something judged' } as const;
@@ -170,33 +163,6 @@ function somethingJudged(scenario: ScenarioReport): TestCase {
   };
 }
 
-function renderCase(classname: string, testCase: TestCase): string[] {
-  const open = `    <testcase${attributes({ classname, name: testCase.name, time: seconds(testCase.seconds) })}`;
-  const { outcome } = testCase;
-  switch (outcome.kind) {
-    case 'passed':
-      return [`${open}/>`];
-    case 'skipped':
-      return [`${open}>`, `      <skipped${attributes({ message: messageLine(outcome.message) })}/>`, '    </testcase>'];
-    case 'failure':
-    case 'error':
-      return [
-        `${open}>`,
-        `      <${outcome.kind}${attributes({ message: messageLine(outcome.message), type: outcome.type })}>${escapeText(outcome.body)}</${outcome.kind}>`,
-        '    </testcase>',
-      ];
-    default: {
-      const unknown: never = outcome;
-      throw new Error(`unknown testcase outcome ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
-function counts(cases: readonly TestCase[]): { tests: string; failures: string; errors: string; skipped: string } {
-  const of = (kind: Outcome['kind']) => String(cases.filter((c) => c.outcome.kind === kind).length);
-  return { tests: String(cases.length), failures: of('failure'), errors: of('error'), skipped: of('skipped') };
-}
-
 function systemOut(scenario: ScenarioReport): string {
   return [
     ...(scenario.description !== '' ? [scenario.description, ''] : []),
@@ -206,51 +172,4 @@ function systemOut(scenario: ScenarioReport): string {
     'timeline:',
     ...scenario.timeline.map((e) => `${e.at} ${e.kind} ${e.process ?? '-'} ${e.detail}`),
   ].join('\n');
-}
-
-function seconds(value: number): string {
-  return value.toFixed(3);
-}
-
-// CI views show the message on one line; the whole story is in the element's body.
-function messageLine(message: string): string {
-  const line = message.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
-}
-
-function attributes(values: Record<string, string>): string {
-  return Object.entries(values)
-    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
-    .join('');
-}
-
-// Whitespace becomes character references: attribute normalisation would turn it into spaces.
-function escapeAttribute(value: string): string {
-  return xmlChars(value).replace(/[&<>"'\t\n\r]/g, (c) => ATTRIBUTE_ENTITIES[c] ?? c);
-}
-
-function escapeText(value: string): string {
-  return xmlChars(value).replace(/[&<>\r]/g, (c) => ATTRIBUTE_ENTITIES[c] ?? c);
-}
-
-const ATTRIBUTE_ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&apos;',
-  '\t': '&#9;',
-  '\n': '&#10;',
-  '\r': '&#13;',
-};
-
-// XML 1.0 cannot carry most C0 controls even as character references, nor
-// U+FFFE/U+FFFF or unpaired surrogates. Logs hold them (ANSI colours, NULs),
-// so a control becomes a visible "\x1B" and the rest U+FFFD, rather than a
-// file every CI parser rejects.
-function xmlChars(value: string): string {
-  return value.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (c) => {
-    const point = c.codePointAt(0) ?? 0;
-    return point < 0x20 ? `\\x${point.toString(16).toUpperCase().padStart(2, '0')}` : '\uFFFD';
-  });
 }

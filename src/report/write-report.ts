@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { writeAtomically } from '../kernel/write-atomically.js';
 import { checkReport, type DrillReport, REPORT_VERSION, ReportError } from './schema.js';
 import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/index.js';
 
@@ -95,19 +96,9 @@ export function readReport(file: string): DrillReport {
   return checked.report;
 }
 
-function writeAtomically(file: string, content: string): void {
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temporary, content);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-}
-
 // rename(2) replaces the old link in one step; removing it first would leave a moment with no `latest`.
-function pointLatestAt(dir: string): void {
+/** Points `latest`, beside `dir`, at `dir`. */
+export function pointLatestAt(dir: string): void {
   const parent = dirname(dir);
   const link = join(parent, LATEST_LINK);
   const temporary = join(parent, `.${LATEST_LINK}.${process.pid}.${randomBytes(4).toString('hex')}`);

@@ -37,7 +37,12 @@ export interface DrillOptions {
 
 /** The command that runs exactly this scenario again, with the same seed, on the same queue. */
 export function replayCommand(file: string, name: string, seed: number, queue: string): string {
-  return `queue-drill run ${file} --only ${name} --seed ${seed} --queue ${queue}`;
+  return `queue-drill run ${shellWord(file)} --only ${name} --seed ${seed} --queue ${shellWord(queue)}`;
+}
+
+/** A word as a POSIX shell reads it back: as is when plain, else in single quotes (`process:python3 q.py` has a space). */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9._:/=,@+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function stamp(ms: number): string {

@@ -23,6 +23,7 @@ export const postgresAdapter: QueueAdapter = {
   capabilities: referenceCapabilities('server'),
   soundness: 'sound',
   locatorKind: 'name',
+  needs: ['pgUrl'],
   async preflight(servers) {
     await assertPgReachable(resolvePgUrl(servers.pgUrl));
   },

@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { defineCommand } from '../command.js';
+import { stopOnSignals } from '../stop-signal.js';
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** `queue-drill compare`: the same scenarios, same seed, against several queues, as one matrix. */
+export const compareCommand = defineCommand({
+  name: 'compare',
+  describe: 'run the same scenarios (same seed) against several queues and write one matrix: compare.json, compare.md, junit.xml',
+  positional: ['file'],
+  options: {
+    file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
+    queues: { type: 'string', demandOption: true, describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq)' },
+    only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
+    seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every queue' },
+    parallel: { type: 'number', default: 2, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
+    out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/)' },
+    expect: {
+      type: 'string',
+      describe: "a YAML file of the verdicts expected per queue and scenario ('*' for the rest) [default: every cell judged, i.e. not an error]",
+    },
+    'pg-url': {
+      type: 'string',
+      describe: 'PostgreSQL for the queues that need it [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]',
+    },
+    'redis-url': { type: 'string', describe: 'Redis for the queues that need it [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
+    json: { type: 'boolean', default: false, describe: 'print compare.json to stdout instead of the summary' },
+  },
+  async run(args) {
+    const { runCompare } = await import('../../compare/run-compare.js');
+    const { writeCompare } = await import('../../compare/write-compare.js');
+    const { loadExpectations, unknownNames } = await import('../../compare/expectations.js');
+    const { queueImpl } = await import('../../adapters/registry.js');
+    const { loadScenarioFile } = await import('../../scenarios/load.js');
+    const { resolveScenarios } = await import('../../scenarios/resolve.js');
+    const { serversFromFlags } = await import('../../port/servers.js');
+    const { toolVersion } = await import('../../kernel/version.js');
+    const { UsageError } = await import('../../kernel/errors.js');
+    const { scenarioLine } = await import('../progress.js');
+    const queues = list(args.queues);
+    if (queues.length === 0) throw new UsageError('--queues names no queue; give one or more, comma-separated');
+    if (new Set(queues).size !== queues.length) throw new UsageError(`--queues names a queue twice: ${args.queues}`);
+    for (const queue of queues) queueImpl(queue);
+    if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
+    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
+      throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
+    // Every scenario name and the expectations checked before any queue runs.
+    const scenarios = resolveScenarios(loadScenarioFile(args.file), { seed: args.seed, only: list(args.only) }).map((s) => s.name);
+    const expectations = loadExpectations(args.expect);
+    const unknown = unknownNames(args.expect, queues, scenarios);
+    if (unknown.length > 0) throw new UsageError(`--expect ${args.expect} names what this comparison does not run: ${unknown.join(', ')}`);
+    const dir = join(args.out, new Date().toISOString().replace(/:/g, '-'));
+    const stop = stopOnSignals();
+    try {
+      const report = await runCompare({
+        file: args.file,
+        scenarios,
+        queues,
+        seed: args.seed,
+        parallel: args.parallel,
+        dir,
+        servers: serversFromFlags(args),
+        expectations,
+        signal: stop.signal,
+        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        toolVersion: toolVersion(),
+        onColumn: (event) => {
+          if (event.phase === 'start') process.stderr.write(`\n${event.queue}:\n`);
+          else if (event.column.error !== null) process.stderr.write(`  could not run: ${event.column.error}\n`);
+          else process.stderr.write(`  ${event.column.queue}: ${(event.column.durationMs / 1000).toFixed(1)} s\n`);
+        },
+        onScenario: (_queue, report, index, total) => process.stderr.write(`  ${scenarioLine(report, index, total)}\n`),
+      });
+      const written = writeCompare(dir, report);
+      if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        const unexpected = report.cells.filter((c) => !c.matched).length;
+        process.stderr.write(
+          `\n${report.scenarios.length} scenarios × ${report.queues.length} queues in ${(report.durationMs / 1000).toFixed(1)} s (seed ${report.seed}): ` +
+            `${unexpected === 0 ? 'every cell as expected' : `${unexpected} cell(s) not as expected`}\n` +
+            `comparison: ${Object.values(written).join('\n            ')}\n`,
+        );
+      }
+      process.exitCode = report.exitCode;
+    } finally {
+      stop.dispose();
+    }
+  },
+});

@@ -1,0 +1,102 @@
+import type { ScenarioVerdict } from '../report/schema.js';
+import type { Cell, Column, CompareReport } from './schema.js';
+
+/*
+ * compare.md: the comparison as a person reads it. First what was compared
+ * (each queue, its version, the servers it needs, the options its adapter
+ * set, how long its column took), then the matrix, then every cell that did
+ * not pass with its one line of evidence. Text from the reports is data:
+ * pipes and backticks are escaped so they cannot break the table.
+ */
+
+const MARK: Record<ScenarioVerdict, string> = {
+  pass: '✅ pass',
+  fail: '❌ fail',
+  vacuous: '⚠️ vacuous',
+  not_judged: '➖ not judged',
+  error: '💥 error',
+};
+
+function mdText(value: string): string {
+  return value.replace(/[\\`*_<>|[\]]/g, (c) => `\\${c}`).replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+function code(value: string): string {
+  return `\`${value.replace(/`/g, "'")}\``;
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function columnLine(column: Column): string {
+  const settings = Object.entries(column.settings).map(([k, v]) => code(`${k}=${String(v)}`));
+  const counts = column.summary
+    ? `${column.summary.passed} pass, ${column.summary.failed} fail, ${column.summary.vacuous} vacuous, ` +
+      `${column.summary.notJudged} not judged, ${column.summary.errors} error`
+    : `could not run: ${mdText(column.error ?? 'unknown')}`;
+  return row([
+    code(column.queue),
+    mdText(column.version ?? '?'),
+    column.needs.length > 0 ? mdText(column.needs.join('; ')) : 'nothing (embedded)',
+    settings.length > 0 ? settings.join(', ') : '—',
+    seconds(column.durationMs),
+    counts,
+  ]);
+}
+
+function cellText(cell: Cell | undefined): string {
+  if (!cell) return '—';
+  const broken = cell.broken.length > 0 ? `: ${cell.broken.map((b) => code(b.id)).join(', ')}` : '';
+  const recovery = cell.recoveryMs !== null ? ` · ${seconds(cell.recoveryMs)}` : '';
+  return `${MARK[cell.verdict]}${broken}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
+}
+
+/** The comparison as GitHub-flavoured Markdown. */
+export function renderCompareMarkdown(report: CompareReport): string {
+  const unexpected = report.cells.filter((c) => !c.matched).length;
+  const out = [
+    '# queue-drill comparison',
+    '',
+    `**${report.scenarios.length} scenarios × ${report.queues.length} queues, seed ${report.seed}: ` +
+      `${unexpected === 0 ? 'every cell as expected' : `${unexpected} cell${unexpected === 1 ? '' : 's'} not as expected`}** (exit code ${report.exitCode})`,
+    '',
+    '```sh',
+    report.command,
+    '```',
+    '',
+    `Run ${report.startedAt} to ${report.finishedAt} (${seconds(report.durationMs)}) with queue-drill ${mdText(report.toolVersion)} on ${code(report.file)}.`,
+    '',
+    '## The queues',
+    '',
+    row(['Queue', 'Version', 'Needs', "Its adapter's settings", 'Wall time', 'Verdicts']),
+    row(['---', '---', '---', '---', '---', '---']),
+    ...report.queues.map(columnLine),
+    '',
+    '## The matrix',
+    '',
+    'Each cell: the verdict, the invariants that broke, and the recovery time (from a kill to the job settled again, the longest in the scenario).',
+    '',
+    row(['Scenario', ...report.queues.map((q) => code(q.queue))]),
+    row(['---', ...report.queues.map(() => '---')]),
+    ...report.scenarios.map((name) =>
+      row([code(name), ...report.queues.map((q) => cellText(report.cells.find((c) => c.scenario === name && c.queue === q.queue)))]),
+    ),
+    '',
+  ];
+  const notPassed = report.cells.filter((c) => c.verdict !== 'pass');
+  if (notPassed.length > 0) {
+    out.push('## What did not pass', '');
+    for (const cell of notPassed) {
+      out.push(`- ${code(cell.queue)} × ${code(cell.scenario)}: ${MARK[cell.verdict]}${cell.matched ? '' : ' (unexpected)'}`);
+      for (const b of cell.broken) out.push(`  - ${code(b.id)}: ${mdText(b.evidence)}`);
+      if (cell.broken.length === 0 && cell.why !== null) out.push(`  - ${mdText(cell.why)}`);
+    }
+    out.push('');
+  }
+  return `${out.join('\n')}\n`;
+}

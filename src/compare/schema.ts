@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { INVARIANT_IDS } from '../kernel/vocabulary.js';
+import { ReportSummarySchema, SCENARIO_VERDICTS } from '../report/schema.js';
+
+/*
+ * compare.json: the same scenarios, with the same seed, against several
+ * queues, as one matrix of scenario × queue. Each cell is the verdict of that
+ * scenario on that queue (the drill's own report is beside it), what broke
+ * with one line of evidence each, how long the queue took from the fault to
+ * the job done again, and whether the cell is what the command was asked to
+ * expect. A column whose queue could not be reached has its reason, and its
+ * cells are errors; the other columns still ran.
+ */
+
+/** The version of compare.json's shape; bumped on any change a reader must know about. */
+export const COMPARE_VERSION = 1;
+
+const text = () => z.string().min(1);
+const utc = () => z.iso.datetime();
+
+/** One invariant a cell broke, with the first line of its evidence. */
+export const BrokenSchema = z.strictObject({ id: z.enum(INVARIANT_IDS), evidence: z.string() });
+
+/** One scenario on one queue. */
+export const CellSchema = z.strictObject({
+  scenario: text(),
+  queue: text(),
+  verdict: z.enum(SCENARIO_VERDICTS),
+  broken: z.array(BrokenSchema).describe('each invariant that broke, with one line of its evidence'),
+  why: z
+    .string()
+    .nullable()
+    .describe(
+      'one line saying why the cell did not pass (a broken invariant, a job that ended wrong, an unfired fault, ' +
+        'the reason it was not judged, the error); null when it passed',
+    ),
+  recoveryMs: z
+    .number()
+    .min(0)
+    .nullable()
+    .describe(
+      'from the fault (a kill) to the job done or settled again, the longest of the scenario; null when nothing was killed or nothing settled',
+    ),
+  durationMs: z.number().min(0),
+  expected: z.array(z.enum(SCENARIO_VERDICTS)).describe('the verdicts the command was asked to expect of this cell'),
+  matched: z.boolean().describe('whether the verdict is one of those expected'),
+  runDir: z.string().nullable().describe("the scenario's run directory, with its report and logs; null when the column never ran"),
+});
+
+/** One queue: what it is, where it ran, what it cost, and why it could not run if it could not. */
+export const ColumnSchema = z.strictObject({
+  queue: text(),
+  version: z.string().nullable(),
+  description: z.string(),
+  needs: z.array(z.string()).describe('the servers the queue needs, each with where it was looked for'),
+  settings: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("the queue's own options its adapter set, from the first scenario it ran"),
+  error: z.string().nullable().describe('why this column could not run (a server that cannot be reached), or null'),
+  durationMs: z.number().min(0),
+  report: z.string().nullable().describe("the column's drill report (report.json), or null"),
+  summary: ReportSummarySchema.nullable(),
+});
+
+/** The whole comparison. */
+export const CompareReportSchema = z
+  .strictObject({
+    version: z.literal(COMPARE_VERSION),
+    tool: z.literal('queue-drill'),
+    toolVersion: text(),
+    command: text(),
+    file: text(),
+    seed: z.int(),
+    startedAt: utc(),
+    finishedAt: utc(),
+    durationMs: z.number().min(0),
+    exitCode: z.literal([0, 1, 2, 3]),
+    scenarios: z.array(text()),
+    queues: z.array(ColumnSchema),
+    cells: z.array(CellSchema),
+  })
+  .meta({
+    title: 'queue-drill comparison',
+    description: `Version ${COMPARE_VERSION} of compare.json: the same scenarios and seed against several queues, one cell per scenario × queue.`,
+  });
+
+export type CompareReport = z.infer<typeof CompareReportSchema>;
+export type Cell = z.infer<typeof CellSchema>;
+export type Column = z.infer<typeof ColumnSchema>;
