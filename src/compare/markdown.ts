@@ -56,13 +56,17 @@ function cellText(cell: Cell | undefined): string {
   return `${MARK[cell.verdict]}${broken}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
 }
 
+function scaleNote(k: number): string {
+  return k === 1 ? '' : `, every duration × ${k}`;
+}
+
 /** The comparison as GitHub-flavoured Markdown. */
 export function renderCompareMarkdown(report: CompareReport): string {
   const unexpected = report.cells.filter((c) => !c.matched).length;
   const out = [
     '# queue-drill comparison',
     '',
-    `**${report.scenarios.length} scenarios × ${report.queues.length} queues, seed ${report.seed}: ` +
+    `**${report.scenarios.length} scenarios × ${report.queues.length} queues, seed ${report.seed}${scaleNote(report.timeScale)}: ` +
       `${unexpected === 0 ? 'every cell as expected' : `${unexpected} cell${unexpected === 1 ? '' : 's'} not as expected`}** (exit code ${report.exitCode})`,
     '',
     '```sh',

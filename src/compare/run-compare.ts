@@ -16,6 +16,8 @@ export interface CompareOptions {
   /** The queues, as the command line names them: the columns, in order. */
   queues: readonly string[];
   seed: number;
+  /** Every duration of every scenario times this, the same for every queue. */
+  timeScale: number;
   parallel: number;
   /** The comparison's directory (each column's drill goes in a folder of it). */
   dir: string;
@@ -64,6 +66,7 @@ async function runColumn(queue: string, options: CompareOptions): Promise<{ colu
       file: options.file,
       only: options.scenarios,
       seed: options.seed,
+      timeScale: options.timeScale,
       repeat: 1,
       parallel: options.parallel,
       out: join(options.dir, columnFolder(queue)),
@@ -114,6 +117,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     command: options.command,
     file: options.file,
     seed: options.seed,
+    timeScale: options.timeScale,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(finished).toISOString(),
     durationMs: finished - started,

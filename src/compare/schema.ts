@@ -71,6 +71,7 @@ export const CompareReportSchema = z
     command: text(),
     file: text(),
     seed: z.int(),
+    timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this, for every queue'),
     startedAt: utc(),
     finishedAt: utc(),
     durationMs: z.number().min(0),

@@ -31,7 +31,7 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * queue could not run as asked (a lease below its minimum) is `not_judged`,
  * with the queue's reason in `notJudged`; `queueSettings` holds the queue's own
  * options the adapter set from the scenario; the summary counts not judged
- * scenarios.
+ * scenarios; `timeScale` says by how much every duration was stretched.
  */
 export const REPORT_VERSION = 4;
 
@@ -202,6 +202,7 @@ export const DrillReportSchema = z
     file: text().describe('the scenarios file'),
     queue: text(),
     seed: z.int(),
+    timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale)'),
     startedAt: utcTimestamp(),
     finishedAt: utcTimestamp(),
     durationMs: milliseconds(),

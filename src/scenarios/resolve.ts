@@ -1,11 +1,11 @@
 import { argOf } from '../faults/action-fields.js';
-import { pointFaultAction } from '../faults/actions/index.js';
+import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
 import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
 import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
 import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
-import { worldFaultAction } from '../world/fault-actions/index.js';
+import { WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';
 import { type Expectation, INVARIANT_IDS, type InvariantId } from './evidence.js';
 import {
@@ -17,6 +17,7 @@ import {
   SettingsSchema,
   type WorldFault,
 } from './schema.js';
+import { scaleFault, scaleSettings } from './time-scale.js';
 
 /** One job of a scenario, with everything decided: its key, its plan, its budget, how it must end. */
 export interface ResolvedJob {
@@ -95,8 +96,20 @@ function resolveWorldFault(fault: WorldFault, jobs: ResolvedJob[], scenario: str
   return { spec: { match, action, times: fault.times ?? 1 }, describe };
 }
 
-function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, seed: number, queue: string | undefined): ResolvedScenario {
-  const settings: Settings = { ...BUILT_IN_DEFAULTS, ...file.defaults, ...stripUndefined(scenario), ...(queue ? { queue } : {}) } as Settings;
+/** The names of the fault fields that hold a duration, in either family of actions (what --time-scale stretches). */
+const DURATION_FIELDS: ReadonlySet<string> = new Set(
+  [...POINT_FAULT_ACTIONS, ...WORLD_FAULT_ACTIONS].flatMap((action) =>
+    Object.entries(action.fields as Record<string, { kind: string }>)
+      .filter(([, field]) => field.kind === 'ms')
+      .map(([name]) => name),
+  ),
+);
+
+function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: ResolveOptions): ResolvedScenario {
+  const { seed, queue } = options;
+  const k = options.timeScale ?? 1;
+  const merged = { ...BUILT_IN_DEFAULTS, ...file.defaults, ...stripUndefined(scenario), ...(queue ? { queue } : {}) } as Settings;
+  const settings: Settings = scaleSettings(merged, k);
   const jobs: ResolvedJob[] = [];
   const secrets: string[] = [];
   scenario.jobs.forEach((group, g) => {
@@ -123,10 +136,11 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, seed: numb
   const workers =
     typeof scenario.workers === 'number'
       ? Array.from({ length: scenario.workers }, (_, i) => ({ id: `w${i + 1}`, clockSkewMs: 0 }))
-      : scenario.workers.map((w) => ({ id: w.id, clockSkewMs: w.clock_skew_ms }));
+      : scenario.workers.map((w) => ({ id: w.id, clockSkewMs: Math.round(w.clock_skew_ms * k) }));
   const pointFaults: FaultRule[] = [];
   const worldFaults: Array<{ spec: FaultSpecInput; describe: string }> = [];
-  scenario.faults.forEach((fault, index) => {
+  scenario.faults.forEach((given, index) => {
+    const fault = scaleFault(given, DURATION_FIELDS, k);
     if ('at' in fault) pointFaults.push(resolveFault(fault, index, jobs, scenario.name));
     else worldFaults.push(resolveWorldFault(fault, jobs, scenario.name));
   });
@@ -154,11 +168,20 @@ function stripUndefined(scenario: ScenarioInput): Partial<Settings> {
   return settings;
 }
 
+/** How to resolve a file's scenarios: the seed, the queue instead of the file's, and the stretch of every duration. */
+export interface ResolveOptions {
+  seed: number;
+  queue?: string | undefined;
+  only?: readonly string[];
+  /** Every duration of the scenario times this (src/scenarios/time-scale.ts). @default 1 */
+  timeScale?: number;
+}
+
 /** The scenarios to run, in file order, `only` those named (all when empty). */
-export function resolveScenarios(file: ScenarioFile, options: { seed: number; queue?: string; only?: readonly string[] }): ResolvedScenario[] {
+export function resolveScenarios(file: ScenarioFile, options: ResolveOptions): ResolvedScenario[] {
   const only = options.only ?? [];
   const names = file.scenarios.map((s) => s.name);
   const unknown = only.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new ScenarioSelectionError(`--only ${unknown.join(', ')}: no such scenario; the scenarios are: ${names.join(', ')}`);
-  return file.scenarios.filter((s) => only.length === 0 || only.includes(s.name)).map((s) => resolveScenario(file, s, options.seed, options.queue));
+  return file.scenarios.filter((s) => only.length === 0 || only.includes(s.name)).map((s) => resolveScenario(file, s, options));
 }

@@ -21,6 +21,8 @@ export interface DrillOptions {
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
   queue?: string;
+  /** Every duration of every scenario times this (--time-scale). @default 1 */
+  timeScale?: number;
   /** Servers a queue may need (--pg-url); the environment and the scenario fill in the rest. */
   servers?: ServerSettings;
   /** Keep each drill's queue (a PostgreSQL schema) after it instead of dropping it. */
@@ -36,8 +38,8 @@ export interface DrillOptions {
 }
 
 /** The command that runs exactly this scenario again, with the same seed, on the same queue. */
-export function replayCommand(file: string, name: string, seed: number, queue: string): string {
-  return `queue-drill run ${shellWord(file)} --only ${name} --seed ${seed} --queue ${shellWord(queue)}`;
+export function replayCommand(file: string, name: string, seed: number, queue: string, timeScale = 1): string {
+  return `queue-drill run ${shellWord(file)} --only ${name} --seed ${seed} --queue ${shellWord(queue)}${timeScale === 1 ? '' : ` --time-scale ${timeScale}`}`;
 }
 
 /** A word as a POSIX shell reads it back: as is when plain, else in single quotes (`process:python3 q.py` has a space). */
@@ -59,7 +61,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const file = loadScenarioFile(options.file);
   // Resolve every repetition first, so bad input fails before any process starts.
   const rounds = Array.from({ length: options.repeat }, (_, r) =>
-    resolveScenarios(file, { seed: options.seed + r, only: options.only, ...(options.queue ? { queue: options.queue } : {}) }),
+    resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale: options.timeScale ?? 1 }),
   );
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
@@ -82,7 +84,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue);
+      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, options.timeScale ?? 1);
       const report = await runJudged(
         scenario,
         dir,
@@ -109,6 +111,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     file: options.file,
     queue: options.queue ?? 'as each scenario says',
     seed: options.seed,
+    timeScale: options.timeScale ?? 1,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(finished).toISOString(),
     durationMs: finished - started,

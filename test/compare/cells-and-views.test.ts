@@ -80,6 +80,7 @@ describe('the comparison views', () => {
     command: 'queue-drill compare --queues reference,bullmq',
     file: 'scenarios.yaml',
     seed: 1,
+    timeScale: 1,
     startedAt: '2026-12-01T10:00:00.000Z',
     finishedAt: '2026-12-01T10:01:00.000Z',
     durationMs: 60_000,

@@ -278,6 +278,7 @@ export function drillReport(): DrillReport {
     file: 'scenarios.yaml',
     queue: 'reference',
     seed: 42,
+    timeScale: 1,
     startedAt: '2026-08-25T10:00:00.000Z',
     finishedAt: '2026-08-25T10:00:15.735Z',
     durationMs: 15735,

@@ -18,6 +18,7 @@ export const compareCommand = defineCommand({
     file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
     queues: { type: 'string', demandOption: true, describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq)' },
     only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
+    'time-scale': { type: 'number', default: 1, describe: 'stretch every duration of every scenario by this factor, the same for every queue' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every queue' },
     parallel: { type: 'number', default: 2, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
     out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/)' },
@@ -47,6 +48,8 @@ export const compareCommand = defineCommand({
     if (queues.length === 0) throw new UsageError('--queues names no queue; give one or more, comma-separated');
     if (new Set(queues).size !== queues.length) throw new UsageError(`--queues names a queue twice: ${args.queues}`);
     for (const queue of queues) queueImpl(queue);
+    const { isTimeScale } = await import('../../scenarios/time-scale.js');
+    if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
       throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
@@ -63,6 +66,7 @@ export const compareCommand = defineCommand({
         scenarios,
         queues,
         seed: args.seed,
+        timeScale: args['time-scale'],
         parallel: args.parallel,
         dir,
         servers: serversFromFlags(args),

@@ -13,6 +13,11 @@ export const runCommand = defineCommand({
     repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
     parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
+    'time-scale': {
+      type: 'number',
+      default: 1,
+      describe: 'stretch every duration of every scenario (leases, timeouts, delays) by this factor, for queues that cannot run leases as short',
+    },
     queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
     'pg-url': {
       type: 'string',
@@ -35,6 +40,8 @@ export const runCommand = defineCommand({
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
       throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
+    const { isTimeScale } = await import('../../scenarios/time-scale.js');
+    if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
     const stop = stopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
@@ -52,6 +59,7 @@ export const runCommand = defineCommand({
         parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
+        timeScale: args['time-scale'],
         servers: serversFromFlags(args),
         keep: args.keep,
         signal: stop.signal,
