@@ -1,4 +1,5 @@
 import type { PointFaultAction } from '../action.js';
+import { block } from './block.js';
 import { crash } from './crash.js';
 import { delay } from './delay.js';
 import { error } from './error.js';
@@ -7,7 +8,7 @@ import { hang } from './hang.js';
 import { pause } from './pause.js';
 
 /** Every action a fault rule can take at a point, in the order docs, schema and the exhaustive matrix list them. Adding one: a file, and an entry here. */
-export const POINT_FAULT_ACTIONS = [crash, exit, pause, hang, error, delay] as const;
+export const POINT_FAULT_ACTIONS = [crash, exit, pause, block, hang, error, delay] as const;
 
 /** The name of a fault action. */
 export type FaultActionName = (typeof POINT_FAULT_ACTIONS)[number]['name'];

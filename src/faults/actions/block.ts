@@ -1,0 +1,30 @@
+import { isDuration, type PointFaultAction } from '../action.js';
+
+/**
+ * block: the process blocks its own event loop for ms at the point, as a
+ * CPU-bound handler or a synchronous call does. Unlike a pause, nothing
+ * stopped it: the OS runs it, but none of its timers, lease renewals or I/O
+ * happen until the block ends, and then it goes on as if nothing happened.
+ * This is the zombie real queues meet (BullMQ #3183: a lock that could not be
+ * renewed, another worker took the job, the first still finished).
+ */
+export const block: PointFaultAction<'block', { type: 'block'; ms: number }> = {
+  name: 'block',
+  summary: 'the process blocks its own event loop for ms (no timers, no lease renewal, no I/O), then goes on: a zombie nothing stopped',
+  fields: { ms: { kind: 'ms', required: true, describe: 'how long the event loop stays blocked' } },
+  holds: false,
+  checkArg: (arg) => (isDuration(arg?.ms) ? null : 'block needs arg.ms >= 0'),
+  resolve: (arg) => ({ type: 'block', ms: arg!.ms as number }),
+  async fire(action, control) {
+    control.answer({ action: 'block', ms: action.ms });
+  },
+  isAnswer: (answer) => isDuration(answer.ms),
+  async carryOut(answer) {
+    // Atomics.wait blocks this thread outright (no busy loop burning a core the other processes need).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, answer.ms as number);
+  },
+  timeline: () => [],
+  // Not drawn by explore yet: its cover must reach every drawn action at every point within 100 runs, and one more
+  // action takes it past 100 (19 more schedules); the exhaustive matrix and the shipped drill have it.
+  exhaustive: [{ name: 'block', fields: { ms: 900 } }],
+};
