@@ -18,12 +18,14 @@ import { everyHitAllowed, type PointFaultSpec, type Schedule, type WorldFaultSpe
  * of effect. So what explore reaches does not hang on luck: it needs only as
  * many runs as there are covering schedules (coverSchedules(seed).length).
  *
- * One point fault a schedule (two could keep each other from being reached),
- * with the world faults that lead to its point: a slow answer for on_timeout
- * and heartbeat, a lost one for response_lost, a permanent failure of a later
- * step for during_compensation. World fault actions that no point needed get
- * schedules of their own. The rest (the action's fields, first, the other
- * jobs, workers and producers) is drawn from the seed.
+ * Each cell is armed by a bundle on one job: one point fault, with the world
+ * faults that lead to its point (a slow answer for on_timeout and heartbeat,
+ * a lost one for response_lost, a permanent failure of a later step for
+ * during_compensation); world fault actions that no point needed get bundles
+ * of their own. A schedule packs two bundles, each limited to a job of its
+ * own, so faults never keep each other from their points (one job's crash or
+ * error ends that job's attempt, not the other's). The rest (the action's
+ * fields, first, a third job, workers and producers) is drawn from the seed.
  */
 
 /** One combination the covering schedules arm: a point fault for a kind of step (null: a point tied to no step), or a world fault. */
@@ -91,7 +93,7 @@ function drawn<T>(random: Random, arbitrary: fc.Arbitrary<T>): T {
 }
 
 function world(action: WorldFaultActionName, stepIndex: number, fields: Record<string, unknown>): WorldFaultSpec {
-  return { kind: 'world', stepIndex, action, fields, times: 1 };
+  return { kind: 'world', job: 0, stepIndex, action, fields, times: 1 };
 }
 
 /** The world faults that lead a schedule to its point at this place (`nth`: which action of the cell's point this is). */
@@ -113,8 +115,14 @@ function leadTo(at: FailpointName, place: Place, nth: number, random: Random): W
   }
 }
 
-/** The schedule arming one point cell, with the cast around it drawn from the seed. */
-function pointSchedule(cell: Extract<CoverCell, { family: 'point' }>, nth: number, random: Random): Schedule {
+/** The faults that arm one cell on one job of `plan` (job 0 until packed into a schedule). */
+interface Bundle {
+  plan: string;
+  faults: Array<PointFaultSpec | WorldFaultSpec>;
+}
+
+/** The bundle arming one point cell, its fields drawn from the seed. */
+function pointBundle(cell: Extract<CoverCell, { family: 'point' }>, nth: number, random: Random): Bundle {
   const place: Place =
     cell.kind === null ? { plan: pick(random, Object.keys(EXPLORE_PLANS)), stepIndex: 0 } : pick(random, placesOf(cell.kind, cell.at));
   const action = POINT_ACTIONS.find((a) => a.name === cell.action)!;
@@ -128,27 +136,39 @@ function pointSchedule(cell: Extract<CoverCell, { family: 'point' }>, nth: numbe
     // The first hit always fires: the point is reached whatever the attempt.
     attempt: null,
     first: roll < 0.25 && everyHitAllowed(cell.at) ? null : roll < 0.6 ? 2 : 1,
+    job: 0,
   };
-  return cast([fault, ...leadTo(cell.at, place, nth, random)], place.plan, random);
+  return { plan: place.plan, faults: [fault, ...leadTo(cell.at, place, nth, random)] };
 }
 
-/** The schedule arming one world cell on its own. */
-function worldSchedule(cell: Extract<CoverCell, { family: 'world' }>, random: Random): Schedule {
+/** The bundle arming one world cell on its own. */
+function worldBundle(cell: Extract<CoverCell, { family: 'world' }>, random: Random): Bundle {
   const place = pick(random, placesOf(cell.kind, null));
   const { times, ...fields } = drawn(random, WORLD_ACTIONS.find((a) => a.name === cell.action)!.explore!(fc));
-  return cast([{ kind: 'world', stepIndex: place.stepIndex, action: cell.action, fields, times }], place.plan, random);
+  return { plan: place.plan, faults: [{ kind: 'world', job: 0, stepIndex: place.stepIndex, action: cell.action, fields, times: times as number }] };
 }
 
-/** The faults on a first job of `plan`, with up to two more jobs, 1 to 3 workers and 1 or 2 producers. */
-function cast(faults: Schedule['faults'], plan: string, random: Random): Schedule {
-  const more = Array.from({ length: randomInt(random, 0, 2) }, () => pick(random, Object.keys(EXPLORE_PLANS)));
-  return { faults, jobs: [plan, ...more], workers: randomInt(random, 1, 3), producers: randomInt(random, 1, 2) };
+/**
+ * Two bundles in one schedule, each on a job of its own (jobs 1 and 2), with
+ * up to one more job, 1 to 3 workers and 1 or 2 producers. Faults limited to
+ * different jobs do not keep each other from their points: a crash or an
+ * error ends one job's attempt, never another's, and a killed process is
+ * restarted.
+ */
+function schedule(bundles: readonly Bundle[], random: Random): Schedule {
+  const more = Array.from({ length: randomInt(random, 0, 1) }, () => pick(random, Object.keys(EXPLORE_PLANS)));
+  return {
+    faults: bundles.flatMap((bundle, job) => bundle.faults.map((fault) => ({ ...fault, job }))),
+    jobs: [...bundles.map((b) => b.plan), ...more],
+    workers: randomInt(random, 1, 3),
+    producers: randomInt(random, 1, 2),
+  };
 }
 
-/** The world cells a schedule's world faults arm. */
-function worldCellsOf(schedule: Schedule): string[] {
-  const steps = EXPLORE_PLANS[schedule.jobs[0]!]!.steps;
-  return schedule.faults.flatMap((fault) => {
+/** The world cells a bundle's world faults arm. */
+function worldCellsOf(bundle: Bundle): string[] {
+  const steps = EXPLORE_PLANS[bundle.plan]!.steps;
+  return bundle.faults.flatMap((fault) => {
     if (fault.kind !== 'world') return [];
     const tool = steps[fault.stepIndex % steps.length]!.tool;
     if (!isToolName(tool)) return [];
@@ -157,22 +177,22 @@ function worldCellsOf(schedule: Schedule): string[] {
   });
 }
 
-/** The covering schedules, in an order drawn from the seed: each arms one cell or more, every cell is armed. */
+/** The covering schedules, in an order drawn from the seed: each arms two cells (one per job), every cell is armed. */
 export function coverSchedules(seed: number): Schedule[] {
   const random = seededRandom(seed);
   const cells = coverCells();
   const points = cells.flatMap((cell) => {
     if (cell.family !== 'point') return [];
     const nth = POINT_ACTIONS.findIndex((a) => a.name === cell.action);
-    return [pointSchedule(cell, nth, random)];
+    return [pointBundle(cell, nth, random)];
   });
   const armed = new Set(points.flatMap(worldCellsOf));
-  const worlds = cells.flatMap((cell) => (cell.family === 'world' && !armed.has(cellName(cell)) ? [worldSchedule(cell, random)] : []));
-  const schedules = [...points, ...worlds];
-  // Fisher-Yates: a run cut short by --runs or the time budget still walks cells from all over.
-  for (let i = schedules.length - 1; i > 0; i--) {
+  const worlds = cells.flatMap((cell) => (cell.family === 'world' && !armed.has(cellName(cell)) ? [worldBundle(cell, random)] : []));
+  const bundles = [...points, ...worlds];
+  // Fisher-Yates: pairs from all over, and a run cut short by --runs or the time budget still walks cells from all over.
+  for (let i = bundles.length - 1; i > 0; i--) {
     const j = randomInt(random, 0, i);
-    [schedules[i], schedules[j]] = [schedules[j]!, schedules[i]!];
+    [bundles[i], bundles[j]] = [bundles[j]!, bundles[i]!];
   }
-  return schedules;
+  return Array.from({ length: Math.ceil(bundles.length / 2) }, (_, i) => schedule(bundles.slice(2 * i, 2 * i + 2), random));
 }

@@ -21,16 +21,20 @@ export interface PointFaultSpec {
   at: FailpointName;
   action: FaultActionName;
   fields: Record<string, unknown>;
-  /** The step of the first job's plan it is limited to (modulo its length), or null: any step. Only for a step's points. */
+  /** The step of its job's plan it is limited to (modulo its length), or null: any step. Only for a step's points. */
   stepIndex: number | null;
   attempt: number | null;
   /** Only the first N hits; null: every hit (a poison fault), only at points bounded by a job's attempts. */
   first: number | null;
+  /** The job it is limited to: an index into the schedule's jobs, modulo their number. */
+  job: number;
 }
 
-/** A fault on the world's calls of one step of the first job: any world action explore draws (each says how it draws its fields). */
+/** A fault on the world's calls of one step of one job: any world action explore draws (each says how it draws its fields). */
 export interface WorldFaultSpec {
   kind: 'world';
+  /** The job whose step it is: an index into the schedule's jobs, modulo their number. */
+  job: number;
   stepIndex: number;
   action: WorldFaultActionName;
   fields: Record<string, unknown>;
@@ -77,6 +81,7 @@ function pointFaults(action: (typeof POINT_FAULT_ACTIONS)[number], explore: NonN
         stepIndex,
         attempt,
         first,
+        job: fc.nat(2),
       })
       .filter((fault) => fault.first !== null || everyHitAllowed(fault.at));
   return [shape(STEP_FAILPOINTS, fc.option(fc.nat(2), { nil: null })), shape(OTHER_FAILPOINTS, fc.constant(null))];
@@ -90,9 +95,10 @@ const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ...WORLD_FAULT_ACTIONS.flatMap((action) =>
     action.explore
       ? [
-          fc.record({ stepIndex: fc.nat(2), drawn: shrinkableFields(action.explore(fc)) }).map(
-            ({ stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({
+          fc.record({ job: fc.nat(2), stepIndex: fc.nat(2), drawn: shrinkableFields(action.explore(fc)) }).map(
+            ({ job, stepIndex, drawn: { times, ...fields } }): WorldFaultSpec => ({
               kind: 'world',
+              job,
               stepIndex,
               action: action.name as WorldFaultActionName,
               fields,
@@ -101,7 +107,7 @@ const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
             (value) => {
               const spec = value as WorldFaultSpec;
               if (spec?.kind !== 'world' || spec.action !== action.name) throw new Error(`not a world ${action.name} fault`);
-              return { stepIndex: spec.stepIndex, drawn: { ...spec.fields, times: spec.times } };
+              return { job: spec.job, stepIndex: spec.stepIndex, drawn: { ...spec.fields, times: spec.times } };
             },
           ),
         ]
@@ -109,10 +115,10 @@ const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ),
 );
 
-/** Fault schedules: up to 3 faults, 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers. */
+/** Fault schedules: up to 4 faults (two jobs' point faults and what leads to them), 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers. */
 export function scheduleArbitrary(): fc.Arbitrary<Schedule> {
   return fc.record({
-    faults: fc.array(fc.oneof(pointFault, worldFault), { minLength: 1, maxLength: 3 }),
+    faults: fc.array(fc.oneof(pointFault, worldFault), { minLength: 1, maxLength: 4 }),
     jobs: fc.array(fc.constantFrom(...Object.keys(EXPLORE_PLANS)), { minLength: 1, maxLength: 3 }),
     workers: fc.integer({ min: 1, max: 3 }),
     producers: fc.integer({ min: 1, max: 2 }),

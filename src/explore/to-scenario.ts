@@ -15,21 +15,24 @@ type ScenarioEntry = ScenarioFile['scenarios'][number];
 
 /** One scenario of scenarios.yaml's format that runs the schedule: what explore runs and writes out. */
 export function scheduleScenario(schedule: Schedule, name: string, description: string): ScenarioEntry {
-  const firstPlan = EXPLORE_PLANS[schedule.jobs[0]!]!;
   const faults = schedule.faults.map((fault) => {
+    // Each fault is limited to one job (1-based in a scenario), and names a step of that job's plan.
+    const job = (fault.job % schedule.jobs.length) + 1;
+    const plan = EXPLORE_PLANS[schedule.jobs[job - 1]!]!;
     if (fault.kind === 'world') {
-      const step = firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id;
-      return { world: { step, job: 1 }, times: fault.times, action: fault.action, ...fault.fields };
+      const step = plan.steps[fault.stepIndex % plan.steps.length]!.step_id;
+      return { world: { step, job }, times: fault.times, action: fault.action, ...fault.fields };
     }
     const limits = {
-      ...(fault.stepIndex === null ? {} : { step: firstPlan.steps[fault.stepIndex % firstPlan.steps.length]!.step_id }),
+      job,
+      ...(fault.stepIndex === null ? {} : { step: plan.steps[fault.stepIndex % plan.steps.length]!.step_id }),
       ...(fault.attempt === null ? {} : { attempt: fault.attempt }),
     };
     // No `first`: the fault fires on every hit, as the schedule says.
     return {
       at: fault.at,
       ...(fault.first === null ? {} : { first: fault.first }),
-      ...(Object.keys(limits).length > 0 ? { where: limits } : {}),
+      where: limits,
       action: fault.action,
       ...fault.fields,
     };

@@ -39,40 +39,57 @@ function firstSchedules(seed: number, runs: number, parallel: number): Schedule[
 
 /** A fault of the written scenario, as far as reaching a point goes. */
 type Fault =
-  | { at: string; action: string; where?: { step?: string; attempt?: number } }
-  | { world: { step?: string }; action: string; ms?: number; status?: number };
+  | { at: string; action: string; where?: { job?: number; step?: string; attempt?: number } }
+  | { world: { job?: number; step?: string }; action: string; ms?: number; status?: number };
 
-/** The combinations one schedule reaches, judged from its scenario: `action@point/kind`, `action@point`, `action~kind`. */
+/**
+ * The combinations one schedule reaches, judged from its scenario: `action@point/kind`, `action@point`, `action~kind`.
+ * A fault limited to a job is judged on that job's plan, and led to its point only by world faults on that job.
+ */
 function reached(schedule: Schedule): string[] {
   const scenario = scheduleScenario(schedule, 'x', 'x');
-  const steps = EXPLORE_PLANS[scenario.jobs[0]!.plan as string]!.steps;
+  const stepsOf = (job = 1) => EXPLORE_PLANS[scenario.jobs[job - 1]!.plan as string]!.steps;
   const faults = scenario.faults as unknown as Fault[];
-  const kindOf = (stepId: unknown) => {
-    const step = steps.find((s) => s.step_id === stepId);
+  const kindOf = (job: number | undefined, stepId: unknown) => {
+    const step = stepsOf(job).find((s) => s.step_id === stepId);
     return step && isToolName(step.tool) ? toolEffectKind(step.tool) : null;
   };
   const worlds = faults.flatMap((f) =>
     'world' in f
-      ? [{ step: f.world.step, index: steps.findIndex((s) => s.step_id === f.world.step), action: f.action, ms: f.ms, status: f.status }]
+      ? [
+          {
+            job: f.world.job ?? 1,
+            step: f.world.step,
+            index: stepsOf(f.world.job).findIndex((s) => s.step_id === f.world.step),
+            action: f.action,
+            ms: f.ms,
+            status: f.status,
+          },
+        ]
       : [],
   );
-  const slow = (step?: unknown) =>
-    worlds.some((w) => w.action === 'delay' && (w.ms ?? 0) > EXPLORE_SETTINGS.call_timeout_ms && (step === undefined || w.step === step));
-  const cells = worlds.flatMap((w) => (kindOf(w.step) ? [`${w.action}~${kindOf(w.step)}`] : []));
+  const slow = (job: number, step?: unknown) =>
+    worlds.some(
+      (w) => w.job === job && w.action === 'delay' && (w.ms ?? 0) > EXPLORE_SETTINGS.call_timeout_ms && (step === undefined || w.step === step),
+    );
+  const cells = worlds.flatMap((w) => (kindOf(w.job, w.step) ? [`${w.action}~${kindOf(w.job, w.step)}`] : []));
   for (const fault of faults) {
     if (!('at' in fault) || fault.where?.attempt !== undefined) continue;
+    const job = fault.where?.job ?? 1;
     const step = fault.where?.step;
     if (!(STEP_FAILPOINTS as readonly string[]).includes(fault.at)) {
-      if (fault.at !== 'heartbeat' || slow()) cells.push(`${fault.action}@${fault.at}`);
+      if (fault.at !== 'heartbeat' || slow(job)) cells.push(`${fault.action}@${fault.at}`);
       continue;
     }
-    const kind = kindOf(step);
+    const kind = kindOf(job, step);
+    const steps = stepsOf(job);
     const index = steps.findIndex((s) => s.step_id === step);
+    const onJob = worlds.filter((w) => w.job === job);
     const leads = {
-      on_timeout: slow(step),
-      response_lost: worlds.some((w) => w.step === step && (w.action === 'drop' || w.action === 'error_after_apply')),
+      on_timeout: slow(job, step),
+      response_lost: onJob.some((w) => w.step === step && (w.action === 'drop' || w.action === 'error_after_apply')),
       during_compensation:
-        steps[index]?.compensation != null && worlds.some((w) => w.index > index && w.action === 'fail' && (w.status === 401 || w.status === 403)),
+        steps[index]?.compensation != null && onJob.some((w) => w.index > index && w.action === 'fail' && (w.status === 401 || w.status === 403)),
     } as Record<string, boolean>;
     if (kind !== null && (leads[fault.at] ?? true)) cells.push(`${fault.action}@${fault.at}/${kind}`);
   }
@@ -122,20 +139,27 @@ describe("explore's first 100 runs", () => {
     expect(new Set(firstSchedules(42, cover.length, 1).map((s) => JSON.stringify(s)))).toEqual(new Set(cover.map((s) => JSON.stringify(s))));
   });
 
-  it('arm one point fault a schedule, so none keeps another from its point', () => {
-    for (const schedule of coverSchedules(3)) expect(schedule.faults.filter((f) => f.kind === 'point').length).toBeLessThanOrEqual(1);
+  it('arm at most one point fault a job, each limited to its job, so none keeps another from its point', () => {
+    for (const schedule of coverSchedules(3)) {
+      const jobs = schedule.faults.filter((f) => f.kind === 'point').map((f) => f.job % schedule.jobs.length);
+      expect(new Set(jobs).size).toBe(jobs.length);
+      expect(jobs.length).toBeLessThanOrEqual(2);
+    }
   });
 
   // The judge of reach above must be able to say no: a schedule without its leading world fault reaches nothing at on_timeout.
   it('count a point only where the design says it is reached', () => {
     const timeout: Schedule = {
-      faults: [{ kind: 'point', at: 'on_timeout', action: 'crash', fields: {}, stepIndex: 0, attempt: null, first: 1 }],
+      faults: [{ kind: 'point', at: 'on_timeout', action: 'crash', fields: {}, stepIndex: 0, attempt: null, first: 1, job: 0 }],
       jobs: ['write-file'],
       workers: 1,
       producers: 1,
     };
     expect(reached(timeout)).toEqual([]);
-    const slowWrite = { kind: 'world' as const, stepIndex: 0, action: 'delay' as const, fields: { ms: 1_000, applied: true }, times: 1 };
+    const slowWrite = { kind: 'world' as const, job: 0, stepIndex: 0, action: 'delay' as const, fields: { ms: 1_000, applied: true }, times: 1 };
     expect(reached({ ...timeout, faults: [...timeout.faults, slowWrite] }).sort()).toEqual(['crash@on_timeout/idempotent', 'delay~idempotent']);
+    // A slow call on another job leads nowhere.
+    const twoJobs: Schedule = { ...timeout, jobs: ['write-file', 'write-file'], faults: [...timeout.faults, { ...slowWrite, job: 1 }] };
+    expect(reached(twoJobs)).toEqual(['delay~idempotent']);
   });
 });

@@ -50,8 +50,8 @@ describe('shrinking', () => {
   it('shrinks a handed schedule with an every-hit fault like a drawn one', () => {
     const handed: Schedule = {
       faults: [
-        { kind: 'world', stepIndex: 1, action: 'delay', fields: { ms: 1_000, applied: true }, times: 2 },
-        { kind: 'point', at: 'on_timeout', action: 'error', fields: { kind: 'permanent' }, stepIndex: 1, attempt: 2, first: null },
+        { kind: 'world', job: 0, stepIndex: 1, action: 'delay', fields: { ms: 1_000, applied: true }, times: 2 },
+        { kind: 'point', at: 'on_timeout', action: 'error', fields: { kind: 'permanent' }, stepIndex: 1, attempt: 2, first: null, job: 0 },
       ],
       jobs: ['three-step', 'release', 'charge'],
       workers: 3,
@@ -62,7 +62,7 @@ describe('shrinking', () => {
     expect(details.failed).toBe(true);
     expect(details.numShrinks).toBeGreaterThan(0);
     expect(details.counterexample![0]).toEqual({
-      faults: [{ kind: 'point', at: 'on_timeout', action: 'error', fields: { kind: 'permanent' }, stepIndex: null, attempt: null, first: 1 }],
+      faults: [{ kind: 'point', at: 'on_timeout', action: 'error', fields: { kind: 'permanent' }, stepIndex: null, attempt: null, first: 1, job: 0 }],
       jobs: ['write-file'],
       workers: 1,
       producers: 1,
