@@ -55,7 +55,7 @@ export interface Schedule {
  * attempts: a crash on every hit there outlives every restart and leaves the
  * drill short of rest whatever the queue does, which is no finding.
  */
-const UNBOUNDED_POINTS: readonly FailpointName[] = ['enqueue', 'during_compensation'];
+const UNBOUNDED_POINTS: readonly FailpointName[] = ['enqueue', 'after_enqueue', 'during_compensation'];
 
 /** Whether a point fault may fire on every hit. */
 export function everyHitAllowed(at: FailpointName): boolean {

@@ -16,6 +16,8 @@ export const FAILPOINTS = [
   'before_complete',
   'during_compensation',
   'enqueue',
+  // The enqueue was answered, the producer has not yet said so: killed here, the enqueue is in doubt.
+  'after_enqueue',
   // Just before a side-effect call leaves the process: the last moment nothing has happened yet.
   'before_call',
 ] as const;

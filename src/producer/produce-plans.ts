@@ -54,6 +54,7 @@ export async function producePlans(options: {
           payload: JSON.stringify({ plan: job.plan }),
           maxAttempts: job.maxAttempts,
         });
+        await failpoint('after_enqueue', { worker: options.name, key: job.key, jobKey: job.key, jobId: result.jobId });
         const answeredAt = options.clock.now();
         options.write(
           `${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.outcome === 'created', calledAt, answeredAt })}\n`,
