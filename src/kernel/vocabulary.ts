@@ -75,6 +75,7 @@ export const TIMELINE_KINDS = [
   'at-rest',
   'watchdog',
   'stall',
+  'enqueue-again',
   'approve',
   'note',
 ] as const;

@@ -18,7 +18,7 @@ import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
 import { DrillProcesses } from './runner/drill-processes.js';
 import { ProducerRelease } from './runner/producer-release.js';
-import { producerNames, roleSpecs } from './runner/role-args.js';
+import { againProducerSpecs, producerNames, roleSpecs } from './runner/role-args.js';
 import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
 import { Timeline } from './timeline.js';
 
@@ -105,6 +105,7 @@ export async function runScenario(
       held: seen.held,
       signal,
       deadline: started + settings.timeout_ms,
+      again: [],
     };
     const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier });
     await supervisor.stopAll();
@@ -160,7 +161,7 @@ async function drill(
     // Producers start one by one; the start barrier lets them go together once all are ready, so they really race on every key.
     const context = { locator: run.locator, worldUrl: world.url, jobsFile, barrier: run.barrier };
     for (const spec of roleSpecs(scenario, context)) supervised.processes.start(spec);
-    ending = await supervise(supervised);
+    ending = await supervise({ ...supervised, again: againProducerSpecs(scenario, context) });
   } catch (caught) {
     ending = 'harness-error';
     error = caught instanceof Error ? caught.message : String(caught);

@@ -136,6 +136,13 @@ export const SettingsSchema = z.strictObject({
   approve: z.boolean(),
   retry: z.strictObject({ base_ms: ms, cap_ms: ms, jitter_ms: ms }),
   restart: z.union([z.literal(false), z.strictObject({ after_ms: ms, max: z.int().min(0).max(100) })]),
+  /**
+   * The producers enqueue every key again, as new producer processes: once a
+   * job is running (while_running), or once the drill is at rest with every
+   * job done or in review (after_done). A queue must answer with the job it
+   * has, not make a second one.
+   */
+  enqueue_again: z.union([z.literal(false), z.enum(['while_running', 'after_done'])]),
 });
 
 export const BUILT_IN_DEFAULTS = {
@@ -153,6 +160,7 @@ export const BUILT_IN_DEFAULTS = {
   approve: true,
   retry: { base_ms: 20, cap_ms: 200, jitter_ms: 10 },
   restart: { after_ms: 20, max: 10 },
+  enqueue_again: false,
 } satisfies z.input<typeof SettingsSchema>;
 
 const ScenarioSchema = SettingsSchema.partial().extend({

@@ -21,6 +21,20 @@ export function producerNames(scenario: Pick<ResolvedScenario, 'settings'>): str
   return Array.from({ length: scenario.settings.producers }, (_, index) => `p${index + 1}`);
 }
 
+/** The producers that enqueue every key again (`enqueue_again`): p(N+1) … p(2N), the same jobs, let go at once (no barrier). */
+export function againProducerSpecs(scenario: ResolvedScenario, context: RoleContext): RoleSpec[] {
+  const { settings } = scenario;
+  if (settings.enqueue_again === false) return [];
+  return producerNames(scenario).map((_, index) => {
+    const name = `p${settings.producers + index + 1}`;
+    return {
+      name,
+      kind: 'producer' as const,
+      args: ['producer', '--store', context.locator, '--queue', settings.queue, '--jobs', context.jobsFile, '--name', name],
+    };
+  });
+}
+
 /** The drill's processes, in the order they start: the coordinator (if the scenario has one), the producers, the workers. */
 export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): RoleSpec[] {
   const settings = scenario.settings;

@@ -6,6 +6,7 @@ import type { ResolvedScenario } from '../resolve.js';
 import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
 import type { ProducerRelease } from './producer-release.js';
+import type { RoleSpec } from './role-args.js';
 import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
 
 /** Why a drill stopped. */
@@ -24,6 +25,8 @@ export interface Supervised {
   signal: AbortSignal;
   /** When the drill must end at the latest (epoch ms). */
   deadline: number;
+  /** The producers that enqueue every key again, started once (`enqueue_again`); none when the scenario has none. */
+  again: readonly RoleSpec[];
 }
 
 /**
@@ -40,6 +43,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   const stalls = new StallWatch();
   let deadline = drill.deadline;
   let forgiven = 0;
+  let again = drill.again.length === 0;
   for (;;) {
     if (drill.signal.aborted) return 'interrupted';
     const now = Date.now();
@@ -73,9 +77,23 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
       restarting: drill.processes.restarting,
       approve: settings.approve,
     };
+    if (!again && dueAgain(drill, jobs, atRest(state))) {
+      again = true;
+      rest.reset();
+      drill.timeline.record('enqueue-again', `${settings.enqueue_again}: ${drill.again.map((s) => s.name).join(', ')} enqueue every key again`);
+      for (const spec of drill.again) drill.processes.start(spec);
+      continue;
+    }
     if (rest.settled(atRest(state), now)) return 'at-rest';
     await sleep(5);
   }
+}
+
+/** Whether the producers should enqueue every key again now: a job is running, or the drill is at rest (every job ended). */
+function dueAgain(drill: Supervised, jobs: readonly JobSnapshot[], resting: boolean): boolean {
+  const when = drill.scenario.settings.enqueue_again;
+  if (when === 'while_running') return jobs.some((job) => job.status === 'running');
+  return when === 'after_done' && resting && jobs.length > 0;
 }
 
 /** The harness's own person: approves every prepared step waiting for one, on the timeline. */
