@@ -9,6 +9,7 @@ function seconds(ms: number): string {
 
 /** One line per finished scenario: verdict, name, time, faults fired, how its jobs ended, and what broke. */
 export function scenarioLine(report: ScenarioReport, index: number, total: number): string {
+  if (report.notJudged !== null) return `[${index}/${total}] ${MARK.not_judged.padEnd(7)} ${report.name}  not judged: ${report.notJudged}`;
   const fired = report.faults.filter((f) => f.fired > 0).length + report.worldFaults.filter((f) => f.fired > 0).length;
   const armed = report.faults.length + report.worldFaults.length;
   const ends = new Map<string, number>();
@@ -22,7 +23,6 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     ...report.unfired,
     ...report.nothingJudged,
     ...(report.error ? [report.error] : []),
-    ...(report.notJudged !== null ? [`not judged: ${report.notJudged}`] : []),
   ];
   return (
     `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ` +

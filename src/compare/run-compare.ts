@@ -18,6 +18,8 @@ export interface CompareOptions {
   seed: number;
   /** Every duration of every scenario times this, the same for every queue. */
   timeScale: number;
+  /** Let the restart_server fault restart a queue's server. */
+  restartServers: boolean;
   parallel: number;
   /** The comparison's directory (each column's drill goes in a folder of it). */
   dir: string;
@@ -67,6 +69,7 @@ async function runColumn(queue: string, options: CompareOptions): Promise<{ colu
       only: options.scenarios,
       seed: options.seed,
       timeScale: options.timeScale,
+      restartServers: options.restartServers,
       repeat: 1,
       parallel: options.parallel,
       out: join(options.dir, columnFolder(queue)),

@@ -38,7 +38,7 @@ export interface ContractContext {
    */
   passTime(ms: number): Promise<void>;
   /** Runs `op` in `threads` threads at once, each with its own connection, from one starting instant. */
-  race(threads: number, op: RaceOp): Promise<RaceResult[]>;
+  race(threads: number, op: RaceOp, options?: { leaseMs?: number }): Promise<RaceResult[]>;
 }
 
 /** A promise of the contract, and how to see it kept. */

@@ -65,14 +65,14 @@ async function runCheck(impl: QueueImpl, check: ContractCheck, options: Contract
             if (impl.capabilities.clock === 'caller') offsetMs += ms;
             else await sleep(ms);
           },
-          race: (threads, op) =>
+          race: (threads, op, raceOptions) =>
             race(
               Array.from({ length: threads }, () => ({
                 queue: impl.name,
                 locator: provisioned.locator,
                 servers: options.servers,
                 offsetMs,
-                leaseMs,
+                leaseMs: raceOptions?.leaseMs ?? leaseMs,
                 skewMarginMs,
                 op,
               })),

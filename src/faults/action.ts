@@ -29,6 +29,8 @@ export interface FiringControl {
   readonly active: boolean;
   /** Records that a held child goes on: the end of a hold on the timeline. */
   resumed(): void;
+  /** Restarts the queue's server (the drill's queue says how) and resolves with what was done; throws when it cannot. */
+  restartServer(): Promise<string>;
 }
 
 /** One fault action: `Action` is what a rule carries once its argument is resolved. */

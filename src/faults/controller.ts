@@ -62,6 +62,8 @@ export interface ControllerOptions {
   onError?: (error: ControlChannelError) => void;
   /** @default systemClock() */
   clock?: Clock;
+  /** Restarts the queue's server, for the restart_server action; absent where the queue has none the drill may restart. */
+  restartServer?: () => Promise<string>;
 }
 
 /** Answers one child's failpoints from a FaultPlan and records the timeline. */
@@ -155,6 +157,10 @@ export class FailpointController implements ControlHandler {
         return isActive();
       },
       resumed: () => this.record('resumed', context, action, rule.id),
+      restartServer: async () => {
+        if (!this.options.restartServer) throw new Error("this drill's queue has no server the harness may restart");
+        return this.options.restartServer();
+      },
     };
     await pointFaultAction(action.type)!.fire(action as never, control);
   }

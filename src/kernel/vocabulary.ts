@@ -76,6 +76,7 @@ export const TIMELINE_KINDS = [
   'watchdog',
   'stall',
   'enqueue-again',
+  'server-restart',
   'approve',
   'note',
 ] as const;

@@ -252,4 +252,10 @@ export interface QueueAdapter {
    * Absent: every demand is honoured as asked.
    */
   fit?(demands: DrillDemands, servers: ServerSettings): DrillFit | Promise<DrillFit>;
+  /**
+   * Restarts the queue's server (the restart_server fault), resolving once it
+   * answers again, with a line saying what was done. Absent for a queue with
+   * no server the harness may restart (an embedded file).
+   */
+  restartServer?(servers: ServerSettings): Promise<string>;
 }

@@ -27,6 +27,8 @@ export interface DrillOptions {
   servers?: ServerSettings;
   /** Keep each drill's queue (a PostgreSQL schema) after it instead of dropping it. */
   keep?: boolean;
+  /** Let the restart_server fault restart the queue's server (--restart-servers). */
+  restartServers?: boolean;
   signal: AbortSignal;
   /** The command line as the user typed it, for the report. */
   command: string;
@@ -89,7 +91,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
         scenario,
         dir,
         options.signal,
-        { servers: options.servers ?? {}, keep: options.keep ?? false },
+        { servers: options.servers ?? {}, keep: options.keep ?? false, restartServers: options.restartServers ?? false },
         { repeat, replay },
       );
       results[index] = report;

@@ -1,5 +1,5 @@
 import { queueImpl } from '../adapters/registry.js';
-import type { DrillFit } from '../port/adapter.js';
+import type { DrillFit, QueueAdapter } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { drillDemands } from './drill-demands.js';
@@ -21,8 +21,18 @@ export async function runJudged(
   meta: { repeat: number; replay: string },
 ): Promise<ScenarioReport> {
   const impl = queueImpl(scenario.settings.queue);
+  const refused = serverRestartRefusal(scenario, impl, options.restartServers ?? false);
+  if (refused !== null) return notJudgedReport(scenario, impl, refused, { ...meta, runDir });
   const fit: DrillFit = (await impl.fit?.(drillDemands(scenario), resolveServers(options.servers, scenario.settings))) ?? { ok: true, mapping: {} };
   if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...meta, runDir });
   const run = await runScenario(scenario, runDir, signal, options);
   return judgeScenario({ ...run, queueSettings: fit.mapping }, meta);
+}
+
+/** Why a scenario that restarts the queue's server cannot run here, or null when it can (or restarts nothing). */
+function serverRestartRefusal(scenario: ResolvedScenario, impl: QueueAdapter, allowed: boolean): string | null {
+  if (!scenario.pointFaults.some((fault) => fault.action === 'restart_server')) return null;
+  if (!impl.restartServer) return `${impl.name} has no server the harness can restart (restart_server)`;
+  if (!allowed) return "restart_server restarts the queue's server for everyone using it on this machine: run with --restart-servers to allow it";
+  return null;
 }

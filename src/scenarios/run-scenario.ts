@@ -5,10 +5,10 @@ import { controlWith } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
 import { Supervisor } from '../harness/supervisor.js';
 import { startWorld } from '../harness/world-process.js';
-import { systemClock } from '../kernel/clock.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import { Releasers } from '../kernel/releasers.js';
-import type { ServerSettings } from '../port/adapter.js';
+import type { QueueAdapter, ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
@@ -45,6 +45,27 @@ export interface ScenarioRunOptions {
   servers: ServerSettings;
   /** Keep the drill's queue (a schema, say) after the run instead of dropping it. */
   keep: boolean;
+  /** Let the restart_server fault restart the queue's server (--restart-servers). @default false */
+  restartServers?: boolean;
+}
+
+/** Empties the run directory (this run's alone: nothing left from an earlier run may pass for its evidence); the ledger's path in it. */
+function freshRunDir(runDir: string): string {
+  rmSync(runDir, { recursive: true, force: true });
+  mkdirSync(runDir, { recursive: true });
+  return join(runDir, 'ledger.db');
+}
+
+/** How the harness's own connection to the queue behaves: the scenario's lease, its seed's randomness. */
+function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: ServerSettings) {
+  const { settings } = scenario;
+  return { clock, random: seededRandom(scenario.seed), leaseMs: settings.lease_ms, skewMarginMs: settings.skew_margin_ms, servers };
+}
+
+/** The restart_server fault's way to the queue's server, where the queue has one. */
+function restartHook(impl: QueueAdapter, servers: ServerSettings): { restartServer?: () => Promise<string> } {
+  const restart = impl.restartServer?.bind(impl);
+  return restart ? { restartServer: () => restart(servers) } : {};
 }
 
 /** The world faults armed, each with what the world says of it (how often it fired). */
@@ -67,10 +88,7 @@ export async function runScenario(
 ): Promise<ScenarioRun> {
   const started = Date.now();
   const clock = systemClock();
-  // The run directory is this run's alone: nothing left from an earlier run may pass for its evidence.
-  rmSync(runDir, { recursive: true, force: true });
-  mkdirSync(runDir, { recursive: true });
-  const ledger = join(runDir, 'ledger.db');
+  const ledger = freshRunDir(runDir);
   const settings = scenario.settings;
   const timeline = new Timeline(clock);
   const impl = queueImpl(settings.queue);
@@ -83,18 +101,17 @@ export async function runScenario(
     const runId = `${scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
     const provisioned = await impl.provision({ runDir, runId, servers });
     releasers.add("the drill's queue", () => provisioned.teardown({ keep: options.keep }));
-    const queue = await connectQueue(impl, provisioned.locator, {
-      clock,
-      random: seededRandom(scenario.seed),
-      leaseMs: settings.lease_ms,
-      skewMarginMs: settings.skew_margin_ms,
-      servers,
-    });
+    const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers));
     releasers.add("the harness's connection", () => queue.close());
     const supervisor = new Supervisor(runDir, provisioned.env);
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const seen = controlTimeline(timeline);
-    const processes = new DrillProcesses(supervisor, controlWith({ plan, onEvent: seen.onControl, clock }), timeline, settings.restart);
+    const processes = new DrillProcesses(
+      supervisor,
+      controlWith({ plan, onEvent: seen.onControl, clock, ...restartHook(impl, servers) }),
+      timeline,
+      settings.restart,
+    );
     const barrier = join(runDir, 'start-barrier');
     const supervised: Supervised = {
       scenario,

@@ -71,6 +71,7 @@ describe('queue-drill run', () => {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      notJudged: 0,
       errors: 0,
       invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 },
     });

@@ -59,6 +59,10 @@ function recordingControl(): FiringControl & { done: string[] } {
     },
     active: true,
     resumed: () => done.push('resumed'),
+    restartServer: async () => {
+      done.push('restart server');
+      return 'restarted';
+    },
   };
 }
 
@@ -126,6 +130,8 @@ describe('the fault actions', () => {
     expect(await fired('exit')).toEqual(['answer {"action":"exit","code":1}']);
     expect(await fired('delay', { ms: 20 })).toEqual(['answer {"action":"delay","ms":20}']);
     expect(await fired('hang')).toEqual(['answer {"action":"hang"}']);
+    expect(await fired('block', { ms: 900 })).toEqual(['answer {"action":"block","ms":900}']);
+    expect(await fired('restart_server')).toEqual(['restart server', 'resumed', 'answer {"action":"continue"}']);
     expect(await fired('error', { kind: 'permanent' })).toEqual([
       'answer {"action":"error","kind":"permanent","message":"injected permanent error at after_write (fault rule r1)"}',
     ]);

@@ -5,6 +5,7 @@ import { referenceConnection } from '../../queue/reference-connection.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
 import { PgLeaseStore } from './pg-lease-store.js';
 import { createSchema, dropSchema, schemaNameFor } from './provision.js';
+import { restartPostgres } from './restart-server.js';
 
 /** The environment variable the drill's processes find the server in (never their command line: a URL may carry a password). */
 const URL_ENV = 'QD_PG_URL';
@@ -40,6 +41,7 @@ export const postgresAdapter: QueueAdapter = {
       },
     };
   },
+  restartServer: (servers) => restartPostgres(resolvePgUrl(servers.pgUrl)),
   async connect(locator, options) {
     const url = resolvePgUrl(options.servers?.pgUrl);
     // A server that does not answer is one line naming it, not a driver's stack trace at the first query.

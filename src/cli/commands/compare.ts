@@ -31,6 +31,11 @@ export const compareCommand = defineCommand({
       describe: 'PostgreSQL for the queues that need it [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]',
     },
     'redis-url': { type: 'string', describe: 'Redis for the queues that need it [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
+    'restart-servers': {
+      type: 'boolean',
+      default: false,
+      describe: "let the restart_server fault restart each queue's server (PostgreSQL, Redis) for everyone on this machine",
+    },
     json: { type: 'boolean', default: false, describe: 'print compare.json to stdout instead of the summary' },
   },
   async run(args) {
@@ -67,6 +72,7 @@ export const compareCommand = defineCommand({
         queues,
         seed: args.seed,
         timeScale: args['time-scale'],
+        restartServers: args['restart-servers'],
         parallel: args.parallel,
         dir,
         servers: serversFromFlags(args),

@@ -6,9 +6,10 @@ import { error } from './error.js';
 import { exit } from './exit.js';
 import { hang } from './hang.js';
 import { pause } from './pause.js';
+import { restartServer } from './restart-server.js';
 
 /** Every action a fault rule can take at a point, in the order docs, schema and the exhaustive matrix list them. Adding one: a file, and an entry here. */
-export const POINT_FAULT_ACTIONS = [crash, exit, pause, block, hang, error, delay] as const;
+export const POINT_FAULT_ACTIONS = [crash, exit, pause, block, hang, error, delay, restartServer] as const;
 
 /** The name of a fault action. */
 export type FaultActionName = (typeof POINT_FAULT_ACTIONS)[number]['name'];

@@ -6,8 +6,8 @@ import type { ResolvedScenario } from '../resolve.js';
 import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
 import type { ProducerRelease } from './producer-release.js';
-import type { RoleSpec } from './role-args.js';
 import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
+import type { RoleSpec } from './role-args.js';
 
 /** Why a drill stopped. */
 export type DrillEnding = 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
@@ -44,6 +44,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   let deadline = drill.deadline;
   let forgiven = 0;
   let again = drill.again.length === 0;
+  const outage = new QueueOutage(settings.no_progress_ms);
   for (;;) {
     if (drill.signal.aborted) return 'interrupted';
     const now = Date.now();
@@ -63,9 +64,14 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     await drill.processes.tend(now);
     drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
     // One read of the jobs a tick, for the approvals and the rest check alike.
-    const { jobs } = await drill.queue.snapshot({ history: false });
+    const read = await outage.read(drill, now);
+    if (read === null) {
+      await sleep(settings.tick_ms);
+      continue;
+    }
+    const { jobs, progress } = read;
     if (settings.approve) await approveWaiting(drill, jobs);
-    if (watchdog.stuck(`${await drill.queue.progress()}:${drill.timeline.events.length}`, now)) {
+    if (watchdog.stuck(`${progress}:${drill.timeline.events.length}`, now)) {
       drill.timeline.record('watchdog', `no progress for ${settings.no_progress_ms} ms`);
       return 'no-progress';
     }
@@ -86,6 +92,38 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     }
     if (rest.settled(atRest(state), now)) return 'at-rest';
     await sleep(5);
+  }
+}
+
+/**
+ * The harness's reads of the queue through a server that went away (the
+ * restart_server fault, a server that crashed): a failed read is a note on
+ * the timeline and another try next tick, for as long as the watchdog would
+ * wait for progress; a server that stays away past that is the harness's error.
+ */
+class QueueOutage {
+  private since: number | null = null;
+
+  constructor(private readonly patienceMs: number) {}
+
+  async read(drill: Supervised, now: number): Promise<{ jobs: JobSnapshot[]; progress: string } | null> {
+    try {
+      const { jobs } = await drill.queue.snapshot({ history: false });
+      const progress = await drill.queue.progress();
+      if (this.since !== null) drill.timeline.record('note', `the queue answers the harness again after ${now - this.since} ms`);
+      this.since = null;
+      return { jobs, progress };
+    } catch (error) {
+      if (this.since === null) {
+        this.since = now;
+        drill.timeline.record(
+          'note',
+          `the queue did not answer the harness (${error instanceof Error ? error.message : String(error)}); trying again`,
+        );
+      }
+      if (now - this.since > this.patienceMs) throw error;
+      return null;
+    }
   }
 }
 

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { skipWithoutPg } from '../helpers/postgres.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * restart_server for real: the machine's PostgreSQL restarted mid-drill,
+ * every connection of every process cut. It lives in the self-test project,
+ * which runs one file at a time after every other test file, because a
+ * restart cuts every other test's connections too.
+ */
+
+const drill = async (args: string[]) => {
+  const run = tempRunDir('server-restart');
+  try {
+    const result = await execa(
+      process.execPath,
+      [CLI_PATH, 'run', 'scenarios.yaml', '--only', 'queue-server-restart', '--parallel', '1', '--out', run.dir, ...args],
+      { reject: false, env: { CI: 'true' } },
+    );
+    const report = JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport;
+    return { exitCode: result.exitCode, scenario: report.scenarios[0]! };
+  } finally {
+    run.remove();
+  }
+};
+
+describe('the queue server restarted mid-drill', () => {
+  it('is not judged on an embedded queue, nor without --restart-servers', async () => {
+    const embedded = await drill([]);
+    expect(embedded.scenario.verdict).toBe('not_judged');
+    expect(embedded.scenario.notJudged).toMatch(/reference has no server the harness can restart/);
+    expect(embedded.exitCode).toBe(1);
+  });
+
+  it.skipIf(skipWithoutPg('restarting PostgreSQL mid-drill'))(
+    'on postgres: refused without the flag; with it, every connection is cut and every job still ends done once',
+    { timeout: 120_000 },
+    async () => {
+      const refused = await drill(['--queue', 'postgres']);
+      expect(refused.scenario.notJudged).toMatch(/--restart-servers/);
+      const restarted = await drill(['--queue', 'postgres', '--restart-servers']);
+      expect(restarted.scenario.verdict, JSON.stringify(restarted.scenario.invariants.filter((v) => v.status === 'broken'))).toBe('pass');
+      expect(restarted.scenario.timeline.some((e) => e.kind === 'server-restart')).toBe(true);
+      // The restart cut connections for real: some process lost its own, or the harness had to try again.
+      const cut = restarted.scenario.timeline.filter(
+        (e) => (e.kind === 'exit' && /code [1-9]/.test(e.detail)) || /did not answer the harness/.test(e.detail),
+      );
+      expect(cut.length).toBeGreaterThan(0);
+      expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
+    },
+  );
+});
