@@ -5,6 +5,7 @@ import { EnqueueError } from '../../port/adapter.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { readHistory } from './history.js';
 import { jobIdFor, newJobData, parseJobData, type QueueKeys, queueKeys } from './job-data.js';
+import { manualOps } from './manual.js';
 import { QUEUE_NAME } from './provision.js';
 import { openRedis, resolveRedisUrl } from './redis.js';
 import { readJobs } from './snapshot.js';
@@ -57,6 +58,7 @@ export async function connectBullmq(locator: string, options: ConnectOptions): P
   const queue = new Queue(QUEUE_NAME, { connection: client, prefix: locator });
   queue.on('error', () => {});
   const context = { prefix: locator, client, queue, keys, saga, leaseMs: options.leaseMs, retryDelay: options.retryDelay, random: options.random };
+  const manual = manualOps(context);
   return {
     enqueue: (request) => enqueue(queue, request, keys),
     work: (handler, work) => runWorker(context, handler, work),
@@ -70,6 +72,7 @@ export async function connectBullmq(locator: string, options: ConnectOptions): P
       return last[0]?.[0] ?? 'empty';
     },
     saga,
+    manual,
     human: {
       async requeueFromReview(jobId, by, note, checkpoint) {
         const job = await queue.getJob(jobId);
@@ -85,6 +88,7 @@ export async function connectBullmq(locator: string, options: ConnectOptions): P
       },
     },
     async close() {
+      await manual.close();
       await queue.close().catch(() => undefined);
       client.disconnect();
       saga.close();

@@ -4,6 +4,15 @@ import type { Actor, JobStatus } from '../../kernel/vocabulary.js';
 import type { Transition } from '../../port/snapshot.js';
 import type { QueueKeys } from './job-data.js';
 
+/**
+ * The failures BullMQ 5.53.2+ makes lazily: the stalled checker marks the job
+ * (`defa`) and moves it to wait, and the next worker to start it fails it
+ * before its processor runs (Worker.getUnrecoverableErrorMessage).
+ */
+export function isDeferredFailure(reason: string | undefined): boolean {
+  return reason === 'job stalled more than allowable limit' || reason === 'job started more than allowable limit';
+}
+
 /** One entry of BullMQ's events stream: its id (`<ms>-<n>`) and its fields. */
 interface StreamEntry {
   at: number;
@@ -19,10 +28,11 @@ async function readStream(client: Redis, key: string): Promise<StreamEntry[]> {
   });
 }
 
-/** Where a job stands while its history is rebuilt: its state and how often it was started (its epoch). */
+/** Where a job stands while its history is rebuilt: its state, how often BullMQ started it (its epoch), and how many of those starts ran. */
 interface JobTrack {
   status: JobStatus | null;
   started: number;
+  attempts: number;
 }
 
 type Step = { to: JobStatus; actor: Actor; reason: string; retryDelayMs?: number };
@@ -44,6 +54,8 @@ function stepOf(entry: StreamEntry, next: StreamEntry | undefined, track: JobTra
       }
       return null;
     case 'active':
+      // A start BullMQ makes only to fail the job at once (its lazy stall limit) is not an attempt: no processor ran.
+      if (next && next.fields.jobId === f.jobId && next.fields.event === 'failed' && isDeferredFailure(next.fields.failedReason)) return null;
       return { to: 'running', actor: 'worker', reason: 'claimed' };
     case 'delayed': {
       if (track.status !== 'running') return null;
@@ -59,6 +71,8 @@ function stepOf(entry: StreamEntry, next: StreamEntry | undefined, track: JobTra
       return { to: 'done', actor: 'worker', reason: 'completed' };
     case 'failed':
       return { to: 'review', actor: 'worker', reason: f.failedReason ?? 'failed' };
+    case 'stalled':
+      return null;
     default:
       return null;
   }
@@ -78,18 +92,19 @@ export async function readHistory(client: Redis, keys: QueueKeys): Promise<Trans
   entries.forEach((entry, i) => {
     const jobId = entry.fields.jobId;
     if (jobId === undefined) return;
-    const track = tracks.get(jobId) ?? { status: null, started: 0 };
+    const track = tracks.get(jobId) ?? { status: null, started: 0, attempts: 0 };
     tracks.set(jobId, track);
+    if (entry.fields.event === 'active') track.started++;
     const step = stepOf(entry, entries[i + 1], track);
     if (step === null) return;
-    if (step.to === 'running') track.started++;
+    if (step.to === 'running') track.attempts++;
     history.push({
       seq: history.length + 1,
       jobId,
       kind: 'transition',
       from: track.status,
       to: step.to,
-      attempt: track.started,
+      attempt: track.attempts,
       epoch: track.started,
       worker: null,
       actor: step.actor,

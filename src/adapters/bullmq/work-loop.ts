@@ -25,7 +25,7 @@ export interface WorkContext {
 }
 
 /** The delivery BullMQ handed over, in the drill's words: the epoch is `ats`, the starts BullMQ counted. */
-function claimOf(job: Job, token: string, workerId: string, leaseMs: number): Claim {
+export function claimOf(job: Job, token: string, workerId: string, leaseMs: number): Claim {
   const data = parseJobData(JSON.stringify(job.data));
   return {
     jobId: job.id ?? '',
