@@ -18,7 +18,9 @@ export const BULLMQ_CAPABILITIES: Capabilities = {
     digest: true,
     // Nothing in BullMQ moves a job out of the failed set on its own: only Job.retry(), a person's call here.
     review: true,
-    'retry-policy': true,
+    'retry-policy':
+      "BullMQ records a retry's due time (the delayed event's `delay`, by the worker's clock) but not the delay it chose: " +
+      'Redis stamps the entry later, by its own clock, so the delay cannot be read back exactly (the job hash keeps only the last one)',
   },
   sagaStore: 'beside-the-run',
   takeover: 'queue',

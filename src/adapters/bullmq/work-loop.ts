@@ -1,4 +1,4 @@
-import { type Job, type Queue, WaitingError } from 'bullmq';
+import { type Job, type MinimalJob, type Queue, WaitingError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Random } from '../../kernel/random.js';
 import { secretsInPayload, storableError } from '../../kernel/redact.js';
@@ -39,6 +39,13 @@ export function claimOf(job: Job, token: string, workerId: string, leaseMs: numb
     epoch: job.attemptsStarted,
     holder: workerId,
   };
+}
+
+/** The delay before the next attempt, by the drill's policy for the attempt that just failed (BullMQ's `ats`). */
+function drillBackoff(job: MinimalJob | undefined, context: WorkContext): number {
+  // BullMQ passes its Job here; MinimalJob does not declare the start counter.
+  const started = (job as { attemptsStarted?: number } | undefined)?.attemptsStarted ?? 1;
+  return retryDelayMs(Math.max(started, 1), context.retryDelay, context.random);
 }
 
 /** Thrown out of the processor once the adapter made its own fenced write: BullMQ's Worker then moves nothing and fetches the next job. */
@@ -95,7 +102,8 @@ export async function runWorker(context: WorkContext, handler: DeliveryHandler, 
     stalledInterval: stalledIntervalFor(context.leaseMs),
     maxStalledCount: MAX_STALLED_COUNT,
     drainDelay: drainDelayFor(options.pollMs),
-    settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade, context.retryDelay, context.random) },
+    // The drill's policy counts attempts as started (a stalled start counts too), not BullMQ's attemptsMade (failures only).
+    settings: { backoffStrategy: (_made: number, _type?: string, _err?: Error, job?: MinimalJob) => drillBackoff(job, context) },
   });
   worker.attach({
     held,
