@@ -35,7 +35,7 @@ interface JobTrack {
   attempts: number;
 }
 
-type Step = { to: JobStatus; actor: Actor; reason: string; retryDelayMs?: number };
+type Step = { to: JobStatus; actor: Actor; reason: string };
 
 /**
  * What one stream entry means for its job, or null when it changes nothing
@@ -57,16 +57,9 @@ function stepOf(entry: StreamEntry, next: StreamEntry | undefined, track: JobTra
       // A start BullMQ makes only to fail the job at once (its lazy stall limit) is not an attempt: no processor ran.
       if (next && next.fields.jobId === f.jobId && next.fields.event === 'failed' && isDeferredFailure(next.fields.failedReason)) return null;
       return { to: 'running', actor: 'worker', reason: 'claimed' };
-    case 'delayed': {
-      if (track.status !== 'running') return null;
-      const delay = Number(f.delay);
-      return {
-        to: 'retry',
-        actor: 'worker',
-        reason: 'failed, retry after backoff',
-        retryDelayMs: Number.isFinite(delay) ? delay - entry.at : undefined,
-      };
-    }
+    case 'delayed':
+      // The due time is by the worker's clock and the entry's time by Redis's: their difference is not the delay chosen (capabilities).
+      return track.status === 'running' ? { to: 'retry', actor: 'worker', reason: `failed, retry due at ${f.delay ?? '?'} (worker clock)` } : null;
     case 'completed':
       return { to: 'done', actor: 'worker', reason: 'completed' };
     case 'failed':
@@ -110,7 +103,6 @@ export async function readHistory(client: Redis, keys: QueueKeys): Promise<Trans
       actor: step.actor,
       reason: step.reason,
       at: utc(entry.at),
-      ...(step.retryDelayMs === undefined ? {} : { retryDelayMs: step.retryDelayMs }),
     });
     track.status = step.to;
   });
