@@ -1,4 +1,4 @@
-import { assertRedisReachable, resolveRedisUrl } from '../../src/adapters/bullmq/redis.js';
+import { assertRedisReachable, openRedis, resolveRedisUrl } from '../../src/adapters/bullmq/redis.js';
 
 /*
  * The Redis the tests use ($QD_REDIS_URL, else the local default), and
@@ -48,4 +48,21 @@ export function skipWithoutRedis(what: string): boolean {
   if (REDIS_AVAILABLE) return false;
   console.warn(`Redis not reachable, so skipped: ${what}. ${unreachable} (set QD_REQUIRE_REDIS=1 to fail instead)`);
   return true;
+}
+
+/** Every key matching `pattern` (SCAN, never KEYS): what a test checks is gone after it. */
+export async function keysMatching(pattern: string): Promise<string[]> {
+  const client = openRedis(REDIS_URL);
+  try {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    return keys;
+  } finally {
+    client.disconnect();
+  }
 }

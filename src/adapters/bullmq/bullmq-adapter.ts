@@ -2,13 +2,19 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { BULLMQ_CAPABILITIES } from './capabilities.js';
-import { connectBullmq, SAGA_FILE_ENV, sagaFileKey } from './connection.js';
 import { fitBullmq } from './fit.js';
-import { deletePrefix, prefixFor, QUEUE_NAME } from './provision.js';
-import { assertRedisReachable, maskRedisUrl, openRedis, resolveRedisUrl } from './redis.js';
 
 /** The environment variable the drill's processes find Redis in (never their command line: a URL may carry a password). */
 const URL_ENV = 'QD_REDIS_URL';
+
+/*
+ * BullMQ and ioredis are loaded only when this queue is used: every command
+ * loads the registry, and a process drilling another queue should not pay
+ * their start-up time (seconds on a loaded 2-core machine).
+ */
+const redisModule = () => import('./redis.js');
+const provisionModule = () => import('./provision.js');
+const connectionModule = () => import('./connection.js');
 
 /** The installed BullMQ's own version, read from its package. */
 function bullmqVersion(): string {
@@ -35,9 +41,13 @@ export const bullmqAdapter: QueueAdapter = {
   soundness: 'sound',
   locatorKind: 'name',
   async preflight(servers) {
+    const { assertRedisReachable, resolveRedisUrl } = await redisModule();
     await assertRedisReachable(resolveRedisUrl(servers.redisUrl));
   },
   async provision(request) {
+    const { assertRedisReachable, maskRedisUrl, openRedis, resolveRedisUrl } = await redisModule();
+    const { deletePrefix, prefixFor, QUEUE_NAME } = await provisionModule();
+    const { SAGA_FILE_ENV, sagaFileKey } = await connectionModule();
     const url = resolveRedisUrl(request.servers.redisUrl);
     await assertRedisReachable(url);
     const prefix = prefixFor(request.runId);
@@ -57,6 +67,6 @@ export const bullmqAdapter: QueueAdapter = {
       },
     };
   },
-  connect: (locator, options) => connectBullmq(locator, options),
+  connect: async (locator, options) => (await connectionModule()).connectBullmq(locator, options),
   fit: (demands) => fitBullmq(demands),
 };
