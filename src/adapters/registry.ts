@@ -3,6 +3,7 @@ import type { ConnectOptions, QueueAdapter, QueueConnection, RetryDelayPolicy } 
 import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
 import type { SagaRules } from '../saga/rules.js';
 import { AttemptsNotCountedQueue } from './attempts-not-counted/attempts-not-counted-queue.js';
+import { bullmqAdapter } from './bullmq/bullmq-adapter.js';
 import { ClaimNoTransactionQueue } from './claim-no-transaction/claim-no-transaction-queue.js';
 import { COMPENSATION_FORWARD_RULES } from './compensation-forward/rules.js';
 import { CrashLoopQueue } from './crash-loop/crash-loop-queue.js';
@@ -176,7 +177,12 @@ function sqliteImpl(spec: SqliteImpl): QueueImpl {
 }
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
-export const QUEUE_IMPLS: readonly QueueImpl[] = [sqliteImpl(SQLITE_QUEUES[0]!), postgresAdapter, ...SQLITE_QUEUES.slice(1).map(sqliteImpl)];
+export const QUEUE_IMPLS: readonly QueueImpl[] = [
+  sqliteImpl(SQLITE_QUEUES[0]!),
+  postgresAdapter,
+  bullmqAdapter,
+  ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
+];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
 export class UnknownQueueError extends InputError {

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../../src/harness/cli-path.js';
+import type { DrillReport } from '../../../src/report/schema.js';
+import { keysMatching, skipWithoutRedis } from '../../helpers/redis.js';
+import { tempRunDir } from '../../helpers/run-dir.js';
+
+/*
+ * Shipped scenarios on BullMQ, through the CLI, as real child processes
+ * (dist/: build first). What they showed, and why:
+ *   - crash-after-claim: the worker SIGKILLed right after its claim leaves the
+ *     job active with a lock nobody renews; another worker's stalled checker
+ *     moves it back to wait once the lock is gone (two passes), and it is done.
+ *   - zombie-complete: the paused worker's late complete is refused by BullMQ
+ *     ("Lock mismatch": its token no longer holds the lock), the new holder's
+ *     complete stands; its effect had already happened (idempotent by key in
+ *     the world, so no duplicate).
+ * single-holder is never judged: BullMQ records no refusal.
+ */
+describe.skipIf(skipWithoutRedis('shipped drills on the bullmq queue (test/adapters/bullmq)'))('bullmq: shipped drills', () => {
+  let run: ReturnType<typeof tempRunDir> | undefined;
+  afterEach(() => run?.remove());
+
+  it('crash-after-claim and zombie-complete pass; single-holder is not judged, for want of refusals; no key is left', async (ctx) => {
+    run = tempRunDir('bullmq-drill');
+    const only = 'crash-after-claim,zombie-complete';
+    const result = await execa(process.execPath, [CLI_PATH, 'run', 'scenarios.yaml', '--only', only, '--queue', 'bullmq', '--out', run.dir], {
+      reject: false,
+    });
+    const report = JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport;
+    // On a machine so loaded that no process has even started within the 4 s watchdog, the drill judged nothing of BullMQ: say so, and skip.
+    const beforeWatchdog = (s: DrillReport['scenarios'][number]) =>
+      s.timeline.slice(
+        0,
+        s.timeline.findIndex((e) => e.kind === 'watchdog'),
+      );
+    const unstarted = report.scenarios.filter(
+      (s) => s.verdict !== 'pass' && s.timeline.some((e) => e.kind === 'watchdog') && beforeWatchdog(s).every((e) => e.kind === 'spawn'),
+    );
+    if (unstarted.length > 0) {
+      console.warn(`skipped: ${unstarted.map((s) => s.name).join(', ')} ended by the no-progress watchdog before any process spoke (machine load)`);
+      ctx.skip();
+    }
+    const verdicts = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));
+    expect(verdicts, result.stdout).toEqual({ 'crash-after-claim': 'pass', 'zombie-complete': 'pass' });
+    for (const scenario of report.scenarios) {
+      const single = scenario.invariants.find((i) => i.id === 'single-holder');
+      expect(single?.status).toBe('not_judged');
+    }
+    const zombieLog = readFileSync(join(run.dir, 'latest', 'zombie-complete', 'w1.1.log'), 'utf8');
+    expect(zombieLog).toMatch(/"stored":false,"refused":"(Lock mismatch|Missing lock) for job/);
+    // The prefix begins with the scenario's name and the run's stamp, made readable (src/adapters/bullmq/provision.ts).
+    const stamp = readdirSync(run.dir).find((name) => name !== 'latest')!;
+    for (const name of ['crash-after-claim', 'zombie-complete']) {
+      const readable = `${name} ${stamp}`
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 40);
+      expect(await keysMatching(`qd-${readable}*`)).toEqual([]);
+    }
+  });
+});
