@@ -15,6 +15,7 @@ import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expire
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
 import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
 import { PayloadInErrorQueue } from './payload-in-error/payload-in-error-queue.js';
+import { pgBossAdapter } from './pg-boss/pg-boss-adapter.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
@@ -176,7 +177,12 @@ function sqliteImpl(spec: SqliteImpl): QueueImpl {
 }
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
-export const QUEUE_IMPLS: readonly QueueImpl[] = [sqliteImpl(SQLITE_QUEUES[0]!), postgresAdapter, ...SQLITE_QUEUES.slice(1).map(sqliteImpl)];
+export const QUEUE_IMPLS: readonly QueueImpl[] = [
+  sqliteImpl(SQLITE_QUEUES[0]!),
+  postgresAdapter,
+  pgBossAdapter,
+  ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
+];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
 export class UnknownQueueError extends InputError {
