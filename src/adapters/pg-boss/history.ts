@@ -67,9 +67,12 @@ function actorOf(from: JobStatus | null, to: JobStatus, row: HistoryRow): { acto
   const app = parseApplicationName(row.app);
   const worker = app.role === 'worker' ? app.id : null;
   if (from === null) return { actor: 'producer', worker: null };
+  if (to === 'running') return { actor: 'worker', worker };
   if (app.role === 'human' || (from === 'review' && to === 'pending')) return { actor: 'human', worker: null };
-  // pg-boss's maintenance (in a supervising instance) failing an expired job: the queue's own takeover.
-  if (app.role === 'maintenance' || outputError(readOutput(row.output)) === EXPIRED_MESSAGE) return { actor: 'coordinator', worker: null };
+  // pg-boss's maintenance (in a supervising instance) failing an expired job: the queue's own takeover. The output
+  // is the change's own only when leaving running: a later fetch keeps the row's output as it was.
+  const expired = from === 'running' && outputError(readOutput(row.output)) === EXPIRED_MESSAGE;
+  if (app.role === 'maintenance' || expired) return { actor: 'coordinator', worker: null };
   return { actor: 'worker', worker };
 }
 
