@@ -82,6 +82,18 @@ describe.skipIf(skipWithoutPg('the pg-boss history trigger (test/adapters/pg-bos
     expect(sagaRows.map((r) => `${r.action}:${r.worker}`)).toEqual(['requeue:human:alice']);
   });
 
+  it('gives back the attempts review took when a person requeues (an approval on the first of three attempts)', async () => {
+    const { queue } = await freshQueue('budget');
+    const { jobId } = await queue.enqueue({ key: 'k3', action: 'sleep', payload: '{}', maxAttempts: 3 });
+    const first = await queue.manual!.claim('w1');
+    expect(await queue.manual!.review(first!, 'approval required')).toEqual({ ok: true, status: 'review' });
+    expect(await queue.human!.requeueFromReview(jobId, 'bob', 'approved')).toBe(true);
+    const second = await queue.manual!.claim('w1');
+    expect(second).toMatchObject({ attempt: 2, maxAttempts: 3 });
+    // Attempt 2 of 3 fails: another attempt, not review.
+    expect(await queue.manual!.retry(second!, 'transient')).toEqual({ ok: true, status: 'retry' });
+  });
+
   it('drops the schema at teardown', async () => {
     const { provisioned } = await freshQueue('teardown');
     const mine = new RegExp(`^${provisioned.locator}$`);
