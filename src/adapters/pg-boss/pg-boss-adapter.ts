@@ -31,7 +31,9 @@ export const pgBossAdapter: QueueAdapter = {
       refusals:
         'pg-boss 10 refuses nothing a stale holder writes: complete matches any active job by id, ' +
         'fail any job not yet completed, with no token and no worker',
-      epoch: true,
+      // retry_count + 1 grows with every fetch and the delivery carries it (the saga file and the world fence by it),
+      // but pg-boss's own writes do not: the promise `epoch` makes is about every write, so it is not made.
+      epoch: 'pg-boss 10 counts fetches (retry_count) but its writes do not carry the count: complete and fail match by job id alone',
       holder: 'pg-boss 10 stores no worker identity on a job: who holds an active job, it cannot say',
       digest: true,
       review: true,

@@ -112,7 +112,11 @@ async function deliver(
     return new Promise<never>(() => {});
   }
   clearTimeout(deadline);
-  const write = await settlePgBoss(boss, ctx.pool, claim, settlement);
+  const write = await settlePgBoss(boss, ctx.pool, claim, settlement).catch((error: unknown) => {
+    // The server did not take the write (a lost connection): pg-boss fails the job when this promise rejects.
+    options.log({ event: 'settle-failed', jobId: claim.jobId, attempt: claim.attempt, error: storableError(error) });
+    throw error;
+  });
   options.onSettled?.(claim, settlement, write);
   counted();
   // The attempt ran past its deadline: pg-boss fails the job (if still active, whoever holds it now).
