@@ -16,6 +16,7 @@ import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expire
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
 import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
 import { PayloadInErrorQueue } from './payload-in-error/payload-in-error-queue.js';
+import { pgBossAdapter } from './pg-boss/pg-boss-adapter.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
@@ -181,6 +182,7 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
   sqliteImpl(SQLITE_QUEUES[0]!),
   postgresAdapter,
   bullmqAdapter,
+  pgBossAdapter,
   ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
 ];
 

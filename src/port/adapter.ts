@@ -226,8 +226,13 @@ export interface QueueAdapter {
   /** The queue's version (a package's, or queue-drill's for the built-in queues). */
   version: string;
   capabilities: Capabilities;
-  /** The self-test's expectation: a sound queue is never flagged; a broken one must be caught. */
-  soundness: 'sound' | 'broken';
+  /**
+   * The self-test's expectation: a sound queue is never flagged; a broken one
+   * must be caught; an observed one (a queue people run, drilled to show what
+   * it does) is held to nothing and left out of the self-test: its findings
+   * are the point of a comparison, not a flaw of the judge.
+   */
+  soundness: 'sound' | 'broken' | 'observed';
   /** For a broken implementation: the invariants its mistake breaks; the self-test holds it to being caught by one of them. */
   breaks?: readonly InvariantId[];
   /** The servers this queue needs (compare names them in its column; each is checked by `preflight`). */

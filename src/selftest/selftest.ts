@@ -104,7 +104,9 @@ export function catchIn(scenarios: readonly ScenarioReport[], expected: readonly
  * it is not about proves little, and a judge that flags a correct queue is no gate.
  */
 export async function selftest(options: SelftestOptions): Promise<SelftestRow[]> {
-  const impls = (options.impls ?? QUEUE_IMPLS).filter((q) => options.queues.length === 0 || options.queues.includes(q.name));
+  const impls = (options.impls ?? QUEUE_IMPLS).filter(
+    (q) => q.soundness !== 'observed' && (options.queues.length === 0 || options.queues.includes(q.name)),
+  );
   const rows: SelftestRow[] = [];
   for (const impl of impls) {
     if (options.signal.aborted) break;

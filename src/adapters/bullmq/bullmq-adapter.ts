@@ -38,7 +38,7 @@ export const bullmqAdapter: QueueAdapter = {
   description: "BullMQ's own Worker on Redis: a key prefix per drill, lock tokens, the stalled checker takes dead workers' jobs back",
   version: `bullmq ${bullmqVersion()}`,
   capabilities: BULLMQ_CAPABILITIES,
-  soundness: 'sound',
+  soundness: 'observed',
   locatorKind: 'name',
   async preflight(servers) {
     const { assertRedisReachable, resolveRedisUrl } = await redisModule();

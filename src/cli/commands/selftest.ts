@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { EXIT } from '../../kernel/errors.js';
+import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
 
@@ -29,7 +29,14 @@ export const selftestCommand = defineCommand({
             .filter(Boolean)
         : [];
     const queues = list(args.queues);
-    for (const name of queues) queueImpl(name);
+    for (const name of queues) {
+      const impl = queueImpl(name);
+      if (impl.soundness === 'observed')
+        throw new UsageError(
+          `${name} is a queue people run, drilled to show what it does: the self-test proves the judge ` +
+            'on queues whose soundness is known; use queue-drill compare',
+        );
+    }
     const stop = stopOnSignals();
     try {
       const rows = await selftest({
