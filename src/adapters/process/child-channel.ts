@@ -141,6 +141,8 @@ export class ChildChannel {
   }
 
   private answer(message: Partial<Answer>, line: string): void {
+    // A request the child could not read (no id to name) is answered with re null: allowed, and nobody waits for it.
+    if (message.re === null && (message.type === 'fail' || message.type === 'info')) return;
     const pending = typeof message.re === 'number' ? this.pending.get(message.re) : undefined;
     if (!pending) {
       this.options.onViolation?.(`an answer to no request waiting: ${line.slice(0, 200)}`);
