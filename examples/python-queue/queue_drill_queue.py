@@ -69,6 +69,25 @@ def field(request, name, kind):
     return value
 
 
+TX_FIELDS = ("step_id", "action", "key", "status")
+
+
+def tx_entry(value):
+    """A checkpoint to write, checked: step, action, key and status are text; the rest text or absent."""
+    if not isinstance(value, dict):
+        raise BadRequest("a checkpoint is an object")
+    for name in TX_FIELDS:
+        field(value, name, str)
+    for name in ("external_reference", "compensation_status", "detail", "error_kind"):
+        if value.get(name) is not None and not isinstance(value.get(name), str):
+            raise BadRequest("checkpoint field %r must be text or null" % name)
+    return value
+
+
+def as_tx(row):
+    return dict(row, job_id=str(row["job_id"]))
+
+
 def lease_of(request):
     return {"job_id": int(field(request, "job_id", str)), "holder": field(request, "holder", str),
             "epoch": field(request, "epoch", int)}
@@ -190,7 +209,7 @@ class Child:
                 "description": "seed 000's SQLite queue in Python (standard library), built right: leases taken back, "
                                "writes fenced by epoch, refusals recorded, review left only by a person",
                 "capabilities": {"evidence": EVIDENCE, "takeover": "coordinator", "clock": "caller",
-                                 "saga_store": "beside-the-run"},
+                                 "saga_store": "in-queue"},
                 "ops": sorted(name[3:] for name in dir(self) if name.startswith("op_")),
                 "limits": {"min_lease_ms": 50, "max_attempts": 1000}}
 
@@ -276,9 +295,11 @@ class Child:
         return {"claims": [as_claim(row) for row in self.store.expired_leases(self.now())]}
 
     def op_release_expired(self, request):
+        checkpoint = request.get("checkpoint")
         released = self.store.release_expired(int(field(request, "job_id", str)), field(request, "epoch", int),
                                               field(request, "attempt", int), field(request, "to", str),
-                                              field(request, "reason", str), field(request, "by", str), self.now())
+                                              field(request, "reason", str), field(request, "by", str), self.now(),
+                                              None if checkpoint is None else tx_entry(checkpoint))
         return {"released": released}
 
     def op_maintain(self, request):
@@ -294,9 +315,28 @@ class Child:
         return {"status": status}
 
     def op_requeue_from_review(self, request):
+        checkpoint = request.get("checkpoint")
         requeued = self.store.requeue_from_review(int(field(request, "job_id", str)), field(request, "by", str),
-                                                  field(request, "note", str), self.now())
+                                                  field(request, "note", str), self.now(),
+                                                  None if checkpoint is None else tx_entry(checkpoint))
         return {"requeued": requeued}
+
+    def op_append_tx(self, request):
+        return {"appended": self.store.append_tx(lease_of(request), tx_entry(request.get("entry")), self.now())}
+
+    def op_read_tx(self, request):
+        job_id = request.get("job_id")
+        return {"rows": [as_tx(r) for r in self.store.read_tx(None if job_id is None else int(field(request, "job_id", str)))]}
+
+    def op_record_incident(self, request):
+        self.store.record_incident(int(field(request, "job_id", str)), field(request, "step_id", str),
+                                   field(request, "error", str), self.now())
+        return {}
+
+    def op_incidents(self, request):
+        job_id = request.get("job_id")
+        rows = self.store.incidents(None if job_id is None else int(field(request, "job_id", str)))
+        return {"incidents": [as_tx(r) for r in rows]}
 
 
 if __name__ == "__main__":

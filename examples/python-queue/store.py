@@ -83,6 +83,31 @@ CREATE TABLE IF NOT EXISTS agent_job_events (
   delay_ms INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
+CREATE TABLE IF NOT EXISTS agent_tx_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  step_id TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('execute', 'reconcile', 'prepare', 'approve', 'requeue', 'compensate')),
+  idempotency_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('started', 'success', 'failed', 'unknown', 'not_executed', 'skipped')),
+  external_reference TEXT,
+  compensation_status TEXT,
+  attempt INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,
+  worker TEXT NOT NULL,
+  detail TEXT,
+  error_kind TEXT,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_agent_tx_log_job ON agent_tx_log(job_id, step_id, id);
+CREATE TABLE IF NOT EXISTS agent_incidents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
+  step_id TEXT NOT NULL,
+  error TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'manual_recovery_required',
+  at TEXT NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS agent_jobs_allowed_transitions
 BEFORE UPDATE OF status ON agent_jobs
 WHEN NEW.status IS NOT OLD.status AND (OLD.status || '>' || NEW.status) NOT IN (%s)
@@ -347,11 +372,20 @@ class Store:
     def expired_leases(self, now):
         return [dict(row) for row in self._expired(now)]
 
-    def release_expired(self, job_id, epoch, attempt, to, reason, by, now):
+    def release_expired(self, job_id, epoch, attempt, to, reason, by, now, checkpoint=None):
+        """Takes an expired lease back; with a checkpoint (a reconciliation's answer), both commit or neither."""
         if to not in ("retry", "review"):
             raise BadRequest("an expired lease goes to retry or review")
         job = {"id": job_id, "lease_fence": epoch, "attempts": attempt}
-        return self._tx(lambda: self._release(job, (to, reason), now, "coordinator", by))
+
+        def work():
+            if not self._release(job, (to, reason), now, "coordinator", by):
+                return False
+            if checkpoint is not None:
+                self._insert_tx(job_id, attempt, epoch, by, checkpoint, now)
+            return True
+
+        return self._tx(work)
 
     def maintain(self, now):
         return self._tx(lambda: self._sweep(now, "coordinator", "maintenance"))
@@ -361,7 +395,7 @@ class Store:
             "UPDATE agent_jobs SET lease_until = ? WHERE id = ? AND status IN ('running', 'compensating') AND leased_by IS NOT NULL",
             (LONG_AGO, job_id)))
 
-    def requeue_from_review(self, job_id, by, note, now):
+    def requeue_from_review(self, job_id, by, note, now, checkpoint=None):
         """The one way out of review: a person's recorded decision, with one more attempt allowed."""
         at = utc(now)
 
@@ -369,16 +403,60 @@ class Store:
             row = self.db.execute(
                 "UPDATE agent_jobs SET status = 'pending', next_run_at = :at, updated_at = :at,"
                 " max_attempts = MAX(max_attempts, attempts + 1), review_reason = NULL, outcome = NULL"
-                " WHERE id = :id AND status = 'review' RETURNING attempts, lease_fence",
+                " WHERE id = :id AND status = 'review' RETURNING attempts, lease_fence, idempotency_key",
                 {"at": at, "id": job_id},
             ).fetchone()
             if row is None:
                 return False
+            # The person's decision is in the saga log too, so whoever runs the job next knows it was sent back on purpose.
+            worker = "human:%s" % by
+            if checkpoint is not None:
+                self._insert_tx(job_id, row["attempts"], row["lease_fence"], worker, checkpoint, now)
+            self._insert_tx(job_id, row["attempts"], row["lease_fence"], worker,
+                            {"step_id": "(job)", "action": "requeue", "key": row["idempotency_key"], "status": "success",
+                             "detail": note}, now)
             self._event(job_id, "transition", "review", "pending", row["attempts"], row["lease_fence"], None, "human",
                         "requeued by %s: %s" % (by, note), at)
             return True
 
         return self._tx(work)
+
+    # -- the saga's checkpoints, in the queue's own transactions ----------------
+
+    def _insert_tx(self, job_id, attempt, epoch, worker, entry, now):
+        self.db.execute(
+            "INSERT INTO agent_tx_log (job_id, step_id, action, idempotency_key, status, external_reference,"
+            " compensation_status, attempt, epoch, worker, detail, error_kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (job_id, entry["step_id"], entry["action"], entry["key"], entry["status"], entry.get("external_reference"),
+             entry.get("compensation_status"), attempt, epoch, worker, entry.get("detail"), entry.get("error_kind"), utc(now)),
+        )
+
+    def append_tx(self, lease, entry, now):
+        """A checkpoint, only while `lease` still holds the job: the lease check and the insert in one transaction."""
+        params = {"job_id": lease["job_id"], "holder": lease["holder"], "epoch": lease["epoch"]}
+
+        def work():
+            held = self.db.execute("SELECT attempts FROM agent_jobs WHERE " + FENCED, params).fetchone()
+            if held is None:
+                return False
+            self._insert_tx(lease["job_id"], held["attempts"], lease["epoch"], lease["holder"], entry, now)
+            return True
+
+        return self._tx(work)
+
+    def read_tx(self, job_id=None):
+        if job_id is None:
+            return [dict(r) for r in self.db.execute("SELECT * FROM agent_tx_log ORDER BY id")]
+        return [dict(r) for r in self.db.execute("SELECT * FROM agent_tx_log WHERE job_id = ? ORDER BY id", (job_id,))]
+
+    def record_incident(self, job_id, step_id, error, now):
+        self._tx(lambda: self.db.execute("INSERT INTO agent_incidents (job_id, step_id, error, at) VALUES (?, ?, ?, ?)",
+                                         (job_id, step_id, error, utc(now))))
+
+    def incidents(self, job_id=None):
+        if job_id is None:
+            return [dict(r) for r in self.db.execute("SELECT * FROM agent_incidents ORDER BY id")]
+        return [dict(r) for r in self.db.execute("SELECT * FROM agent_incidents WHERE job_id = ? ORDER BY id", (job_id,))]
 
     # -- reads ----------------------------------------------------------------
 
@@ -395,8 +473,9 @@ class Store:
         return counts
 
     def progress(self):
-        # A history row is written by every change (and every refusal); a renewal alone is not progress.
-        return str(self.db.execute("SELECT COUNT(*) FROM agent_job_events").fetchone()[0])
+        # A history row is written by every change (and every refusal), a log row by every checkpoint; a renewal alone is not progress.
+        row = self.db.execute("SELECT (SELECT COUNT(*) FROM agent_job_events), (SELECT COUNT(*) FROM agent_tx_log)").fetchone()
+        return "%s:%s" % (row[0], row[1])
 
 
 def default_release(job):

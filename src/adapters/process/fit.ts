@@ -36,8 +36,8 @@ export function fitChild(hello: ChildHello, command: string, demands: DrillDeman
       retry_base_ms: demands.retryDelay.baseMs,
       retry_cap_ms: demands.retryDelay.capMs,
       retry_jitter_ms: demands.retryDelay.jitterMs,
-      renewal: 'heartbeat requests from the drill worker, every lease/3',
-      saga_store: 'beside-the-run',
+      renewal: 'heartbeat requests from the drill worker, at half the lease left (at most every lease/3)',
+      saga_store: hello.capabilities.sagaStore,
       clock: hello.capabilities.clock,
     },
   };

@@ -14,6 +14,7 @@ export const OPTIONAL_PARTS = {
   takeover: ['expire_lease', 'expired_leases', 'release_expired', 'maintain'],
   compensation: ['claim_compensation', 'finish_compensation'],
   human: ['requeue_from_review'],
+  saga: ['append_tx', 'read_tx', 'record_incident', 'incidents'],
 } as const;
 
 /** One optional part of the contract. */
@@ -73,8 +74,13 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
     name: text(body, 'name', where),
     version: text(body, 'version', where),
     description: typeof body.description === 'string' ? body.description : text(body, 'name', where),
-    // Protocol 1 keeps the saga's checkpoints beside the run: a child's store cannot share the drill's transaction.
-    capabilities: { evidence, sagaStore: 'beside-the-run', takeover, clock },
+    // In the child's store only if it says so and answers every saga op; else in the drill's file beside the run.
+    capabilities: {
+      evidence,
+      sagaStore: caps.saga_store === 'in-queue' && OPTIONAL_PARTS.saga.every((op) => ops.has(op)) ? 'in-queue' : 'beside-the-run',
+      takeover,
+      clock,
+    },
     ops,
     limits: {
       minLeaseMs: limits.min_lease_ms === undefined ? 1 : count(limits, 'min_lease_ms', 'hello.limits'),

@@ -2,11 +2,13 @@ import type { CompensationOps, HumanOps, ManualOps, QueueConnection, TakeoverOps
 import type { TxEntry, Writer } from '../../port/checkpoint.js';
 import type { Claim } from '../../port/delivery.js';
 import type { ChildChannel } from './child-channel.js';
+import { txEntryWire } from './child-saga.js';
 import type { ChildHello, OptionalPart } from './hello.js';
 import { count, MalformedMessageError, toClaim, toJob } from './protocol.js';
 import { fencedWrite, settlementWire } from './settlement-wire.js';
 
-type AppendAs = (writer: Writer, entry: TxEntry) => Promise<boolean>;
+/** Where a checkpoint that goes with a release or a requeue is written: null when the child commits it with the move itself. */
+type AppendAs = ((writer: Writer, entry: TxEntry) => Promise<boolean>) | null;
 
 function claimOrNull(body: Record<string, unknown>, op: string): Claim | null {
   return body.claim === null || body.claim === undefined ? null : toClaim(body.claim, `the answer to ${op}.claim`);
@@ -33,8 +35,9 @@ function manual(channel: ChildChannel): ManualOps {
 }
 
 /*
- * The checkpoint that goes with a release (a reconciliation's answer) lives in
- * the saga file, the release in the child's store: they cannot commit
+ * The checkpoint that goes with a release (a reconciliation's answer) commits
+ * with it in the child when the child keeps the saga's log. Beside the run, it
+ * lives in the saga file, the release in the child's store: they cannot commit
  * together. It is written first, under the expired lease's epoch (nobody can
  * hold a later one while the job is still running under it): if the release
  * then finds the lease revived, the checkpoint stays as a true record of what
@@ -51,8 +54,9 @@ function takeover(channel: ChildChannel, appendAs: AppendAs): TakeoverOps {
       return body.claims.map((c, i) => toClaim(c, `the answer to expired_leases.claims[${i}]`));
     },
     releaseExpired: async (expired, release, by, checkpoint) => {
-      if (checkpoint) await appendAs({ jobId: expired.jobId, attempt: expired.attempt, epoch: expired.epoch, holder: by }, checkpoint);
+      if (checkpoint && appendAs) await appendAs({ jobId: expired.jobId, attempt: expired.attempt, epoch: expired.epoch, holder: by }, checkpoint);
       const body = await channel.request('release_expired', {
+        ...(checkpoint && !appendAs ? { checkpoint: txEntryWire(checkpoint) } : {}),
         job_id: expired.jobId,
         epoch: expired.epoch,
         attempt: expired.attempt,
@@ -74,7 +78,8 @@ function compensation(channel: ChildChannel): CompensationOps {
 }
 
 /*
- * A person's requeue: the checkpoints (the approval, the requeue) go to the
+ * A person's requeue: the child commits the checkpoints with the move when it
+ * keeps the saga's log. Beside the run, the checkpoints (the approval, the requeue) go to the
  * saga file first, under the job's epoch while it waits in review (nothing
  * moves it there but a person), then the child moves the job. A requeue that
  * finds the job gone from review leaves those rows as a record of the attempt.
@@ -82,6 +87,10 @@ function compensation(channel: ChildChannel): CompensationOps {
 function human(channel: ChildChannel, appendAs: AppendAs): HumanOps {
   return {
     requeueFromReview: async (jobId, by, note, checkpoint) => {
+      if (!appendAs) {
+        const wire = { job_id: jobId, by, note, ...(checkpoint ? { checkpoint: txEntryWire(checkpoint) } : {}) };
+        return flag(await channel.request('requeue_from_review', wire), 'requeued', 'requeue_from_review');
+      }
       const body = await channel.request('snapshot', { history: false });
       const jobs = Array.isArray(body.jobs) ? body.jobs.map((j, i) => toJob(j, `snapshot.jobs[${i}]`)) : [];
       const job = jobs.find((j) => j.id === jobId);

@@ -42,7 +42,7 @@ export function processAdapter(command: string): QueueAdapter {
       await channel.close();
     },
     async provision(request) {
-      const { channel } = await startChild(argv, quiet);
+      const { channel, hello: said } = await startChild(argv, quiet);
       let locator: string;
       let where: string;
       try {
@@ -56,6 +56,7 @@ export function processAdapter(command: string): QueueAdapter {
       } finally {
         await channel.close();
       }
+      if (said.capabilities.sagaStore === 'in-queue') return { locator, env: {}, where, teardown: async () => undefined };
       // Made now, before the drill's processes start and race to make it.
       FileSagaStore.open(sagaFileFor(locator), systemClock()).close();
       return { locator, env: {}, where: `${where} (saga: ${sagaFileFor(locator)})`, teardown: async () => undefined };

@@ -1,9 +1,10 @@
 import { randomInt } from '../../kernel/random.js';
 import { storableError } from '../../kernel/redact.js';
 import { type ConnectOptions, EnqueueError, type QueueConnection } from '../../port/adapter.js';
-import type { TxEntry } from '../../port/checkpoint.js';
+import type { TxEntry, Writer } from '../../port/checkpoint.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { ChildChannel } from './child-channel.js';
+import { childSagaStore } from './child-saga.js';
 import { type ChildHello, helloOn, offers } from './hello.js';
 import { optionalParts } from './optional-parts.js';
 import { ProcessWork } from './process-work.js';
@@ -15,10 +16,30 @@ function logToStderr(line: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ at: new Date().toISOString(), source: 'process-adapter', ...line })}\n`);
 }
 
+/** Hears the child's hello and opens it on the locator with this process's settings; the channel is closed if either fails. */
+async function openChild(channel: ChildChannel, argv: readonly string[], locator: string, options: ConnectOptions): Promise<ChildHello> {
+  try {
+    const hello = await helloOn(channel, argv);
+    await channel.request('open', {
+      store: locator,
+      lease_ms: options.leaseMs,
+      skew_margin_ms: options.skewMarginMs,
+      retry_delay: { base_ms: options.retryDelay.baseMs, cap_ms: options.retryDelay.capMs, jitter_ms: options.retryDelay.jitterMs },
+      // The child's jitter from the drill's seeded source, so a run can be replayed.
+      seed: randomInt(options.random, 0, 2 ** 31 - 1),
+    });
+    return hello;
+  } catch (error) {
+    await channel.close();
+    throw error;
+  }
+}
+
 /**
  * One drill process's connection to a `process:` queue: a child of its own,
- * opened on the locator with this process's lease, retry policy and clock,
- * and the saga's checkpoints in the file beside the queue (FileSagaStore).
+ * opened on the locator with this process's lease, retry policy and clock;
+ * the saga's checkpoints in the child's store where it keeps them (in-queue),
+ * else in the file beside the queue (FileSagaStore).
  */
 export async function connectProcess(argv: readonly string[], locator: string, options: ConnectOptions): Promise<QueueConnection> {
   let work: ProcessWork | null = null;
@@ -30,23 +51,11 @@ export async function connectProcess(argv: readonly string[], locator: string, o
     },
     onViolation: (what) => logToStderr({ event: 'protocol-violation', what }),
   });
-  let hello: ChildHello;
-  try {
-    hello = await helloOn(channel, argv);
-    await channel.request('open', {
-      store: locator,
-      lease_ms: options.leaseMs,
-      skew_margin_ms: options.skewMarginMs,
-      retry_delay: { base_ms: options.retryDelay.baseMs, cap_ms: options.retryDelay.capMs, jitter_ms: options.retryDelay.jitterMs },
-      // The child's jitter from the drill's seeded source, so a run can be replayed.
-      seed: randomInt(options.random, 0, 2 ** 31 - 1),
-    });
-  } catch (error) {
-    await channel.close();
-    throw error;
-  }
-  const saga = FileSagaStore.open(sagaFileFor(locator), options.clock);
-  const appendAs = async (writer: { jobId: string; attempt: number; epoch: number; holder: string }, entry: TxEntry) => saga.append(writer, entry);
+  const hello = await openChild(channel, argv, locator, options);
+  const inQueue = hello.capabilities.sagaStore === 'in-queue';
+  const file = inQueue ? null : FileSagaStore.open(sagaFileFor(locator), options.clock);
+  const saga = file ?? childSagaStore(channel);
+  const appendAs = file ? async (writer: Writer, entry: TxEntry) => file.append(writer, entry) : null;
   return {
     async enqueue(request) {
       try {
@@ -68,7 +77,7 @@ export async function connectProcess(argv: readonly string[], locator: string, o
     },
     async work(handler, workOptions) {
       if (work) throw new Error('this connection already hosts a worker');
-      work = new ProcessWork(channel, saga, handler, { ...workOptions, leaseMs: options.leaseMs });
+      work = new ProcessWork(channel, saga, handler, { ...workOptions, leaseMs: options.leaseMs, now: () => options.clock.now() });
       try {
         return await work.run();
       } finally {
@@ -88,14 +97,15 @@ export async function connectProcess(argv: readonly string[], locator: string, o
     },
     async progress() {
       const body = await channel.request('progress');
-      // The checkpoints count too: a plan that writes them is making progress even before its job changes state.
-      return `${text(record(body, 'progress'), 'progress', 'the answer to progress')}:${(await saga.rows()).length}`;
+      const progress = text(record(body, 'progress'), 'progress', 'the answer to progress');
+      // Beside the run, the checkpoints count too: a plan that writes them is making progress before its job changes state.
+      return file ? `${progress}:${(await file.rows()).length}` : progress;
     },
     saga,
     ...optionalParts(channel, hello, appendAs, offers),
     async close() {
       await channel.close();
-      saga.close();
+      file?.close();
     },
   };
 }

@@ -2,7 +2,7 @@ import { secretsInPayload, storableError } from '../../kernel/redact.js';
 import type { SagaStore } from '../../port/checkpoint.js';
 import type { Claim, DeliveryHandler, Settlement, WorkOptions, WriteResult } from '../../port/delivery.js';
 import type { ChildChannel } from './child-channel.js';
-import { count, ProtocolError, toClaim } from './protocol.js';
+import { count, leaseFields, ProtocolError, toClaim } from './protocol.js';
 import { fencedWrite, settlementWire } from './settlement-wire.js';
 
 /*
@@ -22,7 +22,7 @@ export class ProcessWork {
     private readonly channel: ChildChannel,
     private readonly saga: SagaStore,
     private readonly handler: DeliveryHandler,
-    private readonly options: WorkOptions & { leaseMs: number },
+    private readonly options: WorkOptions & { leaseMs: number; now: () => number },
   ) {}
 
   /** Runs until the child's loop ends (stopped, max jobs, drained); the child's exit is an error. */
@@ -72,11 +72,11 @@ export class ProcessWork {
     } catch (error) {
       // A handler that throws is a bug in the drill: leave the job to its lease, tell the child to go on.
       o.log({ event: 'job-crashed', jobId: claim.jobId, error: storableError(error, secretsInPayload(parsedOrNull(claim.payload))) });
-      clearInterval(renewal);
+      renewal.stop();
       await this.settle(claim, { kind: 'lease_lost' }).catch(() => undefined);
       return;
     }
-    clearInterval(renewal);
+    renewal.stop();
     try {
       const write = await this.settle(claim, settlement);
       o.onSettled?.(claim, settlement, write);
@@ -92,32 +92,54 @@ export class ProcessWork {
     return settlement.kind === 'lease_lost' ? null : write;
   }
 
-  private renewEvery(claim: Claim, lost: AbortController): NodeJS.Timeout {
+  /*
+   * Renews from the lease the child last granted, when half of what is left
+   * has passed (at most every lease/3, the reference's cadence): a delivery
+   * reaches this process some time after the child's claim started the lease,
+   * and each renewal takes a round trip through the child, so a fixed
+   * interval from here would spend part of the lease before it began.
+   */
+  private renewEvery(claim: Claim, lost: AbortController): { stop(): void } {
     const o = this.options;
     const claimedAt = Date.now();
-    return setInterval(
-      async () => {
-        if (lost.signal.aborted) return;
-        if (Date.now() - claimedAt > o.maxAttemptMs) {
-          o.log({ event: 'attempt-deadline', jobId: claim.jobId, attempt: claim.attempt, maxAttemptMs: o.maxAttemptMs });
+    let leaseUntil = claim.leaseUntil === null ? Number.NaN : Date.parse(claim.leaseUntil);
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const schedule = () => {
+      if (stopped || lost.signal.aborted) return;
+      const left = leaseUntil - o.now();
+      const wait = Number.isFinite(left) ? Math.min(o.leaseMs / 3, Math.max(10, left / 2)) : o.leaseMs / 3;
+      timer = setTimeout(renew, Math.max(10, Math.floor(wait)));
+    };
+    const renew = async () => {
+      if (Date.now() - claimedAt > o.maxAttemptMs) {
+        o.log({ event: 'attempt-deadline', jobId: claim.jobId, attempt: claim.attempt, maxAttemptMs: o.maxAttemptMs });
+        lost.abort();
+        return;
+      }
+      await o.beforeRenewal?.(claim);
+      if (stopped || lost.signal.aborted) return;
+      try {
+        const body = await this.channel.request('heartbeat', leaseFields(claim));
+        if (typeof body.lease_until === 'string') leaseUntil = Date.parse(body.lease_until);
+      } catch (error) {
+        if (error instanceof ProtocolError && error.code === 'lease_lost') {
+          o.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, refused: error.message });
           lost.abort();
           return;
         }
-        await o.beforeRenewal?.(claim);
-        if (lost.signal.aborted) return;
-        try {
-          const renewed = await fencedWrite(this.channel, 'heartbeat', claim, {});
-          if (!renewed.ok) {
-            o.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, refused: renewed.refused });
-            lost.abort();
-          }
-        } catch (error) {
-          // The child could not say now: the next renewal tries again, and the lease's expiry decides.
-          o.log({ event: 'renewal-failed', jobId: claim.jobId, error: storableError(error) });
-        }
+        // The child could not say now: the next renewal tries again, and the lease's expiry decides.
+        o.log({ event: 'renewal-failed', jobId: claim.jobId, error: storableError(error) });
+      }
+      schedule();
+    };
+    schedule();
+    return {
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
       },
-      Math.max(10, Math.floor(o.leaseMs / 3)),
-    );
+    };
   }
 }
 
