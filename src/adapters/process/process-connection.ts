@@ -19,8 +19,9 @@ function logToStderr(line: Record<string, unknown>): void {
 /** Hears the child's hello and opens it on the locator with this process's settings; the channel is closed if either fails. */
 async function openChild(channel: ChildChannel, argv: readonly string[], locator: string, options: ConnectOptions): Promise<ChildHello> {
   try {
-    const hello = await helloOn(channel, argv);
-    await channel.request('open', {
+    // Both sent at once (the child answers in order): one round trip less for every drill process that starts.
+    const said = helloOn(channel, argv);
+    const opened = channel.request('open', {
       store: locator,
       lease_ms: options.leaseMs,
       skew_margin_ms: options.skewMarginMs,
@@ -28,6 +29,7 @@ async function openChild(channel: ChildChannel, argv: readonly string[], locator
       // The child's jitter from the drill's seeded source, so a run can be replayed.
       seed: randomInt(options.random, 0, 2 ** 31 - 1),
     });
+    const [hello] = await Promise.all([said, opened]);
     return hello;
   } catch (error) {
     await channel.close();

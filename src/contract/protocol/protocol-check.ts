@@ -7,7 +7,7 @@ export interface ProtocolStep {
   /** One line: what the step holds the child to. */
   describe: string;
   /** An optional part of the contract: the step is skipped when the hello does not offer it. */
-  part?: 'manual' | 'takeover' | 'compensation' | 'human';
+  part?: 'manual' | 'takeover' | 'compensation' | 'human' | 'saga';
   run(ctx: CheckContext): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import { enqueueDedupeStep } from './enqueue.js';
 import { helloStep, provisionOpenStep } from './handshake.js';
 import { compensationStep, humanStep, takeoverStep } from './optional-parts.js';
 import { exitOnCloseStep, unknownOpStep } from './robustness.js';
+import { sagaLogStep } from './saga-log.js';
 import { snapshotStep } from './snapshot.js';
 import { staleWriteStep } from './stale-write.js';
 import { workLoopStep } from './work-loop.js';
@@ -22,6 +23,7 @@ export const PROTOCOL_STEPS: readonly ProtocolStep[] = [
   takeoverStep,
   compensationStep,
   humanStep,
+  sagaLogStep,
   unknownOpStep,
   exitOnCloseStep,
 ];
