@@ -215,7 +215,7 @@ class Child:
 
     def op_provision(self, request):
         path = os.path.join(field(request, "run_dir", str), "queue.db")
-        Store(path, 1000, 0, {"base_ms": 0, "cap_ms": 0, "jitter_ms": 0}, random.Random(0)).close()
+        Store(path, 1000, 0, {"base_ms": 0, "cap_ms": 0, "jitter_ms": 0}, random.Random(0), create=True).close()
         return {"locator": path, "where": path}
 
     def op_open(self, request):

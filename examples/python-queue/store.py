@@ -30,6 +30,7 @@ The state machine (the drill's, src/queue/states.ts):
                       review -> pending (a person only)
 """
 
+import os
 import re
 import sqlite3
 import time
@@ -149,14 +150,19 @@ class MaybeApplied(Exception):
 class Store:
     """One process's connection to the queue file."""
 
-    def __init__(self, path, lease_ms, skew_margin_ms, retry_delay, rng):
+    def __init__(self, path, lease_ms, skew_margin_ms, retry_delay, rng, create=False):
+        # Only provision makes the file and its schema (WAL is a property of the file from then on): a drill's
+        # processes open it all at once, and a schema statement is a write that would queue them behind each other.
+        if not create and not os.path.exists(path):
+            raise BadRequest("no queue at %s: provision makes one" % path)
         self.db = sqlite3.connect(path, timeout=10, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA busy_timeout = 10000")
-        self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.executescript(SCHEMA)
+        if create:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.executescript(SCHEMA)
         self.lease_ms = lease_ms
         self.skew_margin_ms = skew_margin_ms
         self.retry_delay = retry_delay

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,15 @@ import { PYTHON_EXAMPLE } from './python.js';
  * after the claim, a zombie's late complete refused, racing producers on one
  * key, and a plan with the coordinator and a person's approval. Every drill
  * process starts a Python child of its own.
+ *
+ * The scenarios are the shipped ones, read from scenarios.yaml, with one
+ * setting changed: no_progress_ms from 4 s to 10 s. Every drill process here
+ * is a Node process and a Python child, and on this two-core machine under the
+ * other drills' load (load average 15 and more) starting them alone outlasted
+ * 4 s often enough that the watchdog ended a drill before its producer had
+ * enqueued anything (report: "jobs: N missing", every process "did not say
+ * hello"), while the same scenarios passed whenever they got going. The full
+ * drill with the shipped settings is run and reported by hand (docs/protocol.md).
  */
 
 const SCENARIOS = ['crash-after-claim', 'zombie-complete', 'concurrent-enqueue', 'approval-granted'];
@@ -28,9 +37,13 @@ describe('the shipped drill on --queue process:python3 examples/python-queue/que
     const out = tempRunDir('process-drill');
     cleanup.push(out.remove);
     const queue = `process:${PYTHON_EXAMPLE}`;
+    const shipped = readFileSync('scenarios.yaml', 'utf8');
+    const scenarios = join(out.dir, 'scenarios.yaml');
+    writeFileSync(scenarios, shipped.replace(/^( {2}no_progress_ms:) 4000$/m, '$1 10000'));
+    expect(readFileSync(scenarios, 'utf8')).toMatch(/^ {2}no_progress_ms: 10000$/m);
     const result = await execa(
       process.execPath,
-      [CLI_PATH, 'run', 'scenarios.yaml', '--only', SCENARIOS.join(','), '--queue', queue, '--parallel', '1', '--out', out.dir],
+      [CLI_PATH, 'run', scenarios, '--only', SCENARIOS.join(','), '--queue', queue, '--parallel', '1', '--out', out.dir],
       { reject: false, env: { CI: 'true' } },
     );
     const checked = checkReport(JSON.parse(readFileSync(join(out.dir, 'latest', 'report.json'), 'utf8')));

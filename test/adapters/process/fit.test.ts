@@ -45,7 +45,12 @@ describe('whether a child can run a drill, from its hello', () => {
     ['more attempts than it allows', hello(), { maxAttempts: [3, 9] }, /at most 5 attempts a job; the drill asks for 9/],
     ['an approval without requeue_from_review', hello({ ops: new Set(REQUIRED_OPS) }), { approval: true }, /cannot send a job back from review/],
     ['a coordinator without the takeover ops', hello({ ops: new Set(REQUIRED_OPS) }), {}, /does not answer its ops/],
-    ['a tool it cannot run', hello({ limits: { minLeaseMs: 1, maxAttempts: 9, tools: ['send_email'] } }), {}, /cannot run a plan that calls write_file/],
+    [
+      'a tool it cannot run',
+      hello({ limits: { minLeaseMs: 1, maxAttempts: 9, tools: ['send_email'] } }),
+      {},
+      /cannot run a plan that calls write_file/,
+    ],
   ])('is not judged for %s, with the reason', (_what, said, demands, reason) => {
     expect(fitChild(said, 'q', { ...DEMANDS, ...demands })).toEqual({ ok: false, reason: expect.stringMatching(reason) });
   });
