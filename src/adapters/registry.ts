@@ -18,6 +18,7 @@ import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
 import { PayloadInErrorQueue } from './payload-in-error/payload-in-error-queue.js';
 import { pgBossAdapter } from './pg-boss/pg-boss-adapter.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
+import { PROCESS_PREFIX, processAdapter } from './process/process-adapter.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
 import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
 import { type SqliteQueueSpec, sqliteAdapter } from './sqlite/sqlite-adapter.js';
@@ -190,12 +191,19 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
 export class UnknownQueueError extends InputError {
   readonly code = 'QD_UNKNOWN_QUEUE';
   constructor(name: string) {
-    super(`unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}`);
+    super(`unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, or process:CMD ARGS`);
   }
 }
 
-/** The implementation called `name` (or one of its aliases). */
+const processImpls = new Map<string, QueueImpl>();
+
+/** The implementation called `name` (or one of its aliases); `process:CMD ARGS` is a queue in a child process speaking the process protocol. */
 export function queueImpl(name: string): QueueImpl {
+  if (name.startsWith(PROCESS_PREFIX)) {
+    const made = processImpls.get(name) ?? processAdapter(name.slice(PROCESS_PREFIX.length));
+    processImpls.set(name, made);
+    return made;
+  }
   const impl = QUEUE_IMPLS.find((q) => q.name === name || q.aliases?.includes(name));
   if (!impl) throw new UnknownQueueError(name);
   return impl;

@@ -32,6 +32,8 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   /** Options, by name. Those listed in `positional` may also be given in that order without their flag. */
   options: O;
   positional?: ReadonlyArray<keyof O & string>;
+  /** The last positional takes every word left, quoted back into one command line (`protocol-check CMD...`). */
+  variadic?: boolean;
   /** Parsed without yargs when started as a child process (no --help asked). */
   fast?: boolean;
   run(args: ArgsOf<O>): Promise<void> | void;
@@ -42,9 +44,15 @@ export function defineCommand<const O extends OptionSpecs>(command: Command<O>):
   return command;
 }
 
-/** The command as yargs names it: `approve [job]`. */
-export function yargsCommandName(command: Pick<Command, 'name' | 'positional'>): string {
-  return [command.name, ...(command.positional ?? []).map((name) => `[${name}]`)].join(' ');
+/** The command as yargs names it: `approve [job]` (`protocol-check [command..]` for a variadic one). */
+export function yargsCommandName(command: Pick<Command, 'name' | 'positional' | 'variadic'>): string {
+  const names = command.positional ?? [];
+  return [command.name, ...names.map((name, i) => (command.variadic && i === names.length - 1 ? `[${name}..]` : `[${name}]`))].join(' ');
+}
+
+/** Words joined back into one command line that splits (as a shell would) into the same words. */
+export function joinWords(words: readonly string[]): string {
+  return words.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
 
 /** Adds a command's options (and positionals) to a yargs builder. */
@@ -73,7 +81,12 @@ export function withOptions(y: Argv, options: OptionSpecs, positional: readonly 
 }
 
 /** Parses a command's arguments with node:util, as strictly as yargs would. */
-export function parseFast<O extends OptionSpecs>(options: O, argv: readonly string[], positional: readonly string[] = []): ArgsOf<O> {
+export function parseFast<O extends OptionSpecs>(
+  options: O,
+  argv: readonly string[],
+  positional: readonly string[] = [],
+  variadic = false,
+): ArgsOf<O> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -86,6 +99,10 @@ export function parseFast<O extends OptionSpecs>(options: O, argv: readonly stri
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+  if (variadic && parsed.positionals.length > positional.length) {
+    const rest = parsed.positionals.splice(positional.length - 1);
+    parsed.positionals.push(joinWords(rest));
   }
   if (parsed.positionals.length > positional.length) {
     throw new UsageError(`Unknown argument: ${parsed.positionals.slice(positional.length).join(' ')}`);

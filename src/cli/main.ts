@@ -13,6 +13,7 @@ import { exploreCommand } from './commands/explore.js';
 import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
+import { protocolCheckCommand } from './commands/protocol-check.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { selftestCommand } from './commands/selftest.js';
@@ -30,6 +31,7 @@ const COMMANDS: readonly Command<any>[] = [
   compareCommand,
   selftestCommand,
   contractCommand,
+  protocolCheckCommand,
   demoCommand,
   keyCommand,
   workerCommand,
@@ -79,7 +81,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const [name, ...rest] = argv;
     const fast = COMMANDS.find((command) => command.fast && command.name === name);
-    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? []));
+    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? [], fast.variadic));
     else await viaYargs(argv);
   } catch (error) {
     // Whatever failed, its message may quote a payload: redacted like every other text we write.

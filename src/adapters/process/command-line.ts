@@ -1,0 +1,43 @@
+import { InputError } from '../../kernel/errors.js';
+
+/** A `process:` command that cannot be split into a program and its arguments. */
+export class BadCommandError extends InputError {
+  readonly code = 'QD_BAD_PROCESS_COMMAND';
+}
+
+/**
+ * Splits a command line as a POSIX shell would for simple quoting, without a
+ * shell: words split on blanks, 'single quotes' taken literally, "double
+ * quotes" with \" and \\ escaped, a backslash outside quotes escaping the next
+ * character. No expansion of any kind ($VAR, ~, globs): what is written is run.
+ */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else word = (word ?? '') + c;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) word = (word ?? '') + line[++i];
+      else word = (word ?? '') + c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= '';
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (quote) throw new BadCommandError(`unclosed ${quote} in process command ${JSON.stringify(line)}`);
+  if (word !== null) words.push(word);
+  if (words.length === 0) throw new BadCommandError('the process command is empty: give one after process:, e.g. "process:python3 queue.py"');
+  return words;
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildHello } from '../../adapters/process/hello.js';
+import { text } from '../../adapters/process/protocol.js';
+import { Session, StepFailure } from './session.js';
+
+/** The settings every queue under check is opened with: leases that outlast a step, retries that do not come back during one. */
+export const CHECK_SETTINGS = {
+  lease_ms: 10_000,
+  skew_margin_ms: 0,
+  retry_delay: { base_ms: 60_000, cap_ms: 240_000, jitter_ms: 1_000 },
+  seed: 7,
+};
+
+/**
+ * What a step of the check works with: the command, what its hello said,
+ * fresh queues (each provisioned by the child in a directory of its own),
+ * children opened on them, and the drill's clock, which a step may move.
+ * Every child a step starts is closed after it, and every line one of them
+ * wrote on stdout outside the protocol fails that step.
+ */
+export class CheckContext {
+  hello: ChildHello | null = null;
+  private offsetMs = 0;
+  private sessions: Session[] = [];
+  private readonly root = mkdtempSync(join(tmpdir(), 'queue-drill-protocol-check-'));
+  private queues = 0;
+
+  constructor(readonly argv: readonly string[]) {}
+
+  /** The drill's clock as every request shows it. */
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  /** Moves the drill's clock forward (a child on the caller's clock sees it with the next request). */
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+
+  /** A child started, not yet asked anything. */
+  start(): Session {
+    const session = new Session(this.argv, () => this.now());
+    this.sessions.push(session);
+    return session;
+  }
+
+  /** A fresh, empty queue: its locator, from the child's `provision`. */
+  async freshQueue(): Promise<string> {
+    const session = this.start();
+    const body = await session.ok('provision', { run_dir: mkdtempSync(join(this.root, `q${++this.queues}-`)), run_id: `check ${this.queues}` });
+    return text(body, 'locator', 'the answer to provision');
+  }
+
+  /** A child opened on `locator` (with the check's settings, and any given). */
+  async open(locator: string, settings: Partial<typeof CHECK_SETTINGS> = {}): Promise<Session> {
+    const session = this.start();
+    await session.ok('open', { store: locator, ...CHECK_SETTINGS, ...settings });
+    return session;
+  }
+
+  /** Closes every child the step started; the first violation any of them made fails the step. */
+  async endStep(): Promise<void> {
+    const sessions = this.sessions;
+    this.sessions = [];
+    await Promise.all(sessions.map((s) => s.close()));
+    const violation = sessions.flatMap((s) => s.violations)[0];
+    if (violation) throw new StepFailure('stdout', violation);
+  }
+
+  /** Removes the check's queues. */
+  dispose(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

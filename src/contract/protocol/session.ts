@@ -1,0 +1,84 @@
+import { ChildChannel } from '../../adapters/process/child-channel.js';
+import { ProtocolError } from '../../adapters/process/protocol.js';
+
+/** How long the check waits for any one answer or delivery before it calls it missing. */
+export const ANSWER_TIMEOUT_MS = 5_000;
+
+/** A step that failed: the protocol message at fault, and why. */
+export class StepFailure extends Error {
+  constructor(
+    /** The message (request or event) that was wrong or missing: `settle`, `deliver`, `stdout`. */
+    readonly about: string,
+    why: string,
+  ) {
+    super(why);
+  }
+}
+
+/**
+ * One child under check: its channel, every line on its stdout that was not
+ * the protocol's (a violation, blamed on the step that saw it), and the
+ * deliveries it sent, waited for one at a time.
+ */
+export class Session {
+  readonly channel: ChildChannel;
+  readonly violations: string[] = [];
+  private readonly deliveries: unknown[] = [];
+  private wake: (() => void) | null = null;
+
+  constructor(argv: readonly string[], now: () => number) {
+    this.channel = new ChildChannel(argv, {
+      now,
+      stderr: 'pipe',
+      onViolation: (what) => this.violations.push(what),
+      onEvent: (event) => {
+        if (event.event === 'deliver') this.deliveries.push(event.delivery);
+        else this.violations.push(`an event the protocol does not know: ${JSON.stringify(event).slice(0, 200)}`);
+        this.wake?.();
+      },
+    });
+  }
+
+  /** Sends `op` and returns the ok body; any other answer fails the step, naming `op`. */
+  async ok(op: string, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    try {
+      return await this.channel.request(op, fields, ANSWER_TIMEOUT_MS);
+    } catch (error) {
+      throw new StepFailure(op, error instanceof ProtocolError ? `expected ok, got ${error.message}` : String(error));
+    }
+  }
+
+  /** Sends `op` and returns its failure; an ok answer fails the step. */
+  async failure(op: string, fields: Record<string, unknown>, expected: string): Promise<ProtocolError> {
+    try {
+      const body = await this.channel.request(op, fields, ANSWER_TIMEOUT_MS);
+      throw new StepFailure(op, `answered ok ${JSON.stringify(body).slice(0, 200)}; expected ${expected}`);
+    } catch (error) {
+      if (error instanceof ProtocolError) return error;
+      throw error;
+    }
+  }
+
+  /** The next delivery, or a failure naming `deliver` when none comes in time. */
+  async nextDelivery(why: string): Promise<unknown> {
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    while (this.deliveries.length === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.channel.hasExited) throw new StepFailure('deliver', `no deliver event within ${ANSWER_TIMEOUT_MS} ms ${why}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+    return this.deliveries.shift();
+  }
+
+  /** Closes the child's stdin and waits for it to go. */
+  async close(): Promise<void> {
+    await this.channel.close();
+  }
+}

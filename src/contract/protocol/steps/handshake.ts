@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { parseHello } from '../../../adapters/process/hello.js';
+import { PROTOCOL_VERSION } from '../../../adapters/process/protocol.js';
+import { expectThat, wellFormed } from '../expect.js';
+import type { ProtocolStep } from '../protocol-check.js';
+
+/** The child says who it is, in protocol 1, with every required op. */
+export const helloStep: ProtocolStep = {
+  name: 'hello',
+  describe: 'hello names the child, protocol 1, its capabilities (each evidence kind true or a reason) and its ops',
+  async run(ctx) {
+    const body = await ctx.start().ok('hello', { protocol: PROTOCOL_VERSION });
+    ctx.hello = wellFormed('hello', () => parseHello(body));
+  },
+};
+
+/** provision makes a queue file; open connects a child to it; a second open is refused. */
+export const provisionOpenStep: ProtocolStep = {
+  name: 'provision-open',
+  describe: 'provision makes a queue (a file that exists) and open connects to it; requests before open fail with a code',
+  async run(ctx) {
+    const early = await ctx.start().failure('snapshot', {}, 'fail: open was never sent');
+    expectThat(early.definite, 'snapshot', `a request before open was answered ${early.message} as info, not fail`);
+    const locator = await ctx.freshQueue();
+    expectThat(existsSync(locator), 'provision', `the locator ${locator} is not a file that exists`);
+    await ctx.open(locator);
+  },
+};

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { BadCommandError, splitCommand } from '../../../src/adapters/process/command-line.js';
+import { queueImpl } from '../../../src/adapters/registry.js';
+import { joinWords } from '../../../src/cli/command.js';
+
+describe('a process: command, split as a shell would without one', () => {
+  it.each([
+    ['python3 queue.py', ['python3', 'queue.py']],
+    ['  python3   -u  queue.py  ', ['python3', '-u', 'queue.py']],
+    [`python3 'my dir/queue.py' "--name=a \\"b\\""`, ['python3', 'my dir/queue.py', '--name=a "b"']],
+    ['a\\ b c', ['a b', 'c']],
+    [`x ''`, ['x', '']],
+  ])('%s', (line, words) => {
+    expect(splitCommand(line)).toEqual(words);
+  });
+
+  it('refuses an empty command and an unclosed quote', () => {
+    expect(() => splitCommand('  ')).toThrow(BadCommandError);
+    expect(() => splitCommand(`python3 'queue.py`)).toThrow(/unclosed '/);
+  });
+
+  it('round-trips words joined back by the command line (protocol-check CMD...)', () => {
+    const words = ['python3', 'my dir/queue.py', "it's", '--x=1'];
+    expect(splitCommand(joinWords(words))).toEqual(words);
+  });
+
+  it('is what --queue process:CMD names, one adapter per command', () => {
+    const impl = queueImpl('process:python3 examples/python-queue/queue_drill_queue.py');
+    expect(impl.name).toBe('process:python3 examples/python-queue/queue_drill_queue.py');
+    expect(impl.locatorKind).toBe('file');
+    expect(queueImpl('process:python3 examples/python-queue/queue_drill_queue.py')).toBe(impl);
+    expect(() => queueImpl('process:')).toThrow(BadCommandError);
+  });
+});
