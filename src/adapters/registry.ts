@@ -10,6 +10,7 @@ import { DoneOnExpiryQueue } from './done-on-expiry/done-on-expiry-queue.js';
 import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
 import { ExhaustedLeftInRetryQueue } from './exhausted-left-in-retry/exhausted-left-in-retry-queue.js';
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
+import { graphileAdapter } from './graphile-worker/graphile-adapter.js';
 import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
@@ -176,7 +177,12 @@ function sqliteImpl(spec: SqliteImpl): QueueImpl {
 }
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
-export const QUEUE_IMPLS: readonly QueueImpl[] = [sqliteImpl(SQLITE_QUEUES[0]!), postgresAdapter, ...SQLITE_QUEUES.slice(1).map(sqliteImpl)];
+export const QUEUE_IMPLS: readonly QueueImpl[] = [
+  sqliteImpl(SQLITE_QUEUES[0]!),
+  postgresAdapter,
+  graphileAdapter,
+  ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
+];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */
 export class UnknownQueueError extends InputError {
