@@ -3,7 +3,7 @@ import type { Settlement, WorkOptions, WriteResult } from '../../port/delivery.j
 import type { GraphileContext } from './context.js';
 import { applicationName } from './identity.js';
 import { inTransaction } from './pool.js';
-import { LAST_CHANGE_BY, LOCK_RELEASED, PERMANENTLY_FAIL, RECORD_REVIEW_OUTCOME } from './sql.js';
+import { failForGood, LAST_CHANGE_BY, LOCK_RELEASED, RECORD_REVIEW_OUTCOME } from './sql.js';
 import { failureText, type Settled } from './task.js';
 
 /*
@@ -34,7 +34,7 @@ async function sendToReview(
   return inTransaction(ctx.pools.get(app), async (client) => {
     const found = await client.query(LOCK_RELEASED(ctx.schema), [settled.claim.jobId, settled.claim.epoch]);
     if (found.rowCount === 0) return false;
-    await client.query(PERMANENTLY_FAIL(ctx.schema), [settled.claim.jobId, reason]);
+    await failForGood(client, ctx.schema, settled.claim.jobId, settled.claim.epoch, reason);
     await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [settled.claim.jobId, outcome]);
     return true;
   });

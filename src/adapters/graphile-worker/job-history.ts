@@ -96,6 +96,11 @@ function step(track: JobTrack, row: HistoryRow, seq: number): Transition | null 
   const merge = changed && mergesWithLast(track, row, to);
   const writer = writerOf(row.byApp);
   let made: Transition | null = null;
+  const sameTx = track.lastTransition?.row.tx === row.tx;
+  if (!changed && sameTx && to === 'review' && track.lastTransition && row.lastError) {
+    // The reason permanentlyFailJobs stored, in the transaction that sent the job to review.
+    track.lastTransition.transition.reason = `${track.lastTransition.transition.reason}: ${row.lastError}`;
+  }
   if (merge && track.lastTransition) {
     const t = track.lastTransition.transition;
     t.to = to;

@@ -25,6 +25,24 @@ export const FORCE_UNLOCK = (schema: string) => `SELECT ${quoteIdent(schema)}.fo
 
 export const PERMANENTLY_FAIL = (schema: string) => `SELECT id FROM ${quoteIdent(schema)}.permanently_fail_jobs(ARRAY[$1::bigint], $2::text)`;
 
+/**
+ * Fails an unlocked job for good without counting an attempt it never made:
+ * rescheduleJobs lowers max_attempts to the attempts made, then
+ * permanentlyFailJobs stores the reason (its own `attempts = max_attempts` is
+ * then no change). permanentlyFailJobs alone would raise attempts to
+ * max_attempts, and the attempts would no longer count the claims.
+ */
+export async function failForGood(
+  client: { query(text: string, values: unknown[]): Promise<unknown> },
+  schema: string,
+  jobId: string,
+  attempts: number,
+  reason: string,
+) {
+  await client.query(`SELECT id FROM ${quoteIdent(schema)}.reschedule_jobs(ARRAY[$1::bigint], max_attempts => $2::int)`, [jobId, attempts]);
+  await client.query(PERMANENTLY_FAIL(schema), [jobId, reason]);
+}
+
 /** One more attempt, now: max_attempts above the attempts made. */
 export const RESCHEDULE_ONE_MORE = (schema: string) =>
   `SELECT id FROM ${quoteIdent(schema)}.reschedule_jobs(ARRAY[$1::bigint], run_at => now(), max_attempts => $2::int)`;

@@ -6,7 +6,7 @@ import { quoteIdent } from '../postgres/identifier.js';
 import type { GraphileContext } from './context.js';
 import { applicationName } from './identity.js';
 import { inTransaction } from './pool.js';
-import { FORCE_UNLOCK, LOCK_EXPIRED, LOCKED_LONGER_THAN, PERMANENTLY_FAIL, RECORD_REVIEW_OUTCOME } from './sql.js';
+import { FORCE_UNLOCK, failForGood, LOCK_EXPIRED, LOCKED_LONGER_THAN, RECORD_REVIEW_OUTCOME } from './sql.js';
 
 /*
  * graphile-worker has no lease: a locked job stays locked until its worker
@@ -57,7 +57,7 @@ async function release(ctx: GraphileContext, expired: Claim, to: ExpiredLeaseRel
     if (found.rowCount === 0) return false;
     await client.query(FORCE_UNLOCK(ctx.schema), [expired.holder]);
     if (to.to === 'review') {
-      await client.query(PERMANENTLY_FAIL(ctx.schema), [expired.jobId, to.reason]);
+      await failForGood(client, ctx.schema, expired.jobId, expired.epoch, to.reason);
       await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [expired.jobId, 'review']);
     }
     return true;
