@@ -32,10 +32,10 @@ async function sendToReview(
   outcome: 'review' | 'awaiting_approval',
 ): Promise<boolean> {
   return inTransaction(ctx.pools.get(app), async (client) => {
-    const found = await client.query(LOCK_RELEASED(ctx.schema), [settled.claim.jobId, settled.claim.epoch]);
+    const found = await client.query(LOCK_RELEASED(ctx.schema), [settled.claim.jobId, settled.claim.epoch, app]);
     if (found.rowCount === 0) return false;
     await failForGood(client, ctx.schema, settled.claim.jobId, settled.claim.epoch, reason);
-    await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [settled.claim.jobId, outcome]);
+    await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [settled.claim.jobId, outcome, settled.claim.epoch]);
     return true;
   });
 }

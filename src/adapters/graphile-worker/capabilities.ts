@@ -19,7 +19,8 @@ export const GRAPHILE_CAPABILITIES: Capabilities = {
   evidence: {
     history: true,
     refusals:
-      "graphile-worker refuses no stale write: completeJob deletes the job by id whoever holds it, and failJob's holder check ignores a mismatch silently; nothing records either",
+      'graphile-worker refuses no stale write: completeJob deletes the job by id whoever holds it, ' +
+      "and failJob's holder check ignores a mismatch silently; nothing records either",
     epoch: true,
     holder: true,
     digest: 'graphile-worker deletes a completed job and keeps no result: there is nowhere to store the verified digest',

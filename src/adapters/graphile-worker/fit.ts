@@ -33,7 +33,9 @@ export function fitGraphile(demands: DrillDemands): DrillFit {
       maxAttempts: [...new Set(demands.maxAttempts)].join(', '),
       'lock sweep': `forceUnlockWorkers after lease_ms ${demands.leaseMs} + skew ${demands.skewMarginMs} ms, by the coordinator (graphile's own sweep: 4 h)`,
       'lease renewal': 'none: graphile-worker has no heartbeat (a heartbeat fault point never fires; a live job held past the lease is unlocked)',
-      'retry delay': `exp(least(attempts, 10)) s, fixed in graphile's SQL (asked: base ${retry.baseMs} ms, cap ${retry.capMs} ms, jitter ${retry.jitterMs} ms; not honoured)`,
+      'retry delay':
+        `exp(least(attempts, 10)) s, fixed in graphile's SQL ` +
+        `(asked: base ${retry.baseMs} ms, cap ${retry.capMs} ms, jitter ${retry.jitterMs} ms; not honoured)`,
       review: 'attempts >= max_attempts; a review settlement is failJob then permanentlyFailJobs; out only by rescheduleJobs (a person)',
       compensation: 'none: a job whose steps must be undone goes to review for a person (graphile has no hand-off to the coordinator)',
       done: "completeJob deletes the row; the harness's trigger keeps its history",

@@ -61,10 +61,16 @@ export async function readHistory(db: pg.Pool, schema: string): Promise<HistoryR
   }));
 }
 
-/** The outcome a worker gave each job it sent to review (review, or awaiting a person's approval). */
-export async function readReviewOutcomes(db: pg.Pool, schema: string): Promise<Map<string, 'review' | 'awaiting_approval'>> {
-  const { rows } = await db.query<{ job_id: string; outcome: 'review' | 'awaiting_approval' }>(
-    `SELECT job_id, outcome FROM ${tableIn(schema, 'qd_review')} ORDER BY id`,
+/** A review's outcome (review, or awaiting a person's approval) and the epoch it was given at. */
+export interface ReviewOutcome {
+  outcome: 'review' | 'awaiting_approval';
+  epoch: number;
+}
+
+/** The last outcome given to each job sent to review by the adapter (a review by exhausted attempts has none). */
+export async function readReviewOutcomes(db: pg.Pool, schema: string): Promise<Map<string, ReviewOutcome>> {
+  const { rows } = await db.query<{ job_id: string; outcome: ReviewOutcome['outcome']; epoch: number }>(
+    `SELECT job_id, outcome, epoch FROM ${tableIn(schema, 'qd_review')} ORDER BY id`,
   );
-  return new Map(rows.map((r) => [String(r.job_id), r.outcome]));
+  return new Map(rows.map((r) => [String(r.job_id), { outcome: r.outcome, epoch: r.epoch }]));
 }

@@ -40,7 +40,13 @@ CREATE TABLE ${s}.qd_history (
   at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE TABLE ${s}.qd_drill (saga_file text NOT NULL);
-CREATE TABLE ${s}.qd_review (id bigserial PRIMARY KEY, job_id bigint NOT NULL, outcome text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+CREATE TABLE ${s}.qd_review (
+  id bigserial PRIMARY KEY,
+  job_id bigint NOT NULL,
+  outcome text NOT NULL,
+  epoch integer NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
 CREATE FUNCTION ${s}.qd_record_job_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   r ${s}._private_jobs;

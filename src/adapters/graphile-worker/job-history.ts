@@ -1,7 +1,7 @@
 import { utc } from '../../kernel/clock.js';
 import type { JobStatus } from '../../kernel/vocabulary.js';
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
-import type { HistoryRow } from './history-rows.js';
+import type { HistoryRow, ReviewOutcome } from './history-rows.js';
 import { drillWorkerOf, writerOf } from './identity.js';
 
 /*
@@ -140,7 +140,12 @@ function unwrap(payload: string | null): { action: string; payload: string } {
   }
 }
 
-function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, 'review' | 'awaiting_approval'>): JobSnapshot {
+/** A review's outcome, if the adapter gave it for this review (same epoch); else a plain review (attempts exhausted). */
+function outcomeOf(given: ReviewOutcome | undefined, row: HistoryRow): ReviewOutcome['outcome'] {
+  return given && given.epoch === row.attempts ? given.outcome : 'review';
+}
+
+function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, ReviewOutcome>): JobSnapshot {
   const row = track.last;
   const status = track.status;
   const running = status === 'running';
@@ -150,7 +155,7 @@ function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, 'rev
     key: track.first.key ?? '',
     ...unwrap(track.first.payload),
     status,
-    outcome: status === 'done' ? 'done' : status === 'review' ? (outcomes.get(row.jobId) ?? 'review') : null,
+    outcome: status === 'done' ? 'done' : status === 'review' ? outcomeOf(outcomes.get(row.jobId), row) : null,
     attempts: row.attempts,
     maxAttempts: row.maxAttempts,
     holder: running && row.lockedBy ? drillWorkerOf(row.lockedBy) : null,
@@ -170,7 +175,7 @@ function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, 'rev
 export function rebuild(
   rows: readonly HistoryRow[],
   leaseMs: number,
-  outcomes: Map<string, 'review' | 'awaiting_approval'>,
+  outcomes: Map<string, ReviewOutcome>,
 ): { jobs: JobSnapshot[]; history: Transition[] } {
   const tracks = new Map<string, JobTrack>();
   const history: Transition[] = [];

@@ -13,13 +13,22 @@ SELECT id FROM ${quoteIdent(schema)}._private_jobs
 WHERE id = $1::bigint AND attempts = $2::int AND locked_by = $3::text AND locked_at < now() - make_interval(secs => $4::float8 / 1000)
 FOR UPDATE`;
 
-/** Locks the job if it is unlocked under epoch `$2`: the state its holder's failJob left it in. */
+/**
+ * Locks the job if it is as its holder's failJob left it: unlocked under epoch
+ * `$2`, and changed by nobody since (its last history entry is `$3`'s, the
+ * holder's connection): a person's reschedule in between is never undone.
+ */
 export const LOCK_RELEASED = (schema: string) => `
-SELECT id FROM ${quoteIdent(schema)}._private_jobs WHERE id = $1::bigint AND attempts = $2::int AND locked_by IS NULL FOR UPDATE`;
+SELECT id FROM ${quoteIdent(schema)}._private_jobs
+WHERE id = $1::bigint AND attempts = $2::int AND locked_by IS NULL
+  AND (SELECT by_app FROM ${quoteIdent(schema)}.qd_history WHERE job_id = $1::bigint ORDER BY seq DESC LIMIT 1) = $3::text
+FOR UPDATE`;
 
 /** Locks the job if it failed for good (unlocked, no attempt left): review, in the drill's words. */
 export const LOCK_REVIEW = (schema: string) => `
-SELECT attempts, key FROM ${quoteIdent(schema)}._private_jobs WHERE id = $1::bigint AND locked_by IS NULL AND attempts >= max_attempts FOR UPDATE`;
+SELECT attempts, key,
+  (SELECT max_attempts FROM ${quoteIdent(schema)}.qd_history WHERE job_id = $1::bigint AND op = 'INSERT' ORDER BY seq LIMIT 1) AS enqueued_max
+FROM ${quoteIdent(schema)}._private_jobs WHERE id = $1::bigint AND locked_by IS NULL AND attempts >= max_attempts FOR UPDATE`;
 
 export const FORCE_UNLOCK = (schema: string) => `SELECT ${quoteIdent(schema)}.force_unlock_workers(ARRAY[$1::text])`;
 
@@ -43,7 +52,7 @@ export async function failForGood(
   await client.query(PERMANENTLY_FAIL(schema), [jobId, reason]);
 }
 
-/** One more attempt, now: max_attempts above the attempts made. */
+/** Runs now, with max_attempts `$2` (the caller's: at least one more attempt). */
 export const RESCHEDULE_ONE_MORE = (schema: string) =>
   `SELECT id FROM ${quoteIdent(schema)}.reschedule_jobs(ARRAY[$1::bigint], run_at => now(), max_attempts => $2::int)`;
 

@@ -51,14 +51,16 @@ function claimOf(row: LockedRow, leaseMs: number): Claim {
 }
 
 /** Frees the dead holder's lock with forceUnlockWorkers, fenced to the one job, epoch and holder; false when it moved on. */
-async function release(ctx: GraphileContext, expired: Claim, to: ExpiredLeaseRelease, by: string): Promise<boolean> {
+async function release(ctx: GraphileContext, expired: Claim, to: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): Promise<boolean> {
   return inTransaction(ctx.pools.get(applicationName('coordinator', by)), async (client) => {
     const found = await client.query(LOCK_EXPIRED(ctx.schema), [expired.jobId, expired.epoch, expired.holder, ctx.leaseMs + ctx.skewMarginMs]);
     if (found.rowCount === 0) return false;
+    // Beside the run, under the expired lease's epoch, while the row is locked: the next holder sees it.
+    if (checkpoint) ctx.saga.append({ jobId: expired.jobId, attempt: expired.attempt, epoch: expired.epoch, holder: by }, checkpoint);
     await client.query(FORCE_UNLOCK(ctx.schema), [expired.holder]);
     if (to.to === 'review') {
       await failForGood(client, ctx.schema, expired.jobId, expired.epoch, to.reason);
-      await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [expired.jobId, 'review']);
+      await client.query(RECORD_REVIEW_OUTCOME(ctx.schema), [expired.jobId, 'review', expired.epoch]);
     }
     return true;
   });
@@ -80,12 +82,7 @@ export function takeoverOps(ctx: GraphileContext): TakeoverOps {
         ]);
     },
     expiredLeases: () => lockedLongerThan(ctx.leaseMs + ctx.skewMarginMs),
-    async releaseExpired(expired, to, by, checkpoint?: TxEntry) {
-      if (!(await release(ctx, expired, to, by))) return false;
-      // Beside the run, after the release committed: under the expired lease's epoch, as the reference writes it.
-      if (checkpoint) ctx.saga.append({ jobId: expired.jobId, attempt: expired.attempt, epoch: expired.epoch, holder: by }, checkpoint);
-      return true;
-    },
+    releaseExpired: (expired, to, by, checkpoint?: TxEntry) => release(ctx, expired, to, by, checkpoint),
     // graphile's own upkeep: the sweep of locks older than 4 hours, done through the same admin function.
     async maintain() {
       let moved = 0;

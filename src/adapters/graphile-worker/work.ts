@@ -44,7 +44,8 @@ export async function work(ctx: GraphileContext, handler: DeliveryHandler, optio
     logger: graphileLogger((level, message) => options.log({ event: 'graphile', level, message })),
     taskList: { [DRILL_TASK]: drillTask(ctx, handler, options, settled) },
   };
-  const runner = await run(runnerOptions);
+  // No cron items: run() would otherwise read a `crontab` file from the working directory.
+  const runner = await run(runnerOptions, undefined, []);
   runner.events.on('job:complete', ({ job }: { job: Job }) => {
     const ended = settled.get(String(job.id));
     settled.delete(String(job.id));
