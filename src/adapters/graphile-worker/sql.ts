@@ -56,8 +56,9 @@ export async function failForGood(
 export const RESCHEDULE_ONE_MORE = (schema: string) =>
   `SELECT id FROM ${quoteIdent(schema)}.reschedule_jobs(ARRAY[$1::bigint], run_at => now(), max_attempts => $2::int)`;
 
+/** The outcome a review was given (review, or awaiting a person's approval), under the epoch it was given at. */
 export const RECORD_REVIEW_OUTCOME = (schema: string) =>
-  `INSERT INTO ${quoteIdent(schema)}.qd_review (job_id, outcome) VALUES ($1::bigint, $2::text)`;
+  `INSERT INTO ${quoteIdent(schema)}.qd_review (job_id, outcome, epoch) VALUES ($1::bigint, $2::text, $3::int)`;
 
 /** Jobs locked longer than `$1` ms: by the drill's assumption, their workers are dead. */
 export const LOCKED_LONGER_THAN = (schema: string) => `
