@@ -28,9 +28,9 @@ const VARIANTS = [
 describe('QUEUE_IMPLS', () => {
   it('lists the sound queues first (the reference, on SQLite and on PostgreSQL), then the queue sketch as written and every broken variant, each once, in kebab-case', () => {
     const names = QUEUE_IMPLS.map((q) => q.name);
-    expect(names.slice(0, 3)).toEqual(['reference', 'postgres', 'sketch-literal']);
-    expect(names.slice(3)).toEqual(VARIANTS);
-    expect(QUEUE_IMPLS.filter((q) => q.soundness === 'sound').map((q) => q.name)).toEqual(['reference', 'postgres']);
+    expect(names.slice(0, 4)).toEqual(['reference', 'postgres', 'graphile-worker', 'sketch-literal']);
+    expect(names.slice(4)).toEqual(VARIANTS);
+    expect(QUEUE_IMPLS.filter((q) => q.soundness === 'sound').map((q) => q.name)).toEqual(['reference', 'postgres', 'graphile-worker']);
     expect(queueImpl('sqlite').name).toBe('reference');
     expect(queueImpl('seed-literal').name).toBe('sketch-literal');
     expect(new Set(names).size).toBe(names.length);
@@ -51,7 +51,7 @@ describe('QUEUE_IMPLS', () => {
 
   it('refuses a name it does not know, listing the ones it does', () => {
     expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
-    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, sketch-literal, claim-no-transaction/);
+    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, graphile-worker, sketch-literal, claim-no-transaction/);
   });
 
   // Each variant is one mistake in a queue that otherwise works: alone, without a fault, it does its job.
