@@ -3,7 +3,9 @@ import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
 import { dropSchema } from '../postgres/provision.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
+import { connectGraphile } from './connection.js';
 import { fitGraphile } from './fit.js';
+import { graphileSchemaFor, provisionSchema } from './provision.js';
 
 /** The installed graphile-worker's version, from its package. */
 function installedVersion(): string {
@@ -32,8 +34,6 @@ export const graphileAdapter: QueueAdapter = {
   },
   async provision(request) {
     const url = resolvePgUrl(request.servers.pgUrl);
-    // Loaded when used: every process of every drill loads the registry, and graphile-worker takes a while to load.
-    const { graphileSchemaFor, provisionSchema } = await import('./provision.js');
     const schema = graphileSchemaFor(request.runId);
     try {
       await provisionSchema(url, schema, request.runDir);
@@ -53,7 +53,6 @@ export const graphileAdapter: QueueAdapter = {
   },
   async connect(locator, options) {
     await assertPgReachable(resolvePgUrl(options.servers?.pgUrl));
-    const { connectGraphile } = await import('./connection.js');
     return connectGraphile(locator, options);
   },
   fit: (demands) => fitGraphile(demands),
