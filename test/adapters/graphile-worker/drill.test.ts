@@ -28,6 +28,10 @@ import { tempRunDir } from '../../helpers/run-dir.js';
  *  - concurrent-enqueue breaks dedupe-on-enqueue: graphile deletes completed
  *    jobs, so the restarted producer's enqueue of a key whose job is done makes
  *    a second job (job_key dedupes only while the row exists).
+ * At --time-scale 3 (leases 1.2 s, the no-progress watchdog 12 s): graphile has
+ * no heartbeat, so at the shipped 400 ms lease a live worker slowed by a busy
+ * machine is taken for dead and unlocked, and a slow start of its processes
+ * trips the 4 s watchdog; the shape of each scenario is the same.
  * Each schema is kept (--keep) to be read, then dropped.
  */
 
