@@ -11,6 +11,7 @@ import { DoneOnExpiryQueue } from './done-on-expiry/done-on-expiry-queue.js';
 import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
 import { ExhaustedLeftInRetryQueue } from './exhausted-left-in-retry/exhausted-left-in-retry-queue.js';
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
+import { graphileAdapter } from './graphile-worker/graphile-adapter.js';
 import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
@@ -184,6 +185,7 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
   postgresAdapter,
   bullmqAdapter,
   pgBossAdapter,
+  graphileAdapter,
   ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
 ];
 

@@ -1,0 +1,35 @@
+import type { Capabilities } from '../../port/adapter.js';
+
+/*
+ * What graphile-worker 0.16 can show, with the harness's history trigger:
+ * - history: every change of `_private_jobs` is recorded by the database
+ *   (inserts, deletes, and updates of what is judged), with the server's time;
+ *   the actor and worker of each come from the writing connection's
+ *   application_name, which each process of the drill sets for itself (a
+ *   claim's worker is the row's own locked_by). Nothing is the worker's word.
+ * - epoch: `attempts`, raised by get_job at every claim; a write's epoch is
+ *   its writer's last claim (the history has it).
+ * - holder: `locked_by`; the lease end shown is the drill's assumption
+ *   (locked_at + lease_ms), graphile having no lease.
+ * - review: a job at attempts >= max_attempts is never claimed again, nor
+ *   touched by graphile's sweep (which only clears locks) or by an enqueue
+ *   under unsafe_dedupe; only an admin call (rescheduleJobs) moves it.
+ */
+export const GRAPHILE_CAPABILITIES: Capabilities = {
+  evidence: {
+    history: true,
+    refusals:
+      'graphile-worker refuses no stale write: completeJob deletes the job by id whoever holds it, ' +
+      "and failJob's holder check ignores a mismatch silently; nothing records either",
+    epoch: true,
+    holder: true,
+    digest: 'graphile-worker deletes a completed job and keeps no result: there is nowhere to store the verified digest',
+    review: true,
+    'retry-policy':
+      "graphile-worker's retry delay is fixed in its SQL, exp(least(attempts, 10)) seconds after the failure, with no jitter: " +
+      "not a doubling with a cap and jitter, so the drill's retry policy cannot be set or declared (the delays are in the history)",
+  },
+  sagaStore: 'beside-the-run',
+  takeover: 'coordinator',
+  clock: 'server',
+};
