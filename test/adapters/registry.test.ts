@@ -55,7 +55,9 @@ describe('QUEUE_IMPLS', () => {
 
   it('refuses a name it does not know, listing the ones it does', () => {
     expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
-    expect(() => queueImpl('no-such-queue')).toThrow(/known: reference, postgres, bullmq, pg-boss, graphile-worker, sketch-literal, claim-no-transaction/);
+    expect(() => queueImpl('no-such-queue')).toThrow(
+      /known: reference, postgres, bullmq, pg-boss, graphile-worker, sketch-literal, claim-no-transaction/,
+    );
   });
 
   // Each variant is one mistake in a queue that otherwise works: alone, without a fault, it does its job.

@@ -20,7 +20,9 @@ describe('--time-scale', () => {
         const before = a.pointFaults[i]!.arg as { ms?: number } | undefined;
         if (before?.ms !== undefined) expect((fault.arg as { ms: number }).ms).toBe(before.ms * 3);
       });
-      b.workers.forEach((w, i) => expect(w.clockSkewMs).toBe(a.workers[i]!.clockSkewMs * 3));
+      b.workers.forEach((w, i) => {
+        expect(w.clockSkewMs).toBe(a.workers[i]!.clockSkewMs * 3);
+      });
     }
     const paused = tripled[0]!.pointFaults.find((f) => f.action === 'pause');
     expect(paused, 'zombie-complete pauses a worker').toBeDefined();

@@ -1,6 +1,7 @@
 import { EnqueueError, type EnqueueRequest, type EnqueueResult } from '../../port/adapter.js';
 import { DRILL_TASK, type GraphileContext, utilsFor } from './context.js';
 import { applicationName } from './identity.js';
+import { JOB_KEY_MODE } from './job-key-mode.js';
 
 /*
  * Enqueue is graphile's addJob with jobKey = the idempotency key and
@@ -14,9 +15,6 @@ import { applicationName } from './identity.js';
  * two answers apart: 0 is the insert, more is a job that was there (graphile
  * itself wakes its workers only at 0).
  */
-
-/** The jobKeyMode the adapter enqueues with (written into the report's mapping). */
-export const JOB_KEY_MODE = 'unsafe_dedupe';
 
 /** Whether the server answered with an error (the statement certainly rolled back) rather than the connection failing. */
 function serverRefused(error: unknown): boolean {

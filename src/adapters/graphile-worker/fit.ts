@@ -1,5 +1,5 @@
 import type { DrillDemands, DrillFit } from '../../port/adapter.js';
-import { JOB_KEY_MODE } from './enqueue.js';
+import { JOB_KEY_MODE } from './job-key-mode.js';
 
 /** graphile keeps max_attempts in a smallint. */
 const MAX_ATTEMPTS_LIMIT = 32_767;

@@ -3,9 +3,7 @@ import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
 import { dropSchema } from '../postgres/provision.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
-import { connectGraphile } from './connection.js';
 import { fitGraphile } from './fit.js';
-import { graphileSchemaFor, provisionSchema } from './provision.js';
 
 /** The installed graphile-worker's version, from its package. */
 function installedVersion(): string {
@@ -33,6 +31,8 @@ export const graphileAdapter: QueueAdapter = {
     await assertPgReachable(resolvePgUrl(servers.pgUrl));
   },
   async provision(request) {
+    // graphile-worker loads only here and in connect: every process of every drill reads this registry, and most never use it.
+    const { graphileSchemaFor, provisionSchema } = await import('./provision.js');
     const url = resolvePgUrl(request.servers.pgUrl);
     const schema = graphileSchemaFor(request.runId);
     try {
@@ -53,6 +53,7 @@ export const graphileAdapter: QueueAdapter = {
   },
   async connect(locator, options) {
     await assertPgReachable(resolvePgUrl(options.servers?.pgUrl));
+    const { connectGraphile } = await import('./connection.js');
     return connectGraphile(locator, options);
   },
   fit: (demands) => fitGraphile(demands),

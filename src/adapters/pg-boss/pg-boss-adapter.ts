@@ -1,10 +1,8 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, resolvePgUrl } from '../postgres/connection.js';
-import { connectPgBoss } from './connection.js';
 import { fitPgBoss } from './fit.js';
 import { pgBossRetryPolicy } from './mapping.js';
-import { provisionPgBoss } from './provision.js';
 
 /** The installed pg-boss's version, from its own package.json. */
 function pgBossVersion(): string {
@@ -49,8 +47,9 @@ export const pgBossAdapter: QueueAdapter = {
   async preflight(servers) {
     await assertPgReachable(resolvePgUrl(servers.pgUrl));
   },
-  provision: (request) => provisionPgBoss(request),
-  connect: (locator, options) => connectPgBoss(locator, options),
+  // pg-boss loads only here and in connect: every process of every drill reads this registry, and most never use it.
+  provision: async (request) => (await import('./provision.js')).provisionPgBoss(request),
+  connect: async (locator, options) => (await import('./connection.js')).connectPgBoss(locator, options),
   retryPolicyFor: pgBossRetryPolicy,
   fit: (demands) => fitPgBoss(demands),
 };
