@@ -39,46 +39,32 @@ describe('a scenario its queue refused', () => {
     }
   });
 
+  /** The report of a drill of this one scenario, with the exit code given. */
+  const reportOf = (exitCode: 0 | 1) => ({
+    version: REPORT_VERSION,
+    tool: 'queue-drill' as const,
+    toolVersion: '0.0.0',
+    command: 'queue-drill run',
+    file: 'scenarios.yaml',
+    queue: 'reference',
+    seed: 1,
+    timeScale: 1,
+    startedAt: '2026-12-01T10:00:00.000Z',
+    finishedAt: '2026-12-01T10:00:01.000Z',
+    durationMs: 1000,
+    exitCode,
+    summary: summarize([entry]),
+    scenarios: [entry],
+  });
+
   it('makes a report the schema accepts, with an exit code that is not success when nothing ran', () => {
-    const summary = summarize([entry]);
-    const report = {
-      version: REPORT_VERSION,
-      tool: 'queue-drill',
-      toolVersion: '0.0.0',
-      command: 'queue-drill run',
-      file: 'scenarios.yaml',
-      queue: 'reference',
-      seed: 1,
-      timeScale: 1,
-      startedAt: '2026-12-01T10:00:00.000Z',
-      finishedAt: '2026-12-01T10:00:01.000Z',
-      durationMs: 1000,
-      exitCode: 0,
-      summary,
-      scenarios: [entry],
-    } as const;
-    expect(summary.notJudged).toBe(1);
-    expect(DrillReportSchema.safeParse(report).success).toBe(false);
-    expect(DrillReportSchema.safeParse({ ...report, exitCode: 1 }).success).toBe(true);
+    expect(reportOf(1).summary.notJudged).toBe(1);
+    expect(DrillReportSchema.safeParse(reportOf(0)).success).toBe(false);
+    expect(DrillReportSchema.safeParse(reportOf(1)).success).toBe(true);
   });
 
   it('shows the reason in Markdown and as skipped JUnit cases, never as a pass or a failure', () => {
-    const report = DrillReportSchema.parse({
-      version: REPORT_VERSION,
-      tool: 'queue-drill',
-      toolVersion: '0.0.0',
-      command: 'queue-drill run',
-      file: 'scenarios.yaml',
-      queue: 'reference',
-      seed: 1,
-      timeScale: 1,
-      startedAt: '2026-12-01T10:00:00.000Z',
-      finishedAt: '2026-12-01T10:00:01.000Z',
-      durationMs: 1000,
-      exitCode: 1,
-      summary: summarize([entry]),
-      scenarios: [entry],
-    });
+    const report = DrillReportSchema.parse(reportOf(1));
     expect(renderMarkdown(report)).toContain('Not judged: the queue cannot run this scenario as asked.');
     const junit = renderJunit(report);
     expect(junit).not.toContain('<failure');

@@ -1,16 +1,16 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import { withPgClient } from '../postgres/connection.js';
 import { assertSchemaName, quoteIdent } from '../postgres/identifier.js';
+import { runSchemaName } from '../postgres/provision.js';
 import { historySql } from './history-sql.js';
 import { silentLogger } from './logger.js';
 
 /** The file of the saga's checkpoints, in the run directory (graphile's writes cannot share a transaction with them). */
 export const SAGA_FILE = 'saga.sqlite';
 
-const HASH_CHARS = 12;
-const READABLE_CHARS = 18;
+const PREFIX = 'qd_gw_';
+const MAX_NAME = 37;
 
 /**
  * The graphile schema of one drill: `qd_gw_`, the start of the run id made
@@ -19,14 +19,7 @@ const READABLE_CHARS = 18;
  * PostgreSQL cuts such names at 63 characters, with a warning on every start.
  */
 export function graphileSchemaFor(runId: string): string {
-  const hash = createHash('sha256').update(runId).digest('hex').slice(0, HASH_CHARS);
-  const readable = runId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+/, '')
-    .slice(0, READABLE_CHARS)
-    .replace(/_+$/, '');
-  return readable === '' ? `qd_gw_${hash}` : `qd_gw_${readable}_${hash}`;
+  return runSchemaName(runId, PREFIX, MAX_NAME);
 }
 
 /**

@@ -14,15 +14,24 @@ const HASH_CHARS = 12;
  * PostgreSQL's 63 characters.
  */
 export function schemaNameFor(runId: string): string {
+  return runSchemaName(runId, PREFIX, MAX_IDENTIFIER);
+}
+
+/**
+ * A schema name for one drill's run: `prefix`, the run id made readable and a
+ * hash of the whole id, at most `maxLength` characters of [a-z0-9_] (each
+ * queue has its own prefix, and some a tighter limit than PostgreSQL's).
+ */
+export function runSchemaName(runId: string, prefix: string, maxLength: number): string {
   const hash = createHash('sha256').update(runId).digest('hex').slice(0, HASH_CHARS);
-  const room = MAX_IDENTIFIER - PREFIX.length - 1 - HASH_CHARS;
+  const room = maxLength - prefix.length - 1 - HASH_CHARS;
   const readable = runId
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+/, '')
     .slice(0, room)
     .replace(/_+$/, '');
-  return readable === '' ? `${PREFIX}${hash}` : `${PREFIX}${readable}_${hash}`;
+  return readable === '' ? `${prefix}${hash}` : `${prefix}${readable}_${hash}`;
 }
 
 /**
