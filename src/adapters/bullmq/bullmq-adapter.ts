@@ -40,6 +40,7 @@ export const bullmqAdapter: QueueAdapter = {
   capabilities: BULLMQ_CAPABILITIES,
   soundness: 'observed',
   locatorKind: 'name',
+  needs: ['redisUrl'],
   async preflight(servers) {
     const { assertRedisReachable, resolveRedisUrl } = await redisModule();
     await assertRedisReachable(resolveRedisUrl(servers.redisUrl));
