@@ -21,6 +21,11 @@ export class ProducerRelease {
     private readonly timeline: Timeline,
   ) {}
 
+  /** Whether the producers are still starting: not all of them ready, none let go. */
+  get waiting(): boolean {
+    return !this.released && this.producers.length > 0;
+  }
+
   /** Releases the producers if they are all ready and have not been released yet. */
   tend(exited: (name: string) => boolean, now: number): void {
     if (this.released || this.producers.length === 0) return;

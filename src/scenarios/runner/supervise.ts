@@ -63,6 +63,9 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     if (now >= deadline) return 'timeout';
     await drill.processes.tend(now);
     drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
+    // Processes still starting (the producers not all connected yet) are the machine's time, not the queue's: on a
+    // loaded machine a start can take seconds, and the queue cannot make progress before its jobs are enqueued.
+    if (drill.producerRelease.waiting) watchdog.restart(now);
     // One read of the jobs a tick, for the approvals and the rest check alike.
     const read = await outage.read(drill, now);
     if (read === null) {

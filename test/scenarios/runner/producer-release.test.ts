@@ -31,12 +31,16 @@ describe('ProducerRelease', () => {
     const clock = new ManualClock(Date.UTC(2026, 7, 25, 10));
     const timeline = new Timeline(clock);
     const producers = new ProducerRelease(dir, ['p1', 'p2', 'p3'], timeline);
+    expect(producers.waiting).toBe(true);
     signalReady(dir, 'p1');
     signalReady(dir, 'p3');
     producers.tend(never, clock.now());
     expect(readRelease(dir)).toBeUndefined();
+    expect(producers.waiting).toBe(true);
     signalReady(dir, 'p2');
     producers.tend(never, clock.now());
+    // Let go: the supervision loop's watchdog counts from here (not while the producers were still starting).
+    expect(producers.waiting).toBe(false);
     const at = clock.now() + RELEASE_LEAD_MS;
     expect(readRelease(dir)).toBe(at);
     clock.advance(1_000);
