@@ -4,9 +4,9 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../../src/harness/cli-path.js';
 import { checkReport } from '../../../src/report/schema.js';
+import { pgBossSchemasLeft } from '../../adapters/pg-boss/schemas.js';
 import { skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
-import { pgBossSchemasLeft } from './schemas.js';
 
 /*
  * pg-boss drilled through the command line: real child processes, pg-boss's
@@ -33,7 +33,7 @@ afterEach(async () => {
   cleanup = [];
 });
 
-describe.skipIf(skipWithoutPg('the pg-boss drills through the CLI (test/adapters/pg-boss/drill.test.ts)'))(
+describe.skipIf(skipWithoutPg('the pg-boss drills through the CLI (test/selftest/queues/pg-boss-drill.test.ts)'))(
   'pg-boss: drilled from the command line',
   () => {
     it("takes a crashed worker's job back, dedupes racing producers, and lets a zombie complete a job it no longer holds", {
