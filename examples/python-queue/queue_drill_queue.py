@@ -208,7 +208,7 @@ class Child:
         return {"name": NAME, "version": VERSION, "protocol": PROTOCOL,
                 "description": "seed 000's SQLite queue in Python (standard library), built right: leases taken back, "
                                "writes fenced by epoch, refusals recorded, review left only by a person",
-                "capabilities": {"evidence": EVIDENCE, "takeover": "coordinator", "clock": "caller",
+                "capabilities": {"evidence": EVIDENCE, "fencing": True, "takeover": "coordinator", "clock": "caller",
                                  "saga_store": "in-queue"},
                 "ops": sorted(name[3:] for name in dir(self) if name.startswith("op_")),
                 "limits": {"min_lease_ms": 50, "max_attempts": 1000}}

@@ -29,6 +29,8 @@ export interface ContractContext {
   impl: QueueImpl;
   leaseMs: number;
   skewMarginMs: number;
+  /** How long the queue waits before another attempt of a job whose lease ran out (the checks ask for none; some queues keep a floor). */
+  retryDelayMs: number;
   /** This process's connection to a fresh queue made for the check. */
   queue: QueueConnection;
   /**
@@ -45,8 +47,12 @@ export interface ContractContext {
 export interface ContractCheck {
   id: string;
   statement: string;
-  /** The optional parts of the contract the check drives; a queue without one is "not applicable", with the reason. */
-  needs: ReadonlyArray<'manual'>;
+  /**
+   * What the check needs of the queue: the manual claim and settle it drives,
+   * fencing it judges. A queue without one (or that says why it does not keep
+   * it) is "not judged" on the check, with the reason.
+   */
+  needs: ReadonlyArray<'manual' | 'fencing'>;
   /** Resolves when the promise was kept; throws ContractViolation (what broke, with its evidence) when not. */
   run(ctx: ContractContext): Promise<void>;
 }
@@ -78,12 +84,47 @@ export async function oneClaimedJob(ctx: ContractContext, key: string, maxAttemp
 }
 
 /**
+ * Takes back expired leases as the queue's design says it is done, now: the
+ * queue's own upkeep (pg-boss's maintenance, BullMQ's stalled-job check), as
+ * its scheduler would within its interval; or, where a coordinator does it,
+ * what the drill's coordinator does (each expired lease released to retry).
+ * Returns how many jobs it moved.
+ */
+export async function takeBackExpired(ctx: ContractContext): Promise<number> {
+  const takeover = ctx.queue.takeover;
+  if (!takeover) return 0;
+  if (ctx.impl.capabilities.takeover === 'queue') return takeover.maintain();
+  let released = 0;
+  for (const expired of await takeover.expiredLeases()) {
+    const release = { to: 'retry', reason: "lease expired (taken back by the contract check, as the drill's coordinator)" } as const;
+    if (await takeover.releaseExpired(expired, release, 'contract-coordinator')) released++;
+  }
+  return released;
+}
+
+/**
  * Makes a held lease run out: forced where the queue lets a test do it (so a check
  * about fencing is not about lease lengths), else by letting the lease's time pass.
  */
 export async function expireLease(ctx: ContractContext, jobId: string): Promise<void> {
   if (ctx.queue.takeover) await ctx.queue.takeover.expireLease(jobId);
   else await ctx.passTime(ctx.leaseMs + ctx.skewMarginMs + 50);
+}
+
+/**
+ * Claims as `workerId` a job whose lease ran out: at once where claim takes
+ * expired leases back; else after they are taken back where the queue's design
+ * does it (takeBackExpired); and where the queue then makes the job wait out a
+ * retry delay (pg-boss's floor is a second), after that delay.
+ */
+export async function claimTakenBack(ctx: ContractContext, workerId: string): Promise<Claim | null> {
+  const manual = manualOf(ctx);
+  const claim = await manual.claim(workerId);
+  if (claim !== null) return claim;
+  const taken = (await takeBackExpired(ctx)) > 0 ? await manual.claim(workerId) : null;
+  if (taken !== null || ctx.retryDelayMs === 0) return taken;
+  await ctx.passTime(ctx.retryDelayMs + 50);
+  return manual.claim(workerId);
 }
 
 /** A verified result's digest, for checks that complete a job. */

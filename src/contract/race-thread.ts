@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
-import type { ServerSettings } from '../port/adapter.js';
+import type { RetryDelayPolicy, ServerSettings } from '../port/adapter.js';
 import type { RaceOp, RaceResult } from './check.js';
 
 /** What a racing thread is told: which queue, where, on which clock, what to do, and when to start. */
@@ -15,6 +15,7 @@ export interface RaceTask {
   offsetMs: number;
   leaseMs: number;
   skewMarginMs: number;
+  retryDelay: RetryDelayPolicy;
   op: RaceOp;
   thread: number;
   /** Epoch milliseconds: every thread starts here, so they really race. */
@@ -32,6 +33,7 @@ const queue = await connectQueue(queueImpl(task.queue), task.locator, {
   random: seededRandom(task.thread),
   leaseMs: task.leaseMs,
   skewMarginMs: task.skewMarginMs,
+  retryDelay: task.retryDelay,
   servers: task.servers,
 });
 try {

@@ -29,6 +29,13 @@ export interface Capabilities {
    * SQLite file), fenced by the epoch.
    */
   sagaStore: 'in-queue' | 'beside-the-run';
+  /**
+   * Whether a stale holder's write is refused (its lease expired and the job
+   * was claimed again: its complete, fail or renewal changes nothing): true,
+   * or why not ("complete matches any active job by id"). A queue that says
+   * why not is not judged by the contract's stale-write check.
+   */
+  fencing: true | string;
   /** Who takes a dead holder's job back: the drill's coordinator (through `takeover`), or the queue's own machinery. */
   takeover: 'coordinator' | 'queue';
   /** Whose clock leases and delays run on: the caller's (ConnectOptions.clock, so a test can move it), or the queue's server. */

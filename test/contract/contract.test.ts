@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { queueImpl } from '../../src/adapters/registry.js';
 import { CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
-import { runContract } from '../../src/contract/run-contract.js';
+import { contractLease, runContract } from '../../src/contract/run-contract.js';
+import type { DrillDemands } from '../../src/port/adapter.js';
 import { skipWithoutPg } from '../helpers/postgres.js';
 
 /*
@@ -47,8 +48,40 @@ describe('the adapter contract', () => {
     expect(results.find((r) => r.check === check)?.detail).toMatch(evidence);
   });
 
-  it('the queue sketch as written breaks the lease promises', async () => {
+  // Its claim never takes an expired lease back, but it leaves that to a coordinator (as the reference does), whose
+  // part the checks play: what is left is the write a lost lease lets through. (Without a coordinator its
+  // mistake is caught by the drill: crash-after-claim's job stays running for ever; see variant-catches.)
+  it('the queue sketch as written lets a stale write through', async () => {
     const results = await runContract(queueImpl('sketch-literal'), { servers: {} });
-    expect(results.filter((r) => r.status === 'failed').map((r) => r.check)).toEqual(expect.arrayContaining(['expired-lease-taken-back']));
+    expect(results.filter((r) => r.status === 'failed').map((r) => r.check)).toEqual(['stale-write-refused']);
+  });
+
+  it('judges fencing only on a queue that claims it, and says why not on one that does not', async () => {
+    const reference = queueImpl('reference');
+    const unfenced = { ...reference, capabilities: { ...reference.capabilities, fencing: 'this queue matches writes by job id alone' } };
+    const results = await runContract(unfenced, { servers: {}, only: ['stale-write-refused', 'expired-lease-taken-back'] });
+    expect(results.map((r) => [r.check, r.status, r.detail])).toEqual([
+      ['stale-write-refused', 'not_judged', 'this queue matches writes by job id alone'],
+      ['expired-lease-taken-back', 'passed', null],
+    ]);
+  });
+
+  it("runs on the first lease the queue's fit accepts, or judges nothing, saying why", async () => {
+    const reference = queueImpl('reference');
+    const asked: DrillDemands[] = [];
+    const atLeast = (minMs: number) => ({
+      ...reference,
+      fit: (demands: DrillDemands) => {
+        asked.push(demands);
+        return demands.leaseMs >= minMs ? { ok: true as const, mapping: {} } : { ok: false as const, reason: `lease below ${minMs} ms` };
+      },
+    });
+    expect(await contractLease(atLeast(1_500), {})).toEqual({ ok: true, leaseMs: 2_000, skewMarginMs: 50 });
+    expect(asked.map((d) => d.leaseMs)).toEqual([1_000, 2_000]);
+    // The reference leaves taking leases back to a coordinator: the contract asks for one, as it plays its part.
+    expect(asked[0]).toMatchObject({ coordinator: true, points: [], tools: [] });
+    const none = await runContract(atLeast(60_000), { servers: {} });
+    expect(none.map((r) => r.status)).toEqual(CONTRACT_CHECKS.map(() => 'not_judged'));
+    expect(none[0]!.detail).toBe('no lease up to 5000 ms fits: lease below 60000 ms');
   });
 });

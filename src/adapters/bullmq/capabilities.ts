@@ -22,6 +22,8 @@ export const BULLMQ_CAPABILITIES: Capabilities = {
       "BullMQ records a retry's due time (the delayed event's `delay`, by the worker's clock) but not the delay it chose: " +
       'Redis stamps the entry later, by its own clock, so the delay cannot be read back exactly (the job hash keeps only the last one)',
   },
+  // The lock token: a stale holder's complete, fail or extend is refused ('Missing lock' / 'Lock mismatch').
+  fencing: true,
   sagaStore: 'beside-the-run',
   takeover: 'queue',
   // Lock TTLs run in Redis and delays on the worker's Date.now(): not a clock a test can move.

@@ -29,6 +29,9 @@ export const GRAPHILE_CAPABILITIES: Capabilities = {
       "graphile-worker's retry delay is fixed in its SQL, exp(least(attempts, 10)) seconds after the failure, with no jitter: " +
       "not a doubling with a cap and jitter, so the drill's retry policy cannot be set or declared (the delays are in the history)",
   },
+  fencing:
+    'graphile-worker 0.16 fences no write: completeJob deletes the job by id whoever holds it, ' +
+    "and failJob's holder check skips a mismatch without an error",
   sagaStore: 'beside-the-run',
   takeover: 'coordinator',
   clock: 'server',

@@ -13,6 +13,9 @@ import { settingsFor } from './mapping.js';
 import { takeoverOps } from './takeover.js';
 import { workPgBoss } from './work.js';
 
+// A manual claim polls nothing; the settings' polling interval is pg-boss's floor.
+const MANUAL_POLL_MS = 500;
+
 /**
  * One process's connection to a drill's pg-boss: a pg-boss instance for
  * sending and manual claims (started on first use, never supervising), a
@@ -56,7 +59,7 @@ export async function connectPgBoss(schema: string, options: ConnectOptions): Pr
       return rows[0]?.seq ?? '0';
     },
     saga,
-    manual: manualOps(boss, pool),
+    manual: manualOps(boss, pool, settingsFor(options.leaseMs, options.retryDelay, MANUAL_POLL_MS)),
     takeover: takeoverOps(boss, pool),
     human: humanOps(url, schema, pool, saga),
     async close() {

@@ -37,6 +37,7 @@ export const pgBossAdapter: QueueAdapter = {
       review: true,
       'retry-policy': true,
     },
+    fencing: 'pg-boss 10 fences no write: complete matches any active job by id, fail any job not yet completed, with no token',
     sagaStore: 'beside-the-run',
     takeover: 'queue',
     clock: 'server',

@@ -58,6 +58,10 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
   const takeover = caps.takeover;
   if (takeover !== 'coordinator' && takeover !== 'queue')
     throw new MalformedMessageError(`hello.capabilities.takeover must be "coordinator" or "queue", got ${JSON.stringify(takeover)}`);
+  // Absent: claimed (the contract's stale-write check then judges it); else true or the reason it is not kept.
+  const fencing = caps.fencing ?? true;
+  if (fencing !== true && (typeof fencing !== 'string' || fencing === ''))
+    throw new MalformedMessageError(`hello.capabilities.fencing must be true or a reason (text), got ${JSON.stringify(fencing)}`);
   const clock = caps.clock;
   if (clock !== 'caller' && clock !== 'server')
     throw new MalformedMessageError(`hello.capabilities.clock must be "caller" or "server", got ${JSON.stringify(clock)}`);
@@ -77,6 +81,7 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
     // In the child's store only if it says so and answers every saga op; else in the drill's file beside the run.
     capabilities: {
       evidence,
+      fencing,
       sagaStore: caps.saga_store === 'in-queue' && OPTIONAL_PARTS.saga.every((op) => ops.has(op)) ? 'in-queue' : 'beside-the-run',
       takeover,
       clock,

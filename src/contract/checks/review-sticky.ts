@@ -10,7 +10,7 @@ export const reviewStickyCheck: ContractCheck = {
     const review = await manual.review(held, 'a person must look at this');
     expectThat(review.ok, () => `the holder's review was refused: ${review.ok ? '' : review.refused}`);
     // Longer than any lease or retry delay of the check: a queue that empties review on a timer shows it here.
-    await ctx.passTime(3 * (ctx.leaseMs + ctx.skewMarginMs));
+    await ctx.passTime(3 * (ctx.leaseMs + ctx.skewMarginMs) + ctx.retryDelayMs);
     const again = await manual.claim('w2');
     expectThat(again === null, () => `job ${again?.jobId} left review without a person: claimed again by w2 (attempt ${again?.attempt})`);
     const job = (await ctx.queue.snapshot()).jobs.find((j) => j.id === held.jobId);

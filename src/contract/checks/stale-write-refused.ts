@@ -1,14 +1,14 @@
-import { CONTRACT_DIGEST, type ContractCheck, expectThat, expireLease, oneClaimedJob } from '../check.js';
+import { CONTRACT_DIGEST, type ContractCheck, claimTakenBack, expectThat, expireLease, oneClaimedJob } from '../check.js';
 
 /** A stale holder's write is refused (and recorded, where the queue keeps refusals): its lease expired and the job was claimed again. */
 export const staleWriteRefusedCheck: ContractCheck = {
   id: 'stale-write-refused',
   statement: "a stale holder's write is refused, changes nothing, and is recorded where the queue keeps refusals",
-  needs: ['manual'],
+  needs: ['manual', 'fencing'],
   async run(ctx) {
     const { manual, claim: stale } = await oneClaimedJob(ctx, 'contract-stale');
     await expireLease(ctx, stale.jobId);
-    const current = await manual.claim('w2');
+    const current = await claimTakenBack(ctx, 'w2');
     expectThat(
       current !== null && current.jobId === stale.jobId,
       () => `the expired job was not claimed again (got ${current ? `job ${current.jobId}` : 'nothing'})`,

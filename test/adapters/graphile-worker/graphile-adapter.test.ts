@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withPgClient } from '../../../src/adapters/postgres/connection.js';
 import { queueImpl } from '../../../src/adapters/registry.js';
+import { runContract } from '../../../src/contract/run-contract.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import type { DrillDemands, QueueConnection } from '../../../src/port/adapter.js';
@@ -89,5 +90,22 @@ describe.skipIf(skipWithoutPg('the graphile-worker adapter on PostgreSQL (test/a
       expect.objectContaining({ id: first.jobId, key: 'k-1', action: 'sleep', payload: '{"ms":1}', status: 'pending', maxAttempts: 3 }),
     ]);
     expect(history).toEqual([expect.objectContaining({ jobId: first.jobId, from: null, to: 'pending', actor: 'producer' })]);
+  });
+
+  it('the contract: dedupe passes; the checks that need a manual claim, or fencing, are not judged, each with its reason', {
+    timeout: 60_000,
+  }, async () => {
+    const results = await runContract(adapter, { servers: { pgUrl: PG_URL } });
+    expect(results.map((r) => [r.check, r.status])).toEqual([
+      ['enqueue-dedupe', 'passed'],
+      ['single-claim', 'not_judged'],
+      ['stale-write-refused', 'not_judged'],
+      ['expired-lease-taken-back', 'not_judged'],
+      ['attempts-bounded', 'not_judged'],
+      ['review-sticky', 'not_judged'],
+    ]);
+    const reasons = Object.fromEntries(results.map((r) => [r.check, r.detail]));
+    expect(reasons['stale-write-refused']).toBe(adapter.capabilities.fencing);
+    expect(reasons['single-claim']).toBe('graphile-worker offers no manual claim and settle');
   });
 });

@@ -12,6 +12,7 @@ function hello(overrides: Partial<ChildHello> = {}): ChildHello {
     description: 'a queue',
     capabilities: {
       evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true, 'retry-policy': true },
+      fencing: true,
       sagaStore: 'in-queue',
       takeover: 'coordinator',
       clock: 'caller',

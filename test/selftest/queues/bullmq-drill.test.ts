@@ -40,7 +40,13 @@ describe.skipIf(skipWithoutRedis('shipped drills on the bullmq queue (test/adapt
       const single = scenario.invariants.find((i) => i.id === 'single-holder');
       expect(single?.status).toBe('not_judged');
     }
-    const zombieLog = readFileSync(join(run.dir, 'latest', 'zombie-complete', 'w1.1.log'), 'utf8');
+    // The zombie is whichever worker claimed the job first (two workers race for it).
+    const zombieDir = join(run.dir, 'latest', 'zombie-complete');
+    const workerLogs = readdirSync(zombieDir)
+      .filter((name) => /^w\d+\.\d+\.log$/.test(name))
+      .map((name) => readFileSync(join(zombieDir, name), 'utf8'));
+    const zombieLog = workerLogs.find((log) => /"event":"claimed"[^\n]*"attempt":1\b/.test(log));
+    expect(zombieLog, workerLogs.join('\n')).toBeDefined();
     expect(zombieLog).toMatch(/"stored":false,"refused":"(Lock mismatch|Missing lock) for job/);
     // The prefix begins with the scenario's name and the run's stamp, made readable (src/adapters/bullmq/provision.ts).
     const stamp = readdirSync(run.dir).find((name) => name !== 'latest')!;
