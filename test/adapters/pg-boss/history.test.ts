@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pgBossAdapter } from '../../../src/adapters/pg-boss/pg-boss-adapter.js';
 import { connectQueue } from '../../../src/adapters/registry.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import type { Provisioned, QueueConnection } from '../../../src/port/adapter.js';
+import type { Claim } from '../../../src/port/delivery.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 import { pgBossSchemasLeft } from './schemas.js';
@@ -25,9 +27,25 @@ async function freshQueue(name: string): Promise<{ provisioned: Provisioned; que
   cleanup.push(dir.remove);
   const provisioned = await pgBossAdapter.provision({ runDir: dir.dir, runId: `test pg-boss ${name} ${process.pid}`, servers: { pgUrl: PG_URL } });
   cleanup.push(() => provisioned.teardown({ keep: false }));
-  const queue = await connectQueue(pgBossAdapter, provisioned.locator, { clock: systemClock(), random: seededRandom(1), servers: { pgUrl: PG_URL } });
+  // No retry delay asked: pg-boss keeps its floor of a second (set on the queue at the first claim, as a worker does).
+  const queue = await connectQueue(pgBossAdapter, provisioned.locator, {
+    clock: systemClock(),
+    random: seededRandom(1),
+    retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 },
+    servers: { pgUrl: PG_URL },
+  });
   cleanup.push(() => queue.close());
   return { provisioned, queue };
+}
+
+/** Claims as `worker` once a job is ready (a retried one waits out pg-boss's 1 s delay), or null after 5 s. */
+async function claimWhenReady(queue: QueueConnection, worker: string): Promise<Claim | null> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const claim = await queue.manual!.claim(worker);
+    if (claim !== null || Date.now() > deadline) return claim;
+    await sleep(50);
+  }
 }
 
 const path = (events: Array<{ from: string | null; to: string; actor: string }>) => events.map((e) => `${e.from ?? '(new)'}>${e.to}:${e.actor}`);
@@ -56,7 +74,7 @@ describe.skipIf(skipWithoutPg('the pg-boss history trigger (test/adapters/pg-bos
     const { jobId } = await queue.enqueue({ key: 'k2', action: 'sleep', payload: '{}', maxAttempts: 3 });
     const first = await queue.manual!.claim('w1');
     expect(await queue.manual!.retry(first!, 'transient')).toEqual({ ok: true, status: 'retry' });
-    const second = await queue.manual!.claim('w1');
+    const second = await claimWhenReady(queue, 'w1');
     expect(second).toMatchObject({ jobId, attempt: 2, epoch: 2 });
     // One attempt is left, but review sends it to pg-boss's failed state now.
     expect(await queue.manual!.review(second!, 'a person must look')).toEqual({ ok: true, status: 'review' });
