@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { systemClock } from '../kernel/clock.js';
@@ -18,8 +17,8 @@ export interface RaceTask {
   retryDelay: RetryDelayPolicy;
   op: RaceOp;
   thread: number;
-  /** Epoch milliseconds: every thread starts here, so they really race. */
-  startAt: number;
+  /** Every thread blocks here once connected, until all are: then they start at once, so they really race. */
+  gate: SharedArrayBuffer;
 }
 
 /*
@@ -38,8 +37,8 @@ const queue = await connectQueue(queueImpl(task.queue), task.locator, {
 });
 try {
   const result: RaceResult = { thread: task.thread, enqueued: [], claimed: [] };
-  const wait = task.startAt - Date.now();
-  if (wait > 0) await sleep(wait);
+  parentPort!.postMessage({ ready: true });
+  Atomics.wait(new Int32Array(task.gate), 0, 0);
   if (task.op.kind === 'enqueue') {
     for (const key of task.op.keys) result.enqueued.push({ ...(await queue.enqueue({ key, action: 'sleep', payload: '{}', maxAttempts: 3 })), key });
   } else {

@@ -7,30 +7,41 @@ import type { RaceTask } from './race-thread.js';
 /** The compiled thread script: the same relative path from src/contract (tests) and dist/contract (the CLI). */
 const THREAD_SCRIPT = fileURLToPath(new URL('../../dist/contract/race-thread.js', import.meta.url));
 
-/** How long the threads get to connect before they all start at once. */
-const START_AFTER_MS = 400;
-
 /**
  * Runs one task per thread, all starting at one instant, and collects what
- * each did. Real threads, so a queue whose check and act are two steps (a
+ * each did. The instant is a gate, not a time: each thread connects, says it
+ * is ready and blocks on the gate; once every one is ready the gate opens for
+ * all at once (a thread slow to start on a loaded machine would otherwise
+ * begin after the others had finished, and a check-then-act mistake would
+ * not be seen racing). Real threads, so a queue whose check and act are two steps (a
  * look-up, then a write) is seen racing with itself as separate processes
  * would make it race; every thread is waited for, and a failed one fails the race.
  */
-export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'startAt' | 'thread'>>, env: Readonly<Record<string, string>>): Promise<RaceResult[]> {
-  const startAt = Date.now() + START_AFTER_MS;
+export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'gate' | 'thread'>>, env: Readonly<Record<string, string>>): Promise<RaceResult[]> {
+  const gate = new SharedArrayBuffer(4);
+  const open = () => {
+    const cell = new Int32Array(gate);
+    Atomics.store(cell, 0, 1);
+    Atomics.notify(cell, 0);
+  };
+  let ready = 0;
   const runs = tasks.map(
     (task, index) =>
       new Promise<RaceResult>((resolve, reject) => {
         const worker = new Worker(THREAD_SCRIPT, {
-          workerData: { ...task, thread: index + 1, startAt } satisfies RaceTask,
+          workerData: { ...task, thread: index + 1, gate } satisfies RaceTask,
           env: { ...process.env, ...env },
         });
         let answer: { ok: true; result: RaceResult } | { ok: false; error: string } | undefined;
-        worker.on('message', (message: typeof answer) => {
-          answer = message;
+        worker.on('message', (message: { ready: true } | NonNullable<typeof answer>) => {
+          if ('ready' in message) {
+            if (++ready === tasks.length) open();
+          } else answer = message;
         });
         worker.on('error', reject);
         worker.on('exit', (code) => {
+          // A thread that ended before the race would hold the others at the gate for ever: let them run and finish.
+          open();
           if (answer?.ok) resolve(answer.result);
           else
             reject(
