@@ -1,7 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
-import { Supervisor } from '../../src/harness/supervisor.js';
+import { type Child, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
@@ -14,6 +15,12 @@ const WORKERS = 4;
 // taken a share, at least 500 - 3 x 150 = 50. The race between them is certain, not merely likely.
 const MAX_JOBS = 150;
 
+/** The end of a child's stdout and stderr, for a failure's message. */
+function logTail(child: Child): string {
+  const tail = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : '(no file)');
+  return `${child.name} (${child.alive ? 'alive' : 'exited'}):\n${tail(child.logFile)}\n${tail(`${child.logFile}.err`)}`;
+}
+
 describe('4 worker processes and 2 producers racing on one SQLite file', () => {
   let cleanup: Array<() => Promise<void> | void> = [];
   afterEach(async () => {
@@ -21,13 +28,16 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
     cleanup = [];
   });
 
-  it(`does each of ${JOBS} jobs exactly once, leaves none running, and leaves no process behind`, async () => {
+  it(`does each of ${JOBS} jobs exactly once, leaves none running, and leaves no process behind`, { timeout: 90_000 }, async () => {
     const run = tempRunDir('multi');
     const supervisor = new Supervisor(run.dir);
     cleanup.push(run.remove, () => supervisor.stopAll());
     const store = join(run.dir, 'queue.db');
     const observer = SqliteQueue.open(store, { clock: systemClock(), random: seededRandom(1) });
     cleanup.push(() => observer.close());
+
+    const claims = (name: string) =>
+      observer.events().filter((e) => e.kind === 'transition' && e.to_status === 'running' && e.worker === name).length;
 
     const started = performance.now();
     // Both producers enqueue the same 500 keys, interleaved with the workers' claims.
@@ -49,14 +59,26 @@ describe('4 worker processes and 2 producers racing on one SQLite file', () => {
         String(i + 1),
       ]),
     );
-    for (const p of producers) expect((await p.exited).exitCode).toBe(0);
-    await waitFor(() => observer.counts().done === JOBS, { timeoutMs: 60_000, what: `${JOBS} jobs done` });
+    for (const p of producers) expect((await p.exited).exitCode, logTail(p)).toBe(0);
+    // A worker that stopped before its cap leaves work the others cannot finish (they stop at theirs): fail at
+    // once, with its log, rather than wait for a deadline that cannot help.
+    const stoppedEarly = () => workers.find((w) => !w.alive && claims(w.name) < MAX_JOBS);
+    await waitFor(
+      () => {
+        const early = stoppedEarly();
+        if (early) throw new Error(`${early.name} stopped after ${claims(early.name)} claims:\n${logTail(early)}`);
+        return observer.counts().done === JOBS;
+      },
+      { timeoutMs: 40_000, what: `${JOBS} jobs done (${JOBS} is more than three workers' caps)` },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}; counts ${JSON.stringify(observer.counts())}\n${workers.map(logTail).join('\n')}`,
+      );
+    });
     const elapsedMs = performance.now() - started;
 
     // A worker that made its MAX_JOBS claims stops on its own: wait for that before the SIGTERM, which would
     // otherwise race its way out. Every other one is still polling, and stops on SIGTERM.
-    const claims = (name: string) =>
-      observer.events().filter((e) => e.kind === 'transition' && e.to_status === 'running' && e.worker === name).length;
     const capped = workers.filter((w) => claims(w.name) === MAX_JOBS);
     for (const w of capped) expect(await w.exited, `${w.name} stops on its own at its cap`).toEqual({ exitCode: 0, signal: undefined });
     await supervisor.stopAll(5_000);
