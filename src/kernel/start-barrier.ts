@@ -49,8 +49,9 @@ export async function awaitRelease(dir: string, options: { clock: Clock; timeout
     await sleep(POLL_MS);
     at = readRelease(dir);
   }
-  const wait = at - options.clock.now();
-  if (wait > 0) await sleep(wait);
+  // A timer may fire a millisecond before the wall clock reaches its instant (timers run on a monotonic clock of
+  // their own), so wait again until the clock says the instant has come.
+  for (let wait = at - options.clock.now(); wait > 0; wait = at - options.clock.now()) await sleep(wait);
   return at;
 }
 
