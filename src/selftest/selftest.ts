@@ -104,9 +104,10 @@ export function catchIn(scenarios: readonly ScenarioReport[], expected: readonly
  * it is not about proves little, and a judge that flags a correct queue is no gate.
  */
 export async function selftest(options: SelftestOptions): Promise<SelftestRow[]> {
-  const impls = (options.impls ?? QUEUE_IMPLS).filter(
-    (q) => q.soundness !== 'observed' && (options.queues.length === 0 || options.queues.includes(q.name)),
-  );
+  const known = (options.impls ?? QUEUE_IMPLS).filter((q) => q.soundness !== 'observed');
+  // The queues named run in the order named (the rows read as the command was written); none named: all, in the registry's order.
+  const impls =
+    options.queues.length === 0 ? known : options.queues.flatMap((name) => known.filter((q) => q.name === name || q.aliases?.includes(name)));
   const rows: SelftestRow[] = [];
   for (const impl of impls) {
     if (options.signal.aborted) break;
