@@ -4,12 +4,14 @@ import { execa, type Options, type ResultPromise } from 'execa';
 import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
 import { CLI_PATH } from './cli-path.js';
+import { reaperEnv } from './reaper.js';
 
 /*
  * Owns every child process of a drill. Each child runs in its own process group
  * (detached), so a kill reaches whatever it started too; stopAll() escalates
- * SIGTERM to SIGKILL; and a last-resort 'exit' handler SIGKILLs any group still
- * alive, so no child outlives its parent, however the parent ends.
+ * SIGTERM to SIGKILL; a last-resort 'exit' handler SIGKILLs any group still
+ * alive; and where no handler can run (the parent SIGKILLed), the reaper
+ * (./reaper.ts) does it: no child outlives its parent, however the parent ends.
  *
  * A child spawned with `control` also gets a failpoint control channel: one
  * extra stdio 'pipe' at fd 3 (a Unix socketpair; see src/faults/failpoint.ts
@@ -85,15 +87,16 @@ export class Supervisor {
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
     const script = options.script ?? CLI_PATH;
     const common = { detached: true, cleanup: false, reject: false } as const;
+    const env = { ...this.env, ...reaperEnv() };
     const execaOptions: Options = options.control
       ? {
           ...common,
           stdio: ['ignore', { file: logFile }, { file: `${logFile}.err` }, 'pipe'],
           // The controller reads the channel; execa must not collect it as output too.
           buffer: { fd3: false },
-          env: { ...this.env, [CONTROL_FD_ENV]: String(CONTROL_FD) },
+          env: { ...env, [CONTROL_FD_ENV]: String(CONTROL_FD) },
         }
-      : { ...common, env: { ...this.env }, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
+      : { ...common, env, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
     const subprocess: ResultPromise<Options> = execa(process.execPath, [script, ...args], execaOptions);
     const pid = subprocess.pid;
     if (pid === undefined) throw new Error(`could not start ${name}: ${args.join(' ')}`);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import type { DrillReport } from '../../src/report/schema.js';
+import { processesMentioning } from '../helpers/processes.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -37,20 +38,6 @@ function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' });
-}
-
-/** Every live process whose command line mentions `text`. */
-function processesMentioning(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 describe('a drill whose machine is paused', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,33 +6,10 @@ import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { EVIDENCE_KINDS, INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { checkReport, type DrillReport, REPORT_VERSION } from '../../src/report/schema.js';
+import { isStopped, processesMentioning } from '../helpers/processes.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
-
-/** Every live process whose command line mentions `text` (the drill's own run directory). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
-
-/** Whether process `pid` is stopped (SIGSTOP): state T in /proc/PID/stat, after the command name in parentheses. */
-function isStopped(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
-  } catch {
-    return false;
-  }
-}
 
 /** The newest report.json under `out`, which must validate against the report schema. */
 function latestReport(out: string): DrillReport {

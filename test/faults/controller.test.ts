@@ -6,6 +6,7 @@ import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { type Child, type ControlFactory, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { seededRandom } from '../../src/kernel/random.js';
+import { procState } from '../helpers/processes.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 
 // Real children (test/fixtures/failpoint-child.mjs, running dist/faults/failpoint.js:
@@ -33,16 +34,6 @@ function lines(child: Child): Line[] {
 
 const texts = (child: Child): string[] => lines(child).map((l) => l.text);
 const steps = (child: Child): string[] => texts(child).filter((t) => !/^(start|tick|gtick|grandchild)\b/.test(t));
-
-/** The scheduler state of a process (R, S, T for stopped, ...), or undefined once it is gone. */
-function procState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
 
 const activeTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
