@@ -76,7 +76,7 @@ describe('a harness killed with SIGKILL', () => {
         // Everything under the harness, however deep (a queue's own child processes included), and the reaper.
         const before = descendantsOf(harness.pid!);
         if (c.grandchild) expect(before.map(describeProcess).join('\n')).toContain(c.grandchild);
-      harness.kill('SIGKILL');
+        harness.kill('SIGKILL');
         await harness;
         const killedAt = Date.now();
         const left = () => [...new Set([...before, ...processesMentioning(run.dir)])].filter(isRunning);
