@@ -1,3 +1,4 @@
+import { describeReproduction } from '../report/reproduction-line.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
 
@@ -24,9 +25,12 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     ...report.nothingJudged,
     ...(report.error ? [report.error] : []),
   ];
+  // A replay says whether it reproduced, pass or fail: a replay that passed where the original failed did not.
+  const reproduction = report.reproduction ? `\n        ${describeReproduction(report.reproduction)}` : '';
   return (
     `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ` +
-    `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}`
+    `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}` +
+    `${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}${reproduction}`
   );
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
+import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { runJudged } from '../scenarios/run-judged.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
@@ -59,6 +60,12 @@ export async function runSchedule(
 }
 
 /** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */
+/** The replay's ` --expect-broken a,b` for a run that broke invariants, else nothing. */
+export function expectBrokenFlag(report: ScenarioReport): string {
+  const ids = brokenInvariants(report);
+  return ids.length > 0 ? ` --expect-broken ${ids.join(',')}` : '';
+}
+
 export function broken(report: ScenarioReport): string[] {
   return [...report.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
 }
@@ -117,16 +124,17 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       name,
       `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`,
     );
-    writeFileSync(file, `# Replay: queue-drill run ${file} --seed ${seed} --queue ${options.queue}\n${stringify(exploreFile([scenario]))}`);
-    // Judge the shrunk schedule once more, as its replay will.
+    // Judge the shrunk schedule once more, as its replay will: what it breaks is what the replay must reproduce.
     const report = await runSchedule(schedule, options, join(options.out, `counterexample-lane${index + 1}`), seed);
+    const replay = `queue-drill run ${file} --seed ${seed} --queue ${options.queue}${expectBrokenFlag(report)}`;
+    writeFileSync(file, `# Replay: ${replay}\n${stringify(exploreFile([scenario]))}`);
     counterexamples.push({
       lane: index + 1,
       seed,
       schedule,
       faults: schedule.faults.length,
       file,
-      replay: `queue-drill run ${file} --seed ${seed} --queue ${options.queue}`,
+      replay,
       broken: broken(report),
       shrinks: details.numShrinks,
     });

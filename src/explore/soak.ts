@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
 import { coverSchedules } from './cover.js';
-import { broken, runSchedule } from './explore.js';
+import { broken, expectBrokenFlag, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
 
@@ -91,7 +91,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
       }
       // The judged scenario beside the run's logs: what broke, its evidence and its timeline, to find the cause.
       writeFileSync(join(runDir, 'scenario-report.json'), `${JSON.stringify(report, null, 2)}\n`);
-      violations.push(writeViolation(options, schedules[index]!, { run, seed, broken: found, runDir }));
+      violations.push(writeViolation(options, schedules[index]!, { run, seed, broken: found, runDir }, report));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, options.runs)) }, () => lane()));
@@ -115,9 +115,10 @@ function writeViolation(
   options: SoakOptions,
   schedule: Schedule,
   found: { run: number; seed: number; broken: string[]; runDir: string },
+  report: ScenarioReport,
 ): SoakViolation {
   const file = join(options.out, `violation-run${found.run}.yaml`);
-  const replay = `queue-drill run ${file} --seed ${found.seed} --queue ${options.queue}`;
+  const replay = `queue-drill run ${file} --seed ${found.seed} --queue ${options.queue}${expectBrokenFlag(report)}`;
   const scenario = scheduleScenario(schedule, `soak-run${found.run}`, `run ${found.run} of a soak of ${options.queue} (seed ${options.seed})`);
   writeFileSync(file, `# Replay: ${replay}\n# Broke: ${found.broken.join(', ')}\n${stringify(exploreFile([scenario]))}`);
   return { ...found, faults: schedule.faults.length, file, replay };

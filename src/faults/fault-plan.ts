@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { InputError } from '../kernel/errors.js';
-import { type Random, seededRandom } from '../kernel/random.js';
+import type { Random } from '../kernel/random.js';
 import { FAULT_ACTION_NAMES, type FaultActionName, type PointFaultActionSpec, pointFaultAction } from './actions/index.js';
 import { type FailpointContext, type FailpointName, isFailpointName } from './points.js';
 
@@ -17,9 +18,15 @@ import { type FailpointContext, type FailpointName, isFailpointName } from './po
  * rules. Unlike fail-rs's `cnt` (at most N fires), `first` bounds hits: with
  * `probability`, each of the first N hits fires with chance p.
  *
- * Each rule draws from its own stream, split off the given Random in rule
- * order at construction, so one rule's draws do not shift when another rule's
- * hits change. Same rules, same seed, same sequence of hits: same decisions.
+ * A probability is drawn from a hash of the rule's seed (split off the given
+ * Random in rule order at construction) and what the hit is about: its point,
+ * its job (by key), attempt, step and tool, the process for a hit that is not
+ * about a claimed job (a producer's enqueue), and how many times this very
+ * hit has come before. Never from the order hits arrive in, which the OS
+ * decides when several workers race: a replay decides the same for each hit,
+ * whichever worker reached it first, and one rule's draws do not shift when
+ * another rule's hits change. (`first` still counts hits in the order they
+ * arrive: "the first N" is an order.)
  */
 
 export type { FaultActionName, PointFaultActionSpec } from './actions/index.js';
@@ -72,7 +79,10 @@ export class FaultPlanError extends InputError {
 interface RuleState {
   rule: FaultRule;
   action: PointFaultActionSpec;
-  random: Random;
+  /** The rule's own seed for its draws. */
+  seed: number;
+  /** How many times each hit (by its identity) has come so far. */
+  seen: Map<string, number>;
   hits: number;
   fires: number;
 }
@@ -90,7 +100,8 @@ export class FaultPlan {
       return {
         rule,
         action: pointFaultAction(rule.action)!.resolve(rule.arg, rule) as PointFaultActionSpec,
-        random: seededRandom(Math.floor(random.next() * 2 ** 32)),
+        seed: Math.floor(random.next() * 2 ** 32),
+        seen: new Map(),
         hits: 0,
         fires: 0,
       };
@@ -100,13 +111,16 @@ export class FaultPlan {
   /** Counts the hit for every matching rule and returns the first that fires, or null: continue. */
   decide(context: FailpointContext): FaultDecision | null {
     let decision: FaultDecision | null = null;
+    const identity = hitIdentity(context);
     for (const state of this.states) {
       if (!matches(state.rule, context)) continue;
       state.hits++;
+      const occurrence = (state.seen.get(identity) ?? 0) + 1;
+      state.seen.set(identity, occurrence);
       if (decision !== null) continue;
       const { first, probability } = state.rule;
       if (first !== undefined && state.hits > first) continue;
-      if (probability !== undefined && !(state.random.next() < probability)) continue;
+      if (probability !== undefined && !(draw(state.seed, identity, occurrence) < probability)) continue;
       state.fires++;
       decision = { rule: state.rule, action: state.action };
     }
@@ -155,6 +169,30 @@ function matches(rule: FaultRule, context: FailpointContext): boolean {
     (where.jobId === undefined || where.jobId === context.jobId) &&
     (where.jobKey === undefined || where.jobKey === jobKeyOf(context))
   );
+}
+
+/**
+ * What a hit is about, in words that do not depend on timing: the point, the
+ * job by its key (ids follow the order of enqueues, which racing producers
+ * decide), the attempt, step, tool and idempotency key; the process only for a
+ * hit outside a claimed job (two producers enqueuing one key are two hits),
+ * since which worker claims a job is the OS's choice.
+ */
+export function hitIdentity(context: FailpointContext): string {
+  return JSON.stringify([
+    context.point,
+    jobKeyOf(context) ?? context.jobId ?? null,
+    context.attempt ?? null,
+    context.step ?? null,
+    context.tool ?? null,
+    context.key ?? null,
+    context.attempt === undefined ? context.worker : null,
+  ]);
+}
+
+/** A number in [0, 1) from the rule's seed, the hit's identity and how many times that hit has come (1 the first). */
+function draw(seed: number, identity: string, occurrence: number): number {
+  return createHash('sha256').update(`${seed}\0${identity}\0${occurrence}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /** The key of the job a hit is about: a producer about to enqueue names it by `key` (src/producer/produce-plans.ts). */

@@ -1,3 +1,4 @@
+import { describeReproduction } from './reproduction-line.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './schema.js';
 
@@ -168,7 +169,8 @@ function queueSettings(scenario: ScenarioReport, out: string[]): void {
     out.push(`The queue's own options, as its adapter set them: ${settings.map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}.`, '');
 }
 
-function details(scenario: ScenarioReport, label: string, out: string[]): void {
+/** The opening of a scenario's details: its summary line, queue, seed and run, and whether it reproduced a failing run. */
+function detailsOpening(scenario: ScenarioReport, label: string, out: string[]): void {
   const holding = scenario.invariants.filter((v) => v.status === 'held').length;
   const notJudged = scenario.invariants.filter((v) => v.status === 'not_judged').length;
   const judgedLine =
@@ -185,6 +187,11 @@ function details(scenario: ScenarioReport, label: string, out: string[]): void {
       `run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
     '',
   );
+  if (scenario.reproduction) out.push(`**A replay of a failing run:** ${text(describeReproduction(scenario.reproduction))}.`, '');
+}
+
+function details(scenario: ScenarioReport, label: string, out: string[]): void {
+  detailsOpening(scenario, label, out);
   queueSettings(scenario, out);
   if (scenario.invariants.length > 0) {
     out.push('#### Invariants', '', row(['Invariant', 'Holds', 'Statement', 'Evidence']), row(['---', '---', '---', '---']));

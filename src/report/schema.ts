@@ -31,9 +31,11 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * queue could not run as asked (a lease below its minimum) is `not_judged`,
  * with the queue's reason in `notJudged`; `queueSettings` holds the queue's own
  * options the adapter set from the scenario; the summary counts not judged
- * scenarios; `timeScale` says by how much every duration was stretched.
+ * scenarios; `timeScale` says by how much every duration was stretched. 5: a
+ * failing scenario's `replay` names the invariants it broke (`--expect-broken`),
+ * and a run given them says in `reproduction` whether it broke the same.
  */
-export const REPORT_VERSION = 4;
+export const REPORT_VERSION = 5;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
 export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'error'] as const;
@@ -163,7 +165,15 @@ export const ScenarioReportSchema = z.strictObject({
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
   durationMs: milliseconds(),
   runDir: text(),
-  replay: text().describe('the exact command that replays this scenario'),
+  replay: text().describe('the exact command that replays this scenario (a failing one: with the invariants it broke, --expect-broken)'),
+  reproduction: z
+    .strictObject({
+      expected: z.array(z.enum(INVARIANT_IDS)).describe('the invariants the run being replayed broke (--expect-broken)'),
+      broken: z.array(z.enum(INVARIANT_IDS)).describe('the invariants this run broke'),
+      reproduced: z.boolean().describe('whether this run broke exactly the same invariants'),
+    })
+    .optional()
+    .describe('for a replay given --expect-broken: whether it reproduced the run it replays'),
   faultPoints: z.array(text()),
   faults: z.array(FaultReportSchema),
   worldFaults: z.array(WorldFaultReportSchema),

@@ -1,12 +1,14 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
 import { EXIT } from '../kernel/errors.js';
+import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { allJudgedPassed, summarize } from '../report/verdict.js';
 import { type WrittenReport, writeReport } from '../report/write-report.js';
 import { loadScenarioFile } from './load.js';
+import { withReproduction } from './reproduction.js';
 import { resolveScenarios } from './resolve.js';
 import { runJudged } from './run-judged.js';
 
@@ -29,6 +31,8 @@ export interface DrillOptions {
   keep?: boolean;
   /** Let the restart_server fault restart the queue's server (--restart-servers). */
   restartServers?: boolean;
+  /** The invariants the run being replayed broke (--expect-broken): each scenario's report says whether it broke the same. */
+  expectBroken?: readonly InvariantId[];
   signal: AbortSignal;
   /** The command line as the user typed it, for the report. */
   command: string;
@@ -94,9 +98,9 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
         { servers: options.servers ?? {}, keep: options.keep ?? false, restartServers: options.restartServers ?? false },
         { repeat, replay },
       );
-      results[index] = report;
+      results[index] = withReproduction(report, options.expectBroken);
       completed++;
-      options.onScenario?.({ phase: 'done', report, index: completed, total });
+      options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));

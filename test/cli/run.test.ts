@@ -96,11 +96,27 @@ describe('queue-drill run', () => {
 
     const replay = scenario!.replay.split(' ');
     expect(replay.slice(0, 2)).toEqual(['queue-drill', 'run']);
+    expect(replay.slice(-2), 'the replay names what broke').toEqual(['--expect-broken', broken.join(',')]);
     const again = await execa(process.execPath, [CLI_PATH, ...replay.slice(1), '--out', out], { reject: false, env: { CI: 'true' } });
     expect(again.exitCode).toBe(1);
     const [replayed] = latestReport(out).scenarios;
     expect(replayed!.verdict).toBe('fail');
     expect(replayed!.invariants.filter((v) => v.status === 'broken').map((v) => v.id)).toEqual(broken);
+    expect(replayed!.reproduction).toEqual({ expected: broken, broken, reproduced: true });
+    expect(again.stderr).toContain(`reproduced: the same invariants broke (${broken.join(', ')})`);
+
+    // The same replay on a sound queue breaks nothing, and says it did not reproduce.
+    const sound = await execa(
+      process.execPath,
+      [CLI_PATH, ...replay.slice(1, replay.indexOf('--queue')), ...replay.slice(replay.indexOf('--queue') + 2), '--out', out],
+      {
+        reject: false,
+        env: { CI: 'true' },
+      },
+    );
+    expect(sound.exitCode, sound.stderr).toBe(0);
+    expect(latestReport(out).scenarios[0]!.reproduction).toEqual({ expected: broken, broken: [], reproduced: false });
+    expect(sound.stderr).toContain(`NOT reproduced: the run replayed broke ${broken.join(', ')}; this one broke nothing`);
   });
 
   it('exits 2 with the path and line of every problem in a bad scenarios file', async () => {

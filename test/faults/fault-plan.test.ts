@@ -161,6 +161,59 @@ describe('FaultPlan with probability', () => {
     expect(flakyAmongOthers).toEqual(flakyAlone);
   });
 
+  it('decides each hit by what it is, not by when it came: shuffled, and made by other workers, the same hits get the same decisions', () => {
+    const racing: FaultRule[] = [
+      { id: 'claim', point: 'after_claim', action: 'error', arg: { kind: 'transient' }, probability: 0.4 },
+      { id: 'call', point: 'before_call', action: 'error', arg: { kind: 'transient' }, probability: 0.4 },
+    ];
+    const made = (worker: (n: number) => string) =>
+      Array.from({ length: 60 }, (_, n) =>
+        at(n % 2 === 0 ? 'after_claim' : 'before_call', {
+          worker: worker(n),
+          jobKey: `key-${Math.floor(n / 6)}`,
+          jobId: String(Math.floor(n / 6) + 1),
+          attempt: (Math.floor(n / 2) % 3) + 1,
+          ...(n % 2 === 1 ? { step: 'write' } : {}),
+        }),
+      );
+    const byHit = (hits: FailpointContext[]) => {
+      const fired = decisions(racing, hits, 9);
+      return new Map(hits.map((hit, n) => [JSON.stringify([hit.point, hit.jobKey, hit.attempt, hit.step]), fired[n]]));
+    };
+    const inOrder = made((n) => `w${(n % 3) + 1}`);
+    const shuffle = seededRandom(4);
+    const reordered = made((n) => `w${3 - (n % 3)}`)
+      .map((hit) => ({ hit, order: shuffle.next() }))
+      .sort((a, b) => a.order - b.order)
+      .map(({ hit }) => hit);
+    const expected = byHit(inOrder);
+    expect([...expected.values()].filter((id) => id !== '-').length, 'some fire').toBeGreaterThan(5);
+    expect(byHit(reordered)).toEqual(expected);
+  });
+
+  it('tells two producers enqueuing one key apart: the process is part of a hit outside a claimed job', () => {
+    const rule: FaultRule[] = [{ id: 'p', point: 'enqueue', action: 'crash', probability: 0.5 }];
+    const keys = Array.from({ length: 40 }, (_, n) => `key-${n}`);
+    const p1 = decisions(
+      rule,
+      keys.map((key) => at('enqueue', { worker: 'p1', key })),
+      3,
+    );
+    const p2 = decisions(
+      rule,
+      keys.map((key) => at('enqueue', { worker: 'p2', key })),
+      3,
+    );
+    expect(p1).not.toEqual(p2);
+    // And each producer's decisions do not depend on the other's hits coming first.
+    const both = decisions(
+      rule,
+      keys.flatMap((key) => [at('enqueue', { worker: 'p2', key }), at('enqueue', { worker: 'p1', key })]),
+      3,
+    );
+    expect(both.filter((_, n) => n % 2 === 1)).toEqual(p1);
+  });
+
   it('with first, only the first N hits can fire', () => {
     const limited: FaultRule[] = [{ id: 'p', point: 'after_claim', action: 'crash', probability: 0.5, first: 10 }];
     const fired = decisions(

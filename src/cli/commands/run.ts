@@ -1,4 +1,5 @@
 import { defineCommand } from '../command.js';
+import { parseInvariantList } from '../invariant-list.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill run`: the drill: every scenario on real processes, judged, and a recovery report. */
@@ -32,6 +33,11 @@ export const runCommand = defineCommand({
       default: false,
       describe: "let the restart_server fault restart the queue's server (PostgreSQL, Redis) for everyone on this machine",
     },
+    'expect-broken': {
+      type: 'string',
+      describe:
+        'replaying a failing run: the invariants it broke (comma-separated; its replay command gives them); the report says whether this run broke the same',
+    },
     keep: { type: 'boolean', default: false, describe: "keep each drill's queue (a PostgreSQL schema) instead of dropping it after the run" },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
@@ -48,6 +54,7 @@ export const runCommand = defineCommand({
     const { isTimeScale } = await import('../../scenarios/time-scale.js');
     if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
+    const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     const stop = stopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
     try {
@@ -68,6 +75,7 @@ export const runCommand = defineCommand({
         restartServers: args['restart-servers'],
         servers: serversFromFlags(args),
         keep: args.keep,
+        ...(expectBroken === undefined ? {} : { expectBroken }),
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),
         toolVersion: toolVersion(),
