@@ -1,5 +1,6 @@
 import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { systemClock } from '../kernel/clock.js';
+import { UsageError } from '../kernel/errors.js';
 import { seededRandom } from '../kernel/random.js';
 import type { QueueConnection } from '../port/adapter.js';
 import { type ServerFlags, serversFromFlags } from '../port/servers.js';
@@ -12,5 +13,16 @@ export async function observedQueue(
 ): Promise<QueueConnection> {
   const impl = queueImpl(args.queue);
   if (impl.locatorKind === 'file' && options.mustExist !== false) existingFile(args.store, '--store');
-  return connectQueue(impl, args.store, { clock: systemClock(), random: seededRandom(1), servers: serversFromFlags(args) });
+  try {
+    return await connectQueue(impl, args.store, { clock: systemClock(), random: seededRandom(1), servers: serversFromFlags(args) });
+  } catch (error) {
+    // A file that is not a queue's store (a README, a corrupt or foreign database) is the user's input, not the harness failing.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_A_STORE.has(code))
+      throw new UsageError(`--store ${args.store}: not a ${impl.name} queue store (${(error as Error).message})`, { cause: error });
+    throw error;
+  }
 }
+
+/** The SQLite errors that say a file is not a database this queue can open. */
+const NOT_A_STORE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CANTOPEN']);

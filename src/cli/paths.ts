@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../kernel/errors.js';
 
 /** The path, if a file is there; a clear bad-input error if not (opening would create an empty store). */
 export function existingFile(path: string, option: string): string {
   if (!existsSync(path)) throw new UsageError(`${option} ${path}: no such file`);
+  if (!statSync(path).isFile()) throw new UsageError(`${option} ${path}: not a file (a directory?)`);
   return path;
 }
 

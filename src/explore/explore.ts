@@ -45,7 +45,12 @@ export interface ExploreResult {
   out: string;
 }
 
-const NAME = 'explored';
+/**
+ * The name of every explored scenario, in the run and in the file that
+ * replays it alike: a job's key follows its scenario's name, and a fault's
+ * draws follow the key, so a replay under another name would not be the run.
+ */
+export const EXPLORED_NAME = 'explored';
 
 /** Runs one schedule on real processes and judges it by the invariants (expectations are 'any'). */
 export async function runSchedule(
@@ -54,7 +59,7 @@ export async function runSchedule(
   dir: string,
   seed: number,
 ): Promise<ScenarioReport> {
-  const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, NAME, 'explored schedule')]));
+  const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, EXPLORED_NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
   return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false }, { repeat: 1, replay: '' });
 }
@@ -117,11 +122,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     });
     if (!details.failed || !details.counterexample) return;
     const [schedule] = details.counterexample;
-    const name = `explored-lane${index + 1}`;
     const file = join(options.out, `counterexample-lane${index + 1}.yaml`);
     const scenario = scheduleScenario(
       schedule,
-      name,
+      EXPLORED_NAME,
       `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`,
     );
     // Judge the shrunk schedule once more, as its replay will: what it breaks is what the replay must reproduce.

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
+import { queueImpl } from '../adapters/registry.js';
+import { InputError } from '../kernel/errors.js';
 import { explainIssue, markIssue } from './explain-issue.js';
-import { formatPath, ScenarioFileError, type ScenarioIssue, sortIssues } from './scenario-issue.js';
+import { decodeUtf8, depthIssue, sizeIssue } from './file-limits.js';
+import { formatPath, ScenarioFileError, type ScenarioIssue, type Segment, sortIssues } from './scenario-issue.js';
 import { type ScenarioFile, ScenarioFileSchema } from './schema.js';
 import { aliasIssue, locate, yamlIssue } from './yaml-positions.js';
 
@@ -20,9 +23,9 @@ export { formatIssues, ScenarioFileError, type ScenarioIssue } from './scenario-
 
 /** Reads and validates a scenarios file; throws ScenarioFileError, for a missing file too. */
 export function loadScenarioFile(path: string): ScenarioFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
@@ -33,16 +36,32 @@ export function loadScenarioFile(path: string): ScenarioFile {
           : `cannot be read: ${(error as Error).message}`;
     throw new ScenarioFileError(path, [{ path: '', line: null, column: null, message: why }], { cause: error });
   }
-  return parseScenarioText(text, path);
+  const tooBig = sizeIssue(bytes.length);
+  if (tooBig) throw new ScenarioFileError(path, [tooBig]);
+  const decoded = decodeUtf8(bytes);
+  if ('issue' in decoded) throw new ScenarioFileError(path, [decoded.issue]);
+  return parseScenarioText(decoded.text, path);
 }
 
 /** Parses and validates scenarios.yaml text; `source` names it in messages (a path, usually). */
 export function parseScenarioText(text: string, source: string): ScenarioFile {
+  if (text.replace(/^\uFEFF/, '').trim() === '') {
+    throw new ScenarioFileError(source, [
+      {
+        path: '',
+        line: null,
+        column: null,
+        message: 'is empty: a scenarios file holds `version: 1` and a list of `scenarios:` (see scenarios.schema.json)',
+      },
+    ]);
+  }
   const lineCounter = new LineCounter();
   // Duplicate keys are errors (uniqueKeys defaults to true); an unknown tag is a warning, refused too.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const yamlProblems = [...doc.errors, ...doc.warnings];
   if (yamlProblems.length > 0) throw new ScenarioFileError(source, sortIssues(yamlProblems.map((problem) => yamlIssue(doc, lineCounter, problem))));
+  const tooDeep = depthIssue(doc, lineCounter);
+  if (tooDeep) throw new ScenarioFileError(source, [tooDeep]);
 
   let data: unknown;
   try {
@@ -53,7 +72,11 @@ export function parseScenarioText(text: string, source: string): ScenarioFile {
   }
 
   const result = ScenarioFileSchema.safeParse(data, { reportInput: true, error: markIssue });
-  if (result.success) return result.data;
+  if (result.success) {
+    const unknown = queueIssues(result.data, doc, lineCounter);
+    if (unknown.length > 0) throw new ScenarioFileError(source, sortIssues(unknown));
+    return result.data;
+  }
 
   const seen = new Set<string>();
   const issues: ScenarioIssue[] = [];
@@ -64,4 +87,22 @@ export function parseScenarioText(text: string, source: string): ScenarioFile {
     issues.push({ path: formatPath(path), ...locate(doc, lineCounter, path), message });
   }
   throw new ScenarioFileError(source, sortIssues(issues));
+}
+
+/** Every `queue:` of the file (its defaults and each scenario's) that names no queue implementation, at its line. */
+function queueIssues(file: ScenarioFile, doc: Document, lineCounter: LineCounter): ScenarioIssue[] {
+  const named: Array<{ path: Segment[]; queue: string | undefined }> = [
+    { path: ['defaults', 'queue'], queue: file.defaults?.queue },
+    ...file.scenarios.map((scenario, index) => ({ path: ['scenarios', index, 'queue'], queue: scenario.queue })),
+  ];
+  return named.flatMap(({ path, queue }) => {
+    if (queue === undefined) return [];
+    try {
+      queueImpl(queue);
+      return [];
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      return [{ path: formatPath(path), ...locate(doc, lineCounter, path), message: error.message }];
+    }
+  });
 }

@@ -36,9 +36,16 @@ export function formatIssues(source: string, issues: readonly ScenarioIssue[]): 
   return issues
     .map((issue) => {
       const where = issue.line === null ? source : `${source}:${issue.line}:${issue.column ?? 1}`;
-      return issue.path === '' ? `${where}: ${issue.message}` : `${where} ${issue.path}: ${issue.message}`;
+      return issue.path === '' ? `${where}: ${issue.message}` : `${where} ${shortPath(issue.path)}: ${issue.message}`;
     })
     .join('\n');
+}
+
+/** The longest path shown whole; a longer one (a file nested absurdly deep) keeps its two ends. */
+const MAX_SHOWN_PATH = 120;
+
+function shortPath(path: string): string {
+  return path.length <= MAX_SHOWN_PATH ? path : `${path.slice(0, 60)}…${path.slice(-50)}`;
 }
 
 /** `scenarios[2].faults[0].action`; a key that is not a plain word is quoted: `plans["a.b"]`. */

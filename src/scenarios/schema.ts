@@ -196,8 +196,10 @@ export const ScenarioFileSchema = z
           });
         }
       });
+      const jobs = jobPlans(scenario.jobs, file.plans);
       scenario.faults.forEach((fault, f) => {
         const path = ['scenarios', index, 'faults', f];
+        for (const issue of jobReferenceIssues(fault, jobs)) ctx.addIssue({ code: 'custom', path: [...path, ...issue.path], message: issue.message });
         if ('at' in fault) {
           for (const issue of actionFieldIssues(fault)) ctx.addIssue({ code: 'custom', path: [...path, issue.field], message: issue.message });
         } else {
@@ -212,6 +214,30 @@ export const ScenarioFileSchema = z
       });
     });
   });
+
+/** Each job of a scenario in order (a group of count N is N jobs), by the steps of its plan; undefined for a plan not defined. */
+function jobPlans(groups: ReadonlyArray<z.infer<typeof JobGroupSchema>>, plans: Record<string, z.infer<typeof PlanSchema>>) {
+  return groups.flatMap((group) => {
+    const plan = typeof group.plan === 'string' ? plans[group.plan] : group.plan;
+    const steps = plan?.steps.map((step) => step.step_id);
+    return Array.from({ length: group.count }, () => steps);
+  });
+}
+
+/** A fault that names a job the scenario does not have, or a step its job's plan does not have. */
+function jobReferenceIssues(
+  fault: z.infer<typeof PointFaultSchema> | z.infer<typeof WorldFaultSchema>,
+  jobs: ReadonlyArray<string[] | undefined>,
+): Array<{ path: string[]; message: string }> {
+  const [where, n, step] = 'at' in fault ? ['where', fault.where?.job, undefined] : ['world', fault.world.job, fault.world.step];
+  const job = n ?? 1;
+  if (n !== undefined && job > jobs.length)
+    return [{ path: [where, 'job'], message: `no job ${job}: this scenario has ${jobs.length} (jobs count from 1)` }];
+  const steps = jobs[job - 1];
+  if (step !== undefined && steps !== undefined && !steps.includes(step))
+    return [{ path: [where, 'step'], message: `job ${job}'s plan has no step ${step}; its steps are: ${steps.join(', ')}` }];
+  return [];
+}
 
 /** What a point fault's action needs and does not take: a required field missing, a field of another action given. */
 function actionFieldIssues(fault: Record<string, unknown> & { action: string }): Array<{ field: string; message: string }> {

@@ -1,5 +1,6 @@
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, type LineCounter, visit, type YAMLError } from 'yaml';
 import { formatPath, type ScenarioIssue, type Segment } from './scenario-issue.js';
+import { plainYamlProblem } from './yaml-problems.js';
 
 /*
  * Where things are in the YAML text: the document, parsed with a LineCounter,
@@ -83,7 +84,8 @@ function endOf(node: unknown): number | undefined {
 
 /** A YAML error or warning at its line; its path is where in the data the parser was when it stumbled. */
 export function yamlIssue(doc: Document, lineCounter: LineCounter, problem: YAMLError): ScenarioIssue {
-  const at = pathAt(doc.contents, problem.pos[0]);
+  const plain = plainYamlProblem(doc, problem);
+  const at = pathAt(doc.contents, plain.offset);
   // A duplicate key is about that key. Any other error on a key (`covers: crash: x` makes `crash`
   // a key) is about the value being written, which the parser misread as a key.
   const path = problem.code !== 'DUPLICATE_KEY' && at.onKey ? at.path.slice(0, -1) : at.path;
@@ -92,8 +94,8 @@ export function yamlIssue(doc: Document, lineCounter: LineCounter, problem: YAML
       ? `duplicate key ${JSON.stringify(String(path[path.length - 1] ?? ''))}: already set above in this mapping; keep one`
       : problem.code === 'TAG_RESOLVE_FAILED'
         ? `${problem.message} (scenarios.yaml uses plain YAML: no custom tags)`
-        : `YAML: ${problem.message}`;
-  return { path: formatPath(path), ...positionAt(lineCounter, problem.pos[0]), message };
+        : plain.message;
+  return { path: formatPath(path), ...positionAt(lineCounter, plain.offset), message };
 }
 
 /** toJS failed: point at the first alias with no anchor before it, if that is why. */

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { FaultPlan } from '../../src/faults/fault-plan.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import { parseScenarioText } from '../../src/scenarios/load.js';
-import { resolveScenarios, ScenarioSelectionError } from '../../src/scenarios/resolve.js';
+import { parseScenarioText, ScenarioFileError } from '../../src/scenarios/load.js';
+import { resolveScenarios } from '../../src/scenarios/resolve.js';
 
 /*
  * `where: { job: N }` on a point fault: the scenario's Nth job (as a world
@@ -33,10 +33,11 @@ describe('a point fault limited to one job', () => {
     expect([hit(0), hit(1), hit(2), hit(2), hit(2)]).toEqual(['-', '-', 'f1', 'f1', 'f1']);
   });
 
-  test('naming a job the scenario does not have is refused with the count', () => {
-    const file = parseScenarioText(text(4), 'poison.yaml');
-    expect(() => resolveScenarios(file, { seed: 1 })).toThrow(ScenarioSelectionError);
-    expect(() => resolveScenarios(file, { seed: 1 })).toThrow('scenario poison: a point fault names job 4, but it has 3 jobs');
+  test('naming a job the scenario does not have is refused when the file is read, at its line, with the count', () => {
+    expect(() => parseScenarioText(text(4), 'poison.yaml')).toThrow(ScenarioFileError);
+    expect(() => parseScenarioText(text(4), 'poison.yaml')).toThrow(
+      /poison\.yaml:\d+:\d+ scenarios\[0\]\.faults\[0\]\.where\.job: no job 4: this scenario has 3/,
+    );
   });
 
   test('job 0 is refused when the file is read', () => {

@@ -58,8 +58,22 @@ describe('loadScenarioFile', () => {
     expect(error.issues[0]!.message).toBe('is a directory, not a scenarios file');
   });
 
-  test('an empty file is refused: it is not a mapping', () => {
-    const error = thrown(() => parseScenarioText('', 'scenarios.yaml'));
+  test('an empty file is refused, saying what a file holds', () => {
+    for (const text of ['', '\n  \n', '\uFEFF']) {
+      const error = thrown(() => parseScenarioText(text, 'scenarios.yaml'));
+      expect(error.issues).toEqual([
+        {
+          path: '',
+          line: null,
+          column: null,
+          message: 'is empty: a scenarios file holds `version: 1` and a list of `scenarios:` (see scenarios.schema.json)',
+        },
+      ]);
+    }
+  });
+
+  test('a file of comments only is refused: it is not a mapping', () => {
+    const error = thrown(() => parseScenarioText('# nothing here\n', 'scenarios.yaml'));
     expect(error.issues).toEqual([{ path: '', line: null, column: null, message: 'expected a mapping, got an empty value (null)' }]);
   });
 });

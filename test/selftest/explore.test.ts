@@ -32,6 +32,8 @@ describe('queue-drill explore', () => {
       expect(report.scenarios[0]!.verdict).toBe('fail');
       expect(report.scenarios[0]!.invariants.filter((v) => v.status === 'broken').map((v) => v.id)).toContain('attempts-bounded');
       expect(report.summary.invariants.broken).toBeGreaterThanOrEqual(1);
+      expect(replay, 'the replay names what broke').toContain('--expect-broken');
+      expect(report.scenarios[0]!.reproduction?.reproduced, 'the replay reproduced the run it replays').toBe(true);
     } finally {
       run.remove();
     }

@@ -73,6 +73,9 @@ describe('queue-drill soak', () => {
       expect(replay.exitCode).toBe(1);
       const report = JSON.parse(readFileSync(join(run.dir, 'replay', 'latest', 'report.json'), 'utf8')) as DrillReport;
       expect(report.scenarios[0]!.invariants.find((v) => v.id === 'history-complete')!.status).toBe('broken');
+      // The replay is the run: the same jobs (a job's key follows its scenario's name, and every fault's draws the key).
+      expect(report.scenarios[0]!.jobs.map((j) => j.key)).toEqual(kept.jobs.map((j) => j.key));
+      expect(caught!.replay).toContain('--expect-broken');
     } finally {
       run.remove();
     }

@@ -78,6 +78,8 @@ export class SqliteQueue {
   protected readonly write: LeaseWriter = writeUnderLease;
   /** How a worker's claim reaches the store; a broken variant swaps it. */
   protected readonly claimer: Claimer = claim;
+  /** Whether the coordinator's release of an expired lease is written to the history (a variant's claim may differ too). */
+  protected readonly recordsReleases: boolean = true;
   /** How a producer's enqueue reaches the store; a broken variant swaps it. */
   protected readonly enqueuer: Enqueuer = enqueue;
 
@@ -194,7 +196,13 @@ export class SqliteQueue {
 
   /** Takes one expired lease back if it is still the same one, committing `checkpoint` with it (the coordinator's sweep). */
   releaseExpired(job: ExpiredLease, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): boolean {
-    return releaseExpired(this.db, job, release, { by, now: this.now(), skewMarginMs: this.skewMarginMs, checkpoint });
+    return releaseExpired(this.db, job, release, {
+      by,
+      now: this.now(),
+      skewMarginMs: this.skewMarginMs,
+      checkpoint,
+      recorded: this.recordsReleases,
+    });
   }
 
   /** Makes a held lease expire now. */

@@ -1,4 +1,6 @@
+import { UsageError } from '../../kernel/errors.js';
 import { makeIdempotencyKeyFromJsonText } from '../../kernel/idempotency-key.js';
+import { PythonJsonError } from '../../kernel/python-json.js';
 import { defineCommand } from '../command.js';
 
 /** `queue-drill key`: prints a job's idempotency key, byte for byte what the queue sketch's Python make_idempotency_key gives. */
@@ -14,13 +16,20 @@ export const keyCommand = defineCommand({
     'workflow-version': { type: 'string', demandOption: true },
   },
   run(args) {
-    const key = makeIdempotencyKeyFromJsonText({
-      repo: args.repo,
-      branch: args.branch,
-      action: args.action,
-      payloadJson: args.payload,
-      workflowVersion: args['workflow-version'],
-    });
+    let key: string;
+    try {
+      key = makeIdempotencyKeyFromJsonText({
+        repo: args.repo,
+        branch: args.branch,
+        action: args.action,
+        payloadJson: args.payload,
+        workflowVersion: args['workflow-version'],
+      });
+    } catch (error) {
+      // The payload is the one field parsed: name the flag, and where in it, never its text (it may hold a secret).
+      if (error instanceof PythonJsonError) throw new UsageError(`--payload is not JSON: ${error.message}`, { cause: error });
+      throw error;
+    }
     process.stdout.write(`${key}\n`);
   },
 });

@@ -62,6 +62,25 @@ interface JobContext {
   label: string;
   history: readonly Transition[];
   leases: readonly LeaseInterval[];
+  /** The job's whole transaction log. */
+  rows: readonly TxRow[];
+}
+
+/**
+ * A takeover, not a retry: the holder that met the cause lost its lease before
+ * it could route the job (a worker paused past its lease, killed), the job was
+ * never in review, and the next holder did what that one would have done: it
+ * called nothing (no step executed under its attempt) and sent the job on to
+ * review, or to compensation. What the queue must never do is try the call
+ * again; a claim that only finishes the routing does not.
+ */
+function routingFinishedByNextHolder(ctx: JobContext, lease: LeaseInterval, next: Transition): boolean {
+  if (!lease.end || isClaim(lease.end) || lease.end.to === 'review') return false;
+  // Its holder's own release to retry is its decision, not a takeover (checkPermanent names it).
+  if (lease.end.actor === 'worker' && lease.end.worker === lease.claim.worker) return false;
+  const end = ctx.leases.find((candidate) => candidate.claim.seq === next.seq)?.end;
+  if (!end || isClaim(end) || (end.to !== 'review' && end.to !== 'compensating')) return false;
+  return !ctx.rows.some((row) => row.attempt === next.attempt && row.action === 'execute' && row.status === 'started');
 }
 
 /** The job went to review and a person sent it back between attempt `attempt` and the next claim; or, with no next claim, it ended in review. */
@@ -70,7 +89,7 @@ function routedToReview(ctx: JobContext, attempt: number, cause: string): void {
   if (!lease) return; // a checkpoint under an attempt never claimed is single-holder's finding
   const next = ctx.history.find((event) => isClaim(event) && event.seq > lease.claim.seq);
   if (next) {
-    if (!humanRequeueBetween(ctx.history, lease.claim.seq, next.seq)) {
+    if (!humanRequeueBetween(ctx.history, lease.claim.seq, next.seq) && !routingFinishedByNextHolder(ctx, lease, next)) {
       const via = lease.end && !isClaim(lease.end) ? ` (the lease ended ${eventLabel(lease.end)})` : '';
       ctx.found.breach(`${ctx.label}: ${cause}, yet it was claimed again without a person's requeue: ${eventLabel(next)}${via}`);
     }
@@ -176,8 +195,8 @@ export const reviewRouting: Invariant = {
       const byKey = groupEffectsByKey(evidence);
       for (const job of evidenceList(evidence, 'jobs')) {
         const history = histories.get(job.id) ?? [];
-        const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history) };
         const rows = txs.get(job.id) ?? [];
+        const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history), rows };
         checkExhausted(ctx);
         checkPermanent(ctx, rows);
         const lookup = planOf(job, accepted);

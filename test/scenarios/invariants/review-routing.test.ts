@@ -102,6 +102,34 @@ describe('review-routing', () => {
       ]);
     });
 
+    it('holds when its holder lost the lease before routing it and the next holder sends it to review without calling again', () => {
+      // Found by a soak on postgres: w1 met a 401, was paused past its lease before it wrote review; the
+      // coordinator took the lease back to retry; w2 claimed, read the failure in the log and gave up.
+      const b = new EvidenceBuilder();
+      const job = b.job(planOf(STEPS.publish));
+      job.claim('w1').execute('publish', 'failed', { detail: FORBIDDEN }).expire();
+      job.claim('w2').review('step publish failed for good (permanent, found on resuming)');
+      expect(judged(reviewRouting, b.build()).status).toBe('held');
+    });
+
+    it('fails when, its holder gone, the next holder calls the world again', () => {
+      const b = new EvidenceBuilder();
+      const job = b.job(planOf(STEPS.publish));
+      job.claim('w1').execute('publish', 'failed', { detail: FORBIDDEN }).expire();
+      job.claim('w2').execute('publish', 'failed', { detail: FORBIDDEN }).review('failed for good');
+      expect(judged(reviewRouting, b.build()).text).toMatch(
+        /step publish failed for good .*, yet it was claimed again without a person's requeue: event #\d+ retry→running by worker w2.* \(the lease ended event #\d+ running→retry by coordinator/,
+      );
+    });
+
+    it('fails when, its holder gone, the next holder ends it anywhere but review or compensation', () => {
+      const b = new EvidenceBuilder();
+      const job = b.job(planOf(STEPS.publish));
+      job.claim('w1').execute('publish', 'failed', { detail: FORBIDDEN }).expire();
+      job.claim('w2').retry(FORBIDDEN);
+      expect(judged(reviewRouting, b.build()).text).toMatch(/yet it was claimed again without a person's requeue/);
+    });
+
     it.each(['PolicyViolationError: blocked', 'WorldError: HTTP 401: unauthorized', 'BusinessRuleError: no such customer'])(
       'treats %s as for good',
       (detail) => {

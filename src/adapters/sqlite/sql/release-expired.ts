@@ -15,12 +15,12 @@ export function releaseExpired(
   db: Db,
   job: ExpiredLease,
   release: ExpiredLeaseRelease,
-  input: { by: string; now: number; skewMarginMs: number; checkpoint?: TxEntry | undefined },
+  input: { by: string; now: number; skewMarginMs: number; checkpoint?: TxEntry | undefined; recorded?: boolean },
 ): boolean {
   return db
     .transaction((): boolean => {
-      if (!releaseExpiredLease(db, job, release, { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'coordinator', worker: input.by }))
-        return false;
+      const sweep = { now: input.now, skewMarginMs: input.skewMarginMs, actor: 'coordinator' as const, worker: input.by };
+      if (!releaseExpiredLease(db, job, release, sweep, input.recorded ?? true)) return false;
       if (input.checkpoint)
         appendCheckedTx(db, { jobId: job.id, attempt: job.attempts, epoch: job.lease_fence, worker: input.by }, input.checkpoint, input.now);
       return true;
