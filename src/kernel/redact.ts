@@ -1,8 +1,10 @@
 /*
  * Nothing secret is written to the store, a log or a report: every error text
  * passes through here first. Known secret values (from the job's payload) are
- * replaced wherever they appear; well-known shapes (bearer tokens, key=value
- * credentials, cookies, API keys, JWTs, card numbers) are replaced by pattern.
+ * replaced wherever they appear, in every spelling; well-known shapes
+ * (authorization headers of any scheme, bearer tokens, key=value credentials,
+ * credentials in a URL's query string, cookies, API keys, JWTs, PEM private
+ * keys, card numbers) are replaced by pattern.
  */
 
 export const REDACTED = '[REDACTED]';
@@ -15,11 +17,35 @@ const SECRET_WORDS = 'pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|ap
 
 const SECRET_NAME = new RegExp(`(${SECRET_WORDS}|auth(?:orization)?|cookie|card(?:number)?|cvv)s?$`, 'i');
 
-const SHAPES: Array<[RegExp, string]> = [
-  // Authorization: Bearer abc / Basic abc
+/** Query parameters that carry credentials in URLs, besides the secret words (a presigned URL's signature, an OAuth code). */
+const QUERY_SECRETS = `${SECRET_WORDS}|sig|signature|key|apikey|auth|code|credentials?|x-amz-signature|x-amz-credential|x-goog-signature`;
+
+/** The schemes an Authorization header names before its credentials (kept: they say what kind of secret was there). */
+const AUTH_SCHEMES = 'bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|jwt|oauth|aws4-hmac-sha256';
+
+// A header's value runs to the line's end, quotes and escapes included (Digest's username="u", response="..."), but
+// stops at a quote that closes a JSON string (followed by `,"`, `}`, `]` or the end): the header may sit inside a
+// log line, whose structure must survive.
+const HEADER_VALUE = String.raw`(?:\\.|[^\r\n\\"]|"(?!,?\s*"|\s*[}\]]|\s*$))+`;
+
+/** What a shape is replaced with: a replacement string, or a function of the match and its groups. */
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
+const SHAPES: Array<[RegExp, Replacement]> = [
+  // PEM private keys, however many lines they span
+  [/-----BEGIN ((?:[A-Z]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g, REDACTED],
+  // Authorization and Proxy-Authorization headers, whatever the scheme (Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256): the
+  // whole value but the scheme's name
+  [
+    new RegExp(`\\b((?:proxy-)?authorization)(\\s*:\\s*)(?:(${AUTH_SCHEMES})\\s+)?${HEADER_VALUE}`, 'gi'),
+    (_match: string, header: string, colon: string, scheme: string | undefined) => `${header}${colon}${scheme ? `${scheme} ` : ''}${REDACTED}`,
+  ],
+  // Bearer abc / Basic abc anywhere else
   [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`],
   // Cookie and Set-Cookie headers: the whole value
-  [/\b(set-cookie|cookie)\s*:\s*[^\r\n]+/gi, `$1: ${REDACTED}`],
+  [new RegExp(`\\b(set-cookie|cookie)\\s*:\\s*${HEADER_VALUE}`, 'gi'), `$1: ${REDACTED}`],
+  // ?api_key=x&sig=y in a URL's query string
+  [new RegExp(`([?&](?:[A-Za-z0-9_.-]*?)(?:${QUERY_SECRETS})[A-Za-z0-9_.-]*=)([^&#\\s'"]+)`, 'gi'), `$1${REDACTED}`],
   // "password": "x" (or a number) in JSON text
   [
     new RegExp(`("(?:[A-Za-z0-9_-]*)(?:${SECRET_WORDS}|authorization|cookie)s?"\\s*:\\s*)(?:"(?:[^"\\\\]|\\\\.)*"|-?\\d[\\d.eE+-]*)`, 'gi'),
@@ -85,12 +111,27 @@ function redactCards(run: string): string {
 /** Replaces known secret values and secret-shaped text by a marker. */
 export function redact(text: string, knownSecrets: readonly string[] = []): string {
   let out = text;
-  // Longest first, so a secret that contains another is replaced whole.
+  // Longest first, so a secret that contains another is replaced whole; in every spelling it takes once written into
+  // JSON (a log line: a newline in it becomes \n) or a URL.
   for (const secret of [...knownSecrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+    if (secret.length < 4) continue;
+    for (const spelling of secretSpellings(secret)) out = out.split(spelling).join(REDACTED);
   }
-  for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of SHAPES)
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   return out.replace(DIGIT_RUN, redactCards);
+}
+
+/** The spellings a secret takes in stored text: as is, JSON-escaped (once and twice: JSON inside a JSON log line), URL-encoded. */
+export function secretSpellings(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const spellings = [secret, json, JSON.stringify(json).slice(1, -1)];
+  try {
+    spellings.push(encodeURIComponent(secret));
+  } catch {
+    // A lone surrogate cannot be URL-encoded; the other spellings still count.
+  }
+  return [...new Set(spellings)].sort((a, b) => b.length - a.length);
 }
 
 /** An error as it may be stored: redacted, then cut to the last MAX_ERROR_LENGTH characters. */
@@ -106,15 +147,17 @@ export function storableError(error: unknown, knownSecrets: readonly string[] = 
  */
 export function secretsInPayload(payload: unknown): string[] {
   const found = new Set<string>();
-  const visit = (value: unknown, name: string | null): void => {
+  // Under a secret-sounding name, everything is secret: `credentials: { user, value }` holds two.
+  const visit = (value: unknown, name: string | null, underSecret: boolean): void => {
+    const secret = underSecret || (name !== null && SECRET_NAME.test(name));
     if (typeof value === 'string') {
-      if ((name !== null && SECRET_NAME.test(name)) || redact(value) !== value) found.add(value);
+      if (secret || redact(value) !== value) found.add(value);
     } else if (Array.isArray(value)) {
-      for (const item of value) visit(item, name);
+      for (const item of value) visit(item, name, secret);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) visit(item, key);
+      for (const [key, item] of Object.entries(value)) visit(item, key, secret);
     }
   };
-  visit(payload, null);
+  visit(payload, null, false);
   return [...found];
 }

@@ -194,3 +194,65 @@ describe('secretsInPayload', () => {
     expect(stored).toBe(`Error: upstream said: invalid key ${R} for acme`);
   });
 });
+
+describe('redact: the shapes the design names that were missed', () => {
+  const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1x\nq2Vx+Yz==\n-----END RSA PRIVATE KEY-----';
+  it.each([
+    { name: 'Authorization: Token', text: 'GET /api Authorization: Token 9f8e7d6c5b4a then 401', expected: `GET /api Authorization: Token ${R}` },
+    { name: 'Authorization with no scheme', text: 'authorization: hunter2secret', expected: `authorization: ${R}` },
+    {
+      name: 'Proxy-Authorization: Digest',
+      text: 'Proxy-Authorization: Digest username="u", response="abc"',
+      expected: `Proxy-Authorization: Digest ${R}"`,
+    },
+    {
+      name: 'an Authorization header inside a JSON log line',
+      text: '{"error":"HTTP 401: Authorization: Token abc123def","job":4}',
+      expected: `{"error":"HTTP 401: Authorization: Token ${R}","job":4}`,
+    },
+    { name: 'a Cookie header inside a JSON log line', text: '{"sent":"Cookie: sid=abc123def","n":1}', expected: `{"sent":"Cookie: ${R}","n":1}` },
+    {
+      name: 'a signature in a presigned URL',
+      text: 'GET https://b.s3.example/o?X-Amz-Credential=AKIDX%2F1&X-Amz-Signature=0f1e2d3c&x=1',
+      expected: `GET https://b.s3.example/o?X-Amz-Credential=${R}&X-Amz-Signature=${R}&x=1`,
+    },
+    {
+      name: 'a key= and a sig= in a query string',
+      text: 'https://maps.example/api?key=AIzaSyD-123&sig=abc%3D&zoom=3',
+      expected: `https://maps.example/api?key=${R}&sig=${R}&zoom=3`,
+    },
+    { name: 'an OAuth code in a callback', text: 'GET /callback?code=4%2F0AX4XfWh&state=xyz', expected: `GET /callback?code=${R}&state=xyz` },
+    { name: 'a PEM private key over many lines', text: `loaded key:\n${PEM}\nok`, expected: `loaded key:\n${R}\nok` },
+  ])('redacts $name', ({ text, expected }) => {
+    expect(redact(text)).toBe(expected);
+  });
+
+  it('leaves a query string without credentials alone, and an idempotency key in a log line', () => {
+    for (const text of ['GET /search?q=cats&page=2&sort=new', '{"event":"claimed","key":"a813a9e1c4e4885f","job_id":"4"}'])
+      expect(redact(text)).toBe(text);
+  });
+
+  it('redacts a known secret in each spelling it takes in a log line: as is, JSON-escaped (once and twice), URL-encoded', () => {
+    const secret = 'pa"ss\\word\nline two&x=1';
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    const twice = JSON.stringify(escaped).slice(1, -1);
+    const line = `raw ${secret} | json ${escaped} | twice ${twice} | url ${encodeURIComponent(secret)}`;
+    expect(redact(line, [secret])).toBe(`raw ${R} | json ${R} | twice ${R} | url ${R}`);
+  });
+
+  it('redacts a multi-line secret split across the lines of a log', () => {
+    const secret = 'first-half-of-it\nsecond-half-of-it';
+    expect(redact(`begin\n${secret}\nend`, [secret])).toBe(`begin\n${R}\nend`);
+  });
+});
+
+describe('secretsInPayload: nested under a secret-sounding name', () => {
+  it('takes every string under a secret-named object or list as secret', () => {
+    const payload = {
+      credentials: { user: 'bob-the-user', value: 'plain-looking-1' },
+      tokens: ['first-plain', { v: 'second-plain' }],
+      ok: 'not secret',
+    };
+    expect(new Set(secretsInPayload(payload))).toEqual(new Set(['bob-the-user', 'plain-looking-1', 'first-plain', 'second-plain']));
+  });
+});

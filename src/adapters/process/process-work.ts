@@ -28,12 +28,12 @@ export class ProcessWork {
   /** Runs until the child's loop ends (stopped, max jobs, drained); the child's exit is an error. */
   async run(): Promise<{ processed: number }> {
     const o = this.options;
-    const ended = this.channel.request('work', {
-      worker_id: o.workerId,
-      poll_ms: Math.max(1, Math.round(o.pollMs)),
-      max_jobs: o.maxJobs,
-      exit_when_drained: o.exitWhenDrained,
-    });
+    // No timeout: the child answers `work` when its loop ends, after any number of jobs.
+    const ended = this.channel.request(
+      'work',
+      { worker_id: o.workerId, poll_ms: Math.max(1, Math.round(o.pollMs)), max_jobs: o.maxJobs, exit_when_drained: o.exitWhenDrained },
+      null,
+    );
     const stop = () => {
       this.channel.request('stop_work').catch((error: unknown) => o.log({ event: 'stop-failed', error: storableError(error) }));
     };

@@ -1,4 +1,4 @@
-import { redact } from '../../kernel/redact.js';
+import { redact, secretSpellings } from '../../kernel/redact.js';
 import type { Evidence, Invariant } from '../evidence.js';
 import { evidenceList, jobLabel, judge } from './support.js';
 
@@ -71,17 +71,8 @@ function ranWith(evidence: Evidence, secret: string): boolean {
   return evidenceList(evidence, 'jobs').some((job) => job.attempts > 0 && spelled.some((spelling) => String(job.payload ?? '').includes(spelling)));
 }
 
-/** The spellings a secret takes in stored text: as is, JSON-escaped, URL-encoded. */
-function spellings(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1);
-  let url = secret;
-  try {
-    url = encodeURIComponent(secret);
-  } catch {
-    // a lone surrogate cannot be URL-encoded; the other spellings still count
-  }
-  return [...new Set([secret, json, url])];
-}
+/** The spellings a secret takes in stored text (src/kernel/redact.ts redacts the same ones). */
+const spellings = secretSpellings;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -113,6 +104,41 @@ function context(text: string, index: number, length: number, all: RegExp, maskO
     .replace(/\s+/g, ' ');
   const cut = window.length > 160 ? `${window.slice(0, 160)}…` : window;
   return `${start > 0 ? '…' : ''}${cut}${end < text.length ? '…' : ''}`;
+}
+
+/**
+ * Secrets the line-by-line search cannot see: one split across lines (a writer
+ * that wrapped or chunked a long value), or one that holds a newline itself (a
+ * PEM key). Found in the text with its line breaks taken out, named by the
+ * lines it spans; a secret already found in this place is not reported twice.
+ */
+function splitAcrossLines(place: Place, secrets: readonly string[], alreadyFound: ReadonlySet<string>): string[] {
+  const starts: number[] = [];
+  let joined = '';
+  for (const line of place.text.split('\n')) {
+    starts.push(joined.length);
+    joined += line.replace(/\r$/, '');
+  }
+  const lineAt = (offset: number) => {
+    let line = 0;
+    while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+    return line + 1;
+  };
+  const found: string[] = [];
+  for (const secret of secrets) {
+    const mask = maskSecret(secret);
+    if (alreadyFound.has(mask)) continue;
+    for (const spelling of spellings(secret).map((s) => s.replace(/\r?\n/g, ''))) {
+      if (spelling.length < MIN_SECRET_LENGTH) continue;
+      const at = joined.indexOf(spelling);
+      if (at === -1) continue;
+      const [first, last] = [lineAt(at), lineAt(at + spelling.length - 1)];
+      if (first === last) continue; // on one line: the line-by-line search names it
+      found.push(`secret ${mask} found split across ${place.where} lines ${first}-${last}`);
+      break;
+    }
+  }
+  return found;
 }
 
 /** No secret planted in a payload appears in the logs, the store's errors and reasons, the transaction log, the incidents, the timeline or the report. */
@@ -165,6 +191,7 @@ export const secretsRedacted: Invariant = {
         for (const [mask, hit] of hits) {
           found.breach(`secret ${mask} found in ${hit.first}${hit.count > 1 ? ` (${hit.count} times in ${place.where})` : ''}`);
         }
+        if (place.lines) for (const line of splitAcrossLines(place, secrets, new Set(hits.keys()))) found.breach(line);
       }
     }),
 };

@@ -32,6 +32,24 @@ describe('secrets-redacted', () => {
     ]);
   });
 
+  it('fails for a secret split across two lines of a log, naming the lines', () => {
+    const evidence = cleanEvidence();
+    const lines = evidence.logs[1]!.text.split('\n').length;
+    evidence.logs[1]!.text += `{"event":"retry","error":"401 for ${SECRET.slice(0, 20)}\n${SECRET.slice(20)}"}\n`;
+    expect(judged(secretsRedacted, evidence).evidence).toEqual([`secret sk-…(40 chars) found split across log w2.log lines ${lines}-${lines + 1}`]);
+  });
+
+  it('fails for a secret that holds a newline itself (a PEM key), written raw into a log', () => {
+    const evidence = cleanEvidence();
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----';
+    evidence.secrets = [pem];
+    jobIn(evidence, 1).payload = JSON.stringify({ key: pem });
+    evidence.logs[0]!.text += `loaded ${pem}\n`;
+    expect(judged(secretsRedacted, evidence).evidence).toEqual([
+      expect.stringMatching(/^secret ---…\(78 chars\) found split across log w1\.log lines \d+-\d+$/),
+    ]);
+  });
+
   const places: Array<[string, (e: Evidence) => void, RegExp]> = [
     [
       'a last_error',

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../../src/harness/cli-path.js';
+import type { DrillReport } from '../../../src/report/schema.js';
+import { processesMentioning } from '../../helpers/processes.js';
+import { tempRunDir } from '../../helpers/run-dir.js';
+import { brokenFixture } from './python.js';
+
+/*
+ * A queue in a child process that turns hostile: it stops answering, floods
+ * its stdout with a line that never ends, or writes lines no protocol has.
+ * The drill must end on its own, with an error for that queue naming the
+ * child and what it did, and leave no process behind: never hang, never crash.
+ */
+
+const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
+
+describe('a hostile queue child', () => {
+  it.each([
+    { fixture: 'never-answers-snapshot', says: /gave no answer within 10000 ms \[no_answer\]/ },
+    { fixture: 'floods-stdout', says: /was stopped: it wrote more than 16 MiB on stdout without a newline .*\[flooded\]/ },
+    { fixture: 'garbage-lines', says: /was stopped: it broke the protocol more than 100 times \(the last: .*\) \[protocol_broken\]/ },
+  ])('$fixture: the drill ends with an error naming the child and what it did', { timeout: 120_000 }, async ({ fixture, says }) => {
+    const run = tempRunDir(`hostile-${fixture}`);
+    try {
+      const queue = `process:${brokenFixture(fixture)}`;
+      const result = await execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'crash-after-claim', '--queue', queue, '--out', run.dir], {
+        reject: false,
+        timeout: 100_000,
+      });
+      expect(result.timedOut, 'the drill ended on its own').toBe(false);
+      expect(result.exitCode, result.stderr).toBe(3);
+      const [scenario] = (JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport).scenarios;
+      expect(scenario!.verdict).toBe('error');
+      expect(scenario!.error).toMatch(says);
+      expect(scenario!.error).toContain(`test/fixtures/protocol/${fixture}.py`);
+      expect(result.stderr, 'no stack trace').not.toMatch(/\n\s+at |node:internal/);
+      expect(processesMentioning(`${fixture}.py`), 'no child left').toEqual([]);
+    } finally {
+      run.remove();
+    }
+  });
+});
