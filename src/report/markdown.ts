@@ -1,6 +1,7 @@
 import { describeReproduction } from './reproduction-line.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import { visibleText } from './visible-text.js';
 
 /*
  * The report as a person reads it in a pull request or an issue: what was run
@@ -319,10 +320,4 @@ function oneLine(value: string): string {
   return value.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
-// Control characters (a log's ANSI colours, a stray NUL) would be invisible or garbled; show them as \xNN.
-// An unpaired surrogate cannot be written as UTF-8 at all; it becomes U+FFFD.
-function visible(value: string): string {
-  return value
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-}
+const visible = visibleText;

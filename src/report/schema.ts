@@ -33,9 +33,11 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * options the adapter set from the scenario; the summary counts not judged
  * scenarios; `timeScale` says by how much every duration was stretched. 5: a
  * failing scenario's `replay` names the invariants it broke (`--expect-broken`),
- * and a run given them says in `reproduction` whether it broke the same.
+ * and a run given them says in `reproduction` whether it broke the same. 6:
+ * each job carries its life as data in `events` (state changes, refused
+ * writes, checkpoints, effects, incidents), for views that draw it.
  */
-export const REPORT_VERSION = 5;
+export const REPORT_VERSION = 6;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
 export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'error'] as const;
@@ -95,6 +97,53 @@ export const DuplicatedEffectSchema = z.strictObject({
   times: z.int().min(2),
 });
 
+/**
+ * One thing that happened to a job, from the evidence (not a process's word),
+ * structured so a view can draw it: a state change (or a write refused for a
+ * stale lease) in the queue's history, a checkpoint in the transaction log, an
+ * effect the world applied, an incident. Times are those the writer recorded.
+ */
+export const JobEventSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.enum(['transition', 'refused']),
+    at: text(),
+    seq: z.int(),
+    from: z.string().nullable(),
+    to: text(),
+    attempt: z.int(),
+    epoch: z.int(),
+    worker: z.string().nullable(),
+    actor: text(),
+    reason: z.string(),
+  }),
+  z.strictObject({
+    kind: z.literal('checkpoint'),
+    at: text(),
+    id: z.int(),
+    step: text(),
+    action: text(),
+    status: text(),
+    attempt: z.int(),
+    epoch: z.int(),
+    worker: z.string(),
+  }),
+  z.strictObject({
+    kind: z.literal('effect'),
+    at: text(),
+    seq: z.int(),
+    step: text(),
+    tool: text(),
+    key: text(),
+    epoch: z.int().nullable(),
+    worker: text(),
+    compensation: z.boolean(),
+  }),
+  z.strictObject({ kind: z.literal('incident'), at: text(), id: z.int(), step: text() }),
+]);
+
+/** One thing that happened to a job (see JobEventSchema). */
+export type JobEvent = z.infer<typeof JobEventSchema>;
+
 /** One job: what it should have ended as, what it did, and its life rebuilt from the history. */
 export const JobReportSchema = z.strictObject({
   id: z.string().nullable().describe("the queue's id for the job; null when no job has its key"),
@@ -110,6 +159,7 @@ export const JobReportSchema = z.strictObject({
   duplicatedEffects: z.array(DuplicatedEffectSchema),
   located: z.boolean().describe("whether the job's life could be rebuilt from the history by its id"),
   history: z.array(z.string()).describe('the rebuilt timeline, one line per event'),
+  events: z.array(JobEventSchema).describe("the same life as data, in time order: the queue's history, checkpoints, the world's effects, incidents"),
 });
 
 /** A fault rule armed at a named point, and what it did. */

@@ -1,6 +1,6 @@
 import { renderHistory } from '../observe/history.js';
 import type { JobSnapshot } from '../port/snapshot.js';
-import type { JobReport } from '../report/schema.js';
+import type { JobEvent, JobReport } from '../report/schema.js';
 import { type DuplicatedEffect, duplicatesOfJob } from './duplicated-effects.js';
 import type { Evidence } from './evidence.js';
 import { expectationMismatch } from './invariants/index.js';
@@ -21,6 +21,56 @@ function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evide
     effects: evidence.effects.filter((f) => f.job === job.id),
     incidents: evidence.incidents.filter((i) => i.job_id === job.id),
   }).split('\n');
+}
+
+/** A job's life as data, in time order (ties keep the order of the sources: history, checkpoints, effects, incidents). */
+function eventsOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence): JobEvent[] {
+  const events: JobEvent[] = [
+    ...states.map((e) => ({
+      kind: e.kind,
+      at: e.at,
+      seq: e.seq,
+      from: e.from,
+      to: e.to,
+      attempt: e.attempt,
+      epoch: e.epoch,
+      worker: e.worker,
+      actor: e.actor,
+      reason: e.reason,
+    })),
+    ...evidence.txLog
+      .filter((t) => t.job_id === job.id)
+      .map((t) => ({
+        kind: 'checkpoint' as const,
+        at: t.at,
+        id: t.id,
+        step: t.step_id,
+        action: t.action,
+        status: t.status,
+        attempt: t.attempt,
+        epoch: t.epoch,
+        worker: t.worker,
+      })),
+    ...evidence.effects
+      .filter((f) => f.job === job.id)
+      .map((f) => ({
+        kind: 'effect' as const,
+        at: f.at,
+        seq: f.seq,
+        step: f.step,
+        tool: f.tool,
+        key: f.key,
+        epoch: f.epoch,
+        worker: f.worker,
+        compensation: f.compensates !== null,
+      })),
+    ...evidence.incidents.filter((i) => i.job_id === job.id).map((i) => ({ kind: 'incident' as const, at: i.at, id: i.id, step: i.step_id })),
+  ];
+  // A stable sort: events at the same instant keep their sources' order.
+  return events
+    .map((event, index) => ({ event, index }))
+    .sort((a, b) => a.event.at.localeCompare(b.event.at) || a.index - b.index)
+    .map(({ event }) => event);
 }
 
 /** One planned job's report: found in the store by its key (or missing), how it ended against what was expected, its duplicates and its history. */
@@ -46,6 +96,7 @@ export function jobReport(
     duplicatedEffects: job ? duplicatesOfJob(duplicates, job.key) : [],
     located,
     history: job ? historyOf(job, states, evidence) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
+    events: job ? eventsOf(job, states, evidence) : [],
   };
 }
 

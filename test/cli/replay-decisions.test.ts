@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { EXPLORE_PLANS } from '../../src/explore/plans.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import type { DrillReport, ScenarioReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
@@ -18,23 +19,11 @@ import { tempRunDir } from '../helpers/run-dir.js';
 
 const RUNS = 20;
 
-const WRITE_FILE = {
-  step_id: 'write',
-  tool: 'write_file',
-  args: { path: 'a.txt', content: 'x' },
-  has_side_effect: true,
-  idempotent: true,
-  reversible: true,
-  retry_policy: 'auto',
-  compensation: 'restore_file_version',
-  requires_approval: false,
-};
-
 function racingFile(): string {
   return stringify({
     version: 1,
     defaults: { lease_ms: 400, skew_margin_ms: 50, call_timeout_ms: 300, no_progress_ms: 5000, timeout_ms: 30000 },
-    plans: { 'write-file': { steps: [WRITE_FILE] } },
+    plans: { 'write-file': EXPLORE_PLANS['write-file'] },
     scenarios: [
       {
         name: 'race',

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { EXPLORE_PLANS } from '../../src/explore/plans.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { secretSpellings } from '../../src/kernel/redact.js';
 import type { DrillReport } from '../../src/report/schema.js';
@@ -46,23 +47,11 @@ const quotedBack = fc.constantFrom(
   (s: string) => `could not use ${s} right now`,
 );
 
-const WRITE_FILE = {
-  step_id: 'write',
-  tool: 'write_file',
-  args: { path: 'a.txt', content: 'x' },
-  has_side_effect: true,
-  idempotent: true,
-  reversible: true,
-  retry_policy: 'auto',
-  compensation: 'restore_file_version',
-  requires_approval: false,
-};
-
 function scenarioFile(secret: string, message: string): string {
   return stringify({
     version: 1,
     defaults: { lease_ms: 400, skew_margin_ms: 50, call_timeout_ms: 300, no_progress_ms: 5000, timeout_ms: 20000 },
-    plans: { 'write-file': { steps: [WRITE_FILE] } },
+    plans: { 'write-file': EXPLORE_PLANS['write-file'] },
     scenarios: [
       {
         name: 'planted',

@@ -5,7 +5,12 @@ import type { DrillReport } from '../../src/report/schema.js';
 import type { WrittenReport } from '../../src/report/write-report.js';
 import { drillReport, NEEDS_HISTORY, NOTHING_JUDGED_LINE, nothingJudgedReport, notJudgedReport, passingReport } from './fixture.js';
 
-const WRITTEN: WrittenReport = { json: '/runs/r/report.json', markdown: '/runs/r/report.md', junit: '/runs/r/junit.xml' };
+const WRITTEN: WrittenReport = {
+  json: '/runs/r/report.json',
+  markdown: '/runs/r/report.md',
+  junit: '/runs/r/junit.xml',
+  html: '/runs/r/report.html',
+};
 
 /** Everything a printer writes, as one string. */
 function captured(): { stream: Writable; text: () => string } {
@@ -58,7 +63,7 @@ describe('the progress lines', () => {
     { report: 'every invariant judged', make: passingReport, tail: '' },
   ])('the summary line with $report', ({ make, tail }) => {
     expect(summaryOf(make())).toBe(
-      `\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n`,
+      `\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n        ${WRITTEN.html}\n`,
     );
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { progressPrinter } from '../../src/cli/progress.js';
+import { renderHtml } from '../../src/report/html/render-html.js';
 import { renderJunit } from '../../src/report/junit.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { type DrillReport, reportJsonSchema } from '../../src/report/schema.js';
@@ -41,22 +42,23 @@ describe('the registry of report views', () => {
   it('holds each view once, each with its own name and its own file', () => {
     const names = REPORT_VIEWS.map((view) => view.name);
     const files = reportFiles();
-    expect(names).toEqual(['json', 'markdown', 'junit']);
+    expect(names).toEqual(['json', 'markdown', 'junit', 'html']);
     expect(new Set(names).size).toBe(REPORT_VIEWS.length);
     expect(new Set(REPORT_VIEWS).size).toBe(REPORT_VIEWS.length);
-    expect(files).toEqual(['report.json', 'report.md', 'junit.xml', 'report.schema.json']);
+    expect(files).toEqual(['report.json', 'report.md', 'junit.xml', 'report.html', 'report.schema.json']);
     expect(new Set(files).size).toBe(files.length);
     for (const view of REPORT_VIEWS) expect(view.describe.length).toBeGreaterThan(0);
   });
 
   it('wraps the renderers as they are: report.json as indented JSON, its schema beside it, report.md and junit.xml', () => {
     const report = drillReport();
-    const [json, markdown, junit] = REPORT_VIEWS;
+    const [json, markdown, junit, html] = REPORT_VIEWS;
     expect(json.render(report)).toBe(`${JSON.stringify(report, null, 2)}\n`);
     expect(json.companions?.map((c) => c.file)).toEqual(['report.schema.json']);
     expect(json.companions![0]!.render(report)).toBe(`${JSON.stringify(reportJsonSchema(), null, 2)}\n`);
     expect(markdown.render(report)).toBe(renderMarkdown(report));
     expect(junit.render(report)).toBe(renderJunit(report));
+    expect(html.render(report)).toBe(renderHtml(report));
   });
 
   it('refuses views that would overwrite one another, before writing anything', () => {
@@ -93,6 +95,7 @@ describe('writeReport and the views', () => {
       json: join(runDir, 'report.json'),
       markdown: join(runDir, 'report.md'),
       junit: join(runDir, 'junit.xml'),
+      html: join(runDir, 'report.html'),
       counts: join(runDir, 'counts.txt'),
     });
     expect(readdirSync(runDir).sort()).toEqual(reportFiles(views).sort());
@@ -102,7 +105,7 @@ describe('writeReport and the views', () => {
 
     const summary = summaryText(report, written);
     expect(summary.slice(summary.indexOf('report: '))).toBe(
-      `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n        ${written.counts}\n`,
+      `report: ${written.json}\n        ${written.markdown}\n        ${written.junit}\n        ${written.html}\n        ${written.counts}\n`,
     );
   });
 

@@ -34,8 +34,9 @@ describe('writeReport', () => {
       json: join(runDir, 'report.json'),
       markdown: join(runDir, 'report.md'),
       junit: join(runDir, 'junit.xml'),
+      html: join(runDir, 'report.html'),
     });
-    expect(readdirSync(runDir).sort()).toEqual(['junit.xml', 'report.json', 'report.md', 'report.schema.json']);
+    expect(readdirSync(runDir).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md', 'report.schema.json']);
     expect(readdirSync(runDir).sort()).toEqual(reportFiles().sort());
     const json = readFileSync(files.json, 'utf8');
     expect(JSON.parse(json)).toEqual(report);

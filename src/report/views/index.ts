@@ -1,3 +1,4 @@
+import { htmlView } from './html.js';
 import { jsonView } from './json.js';
 import { junitView } from './junit.js';
 import { markdownView } from './markdown.js';
@@ -10,7 +11,7 @@ export type { ReportFile, ReportView } from './view.js';
  * view is one file in this folder and one entry here; each needs its own name
  * and its own file name (writeReport refuses two that share either).
  */
-export const REPORT_VIEWS = [jsonView, markdownView, junitView] as const satisfies readonly ReportView[];
+export const REPORT_VIEWS = [jsonView, markdownView, junitView, htmlView] as const satisfies readonly ReportView[];
 
 /** The name of a registered view. */
 export type ReportViewName = (typeof REPORT_VIEWS)[number]['name'];

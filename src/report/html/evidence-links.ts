@@ -1,0 +1,38 @@
+import type { ScenarioReport } from '../schema.js';
+import { jobEventId } from './lanes.js';
+
+/*
+ * Which events an evidence line is about, so the page can link the line to
+ * them and highlight them on the timeline. The lines are made by the
+ * invariants' own labels (src/scenarios/invariants/support.ts: jobLabel
+ * "job 3 (key …)", eventLabel "event #12 …", txLabel "tx #4 …", a duplicated
+ * effect's "key 3f1c…:charge"), so they are read back by those shapes; a line
+ * that names nothing drawable links to nothing, and says so by having no link.
+ */
+
+/** The element ids of the timeline marks an evidence line names. */
+export function evidenceTargets(line: string, scenario: ScenarioReport, index: number): string[] {
+  const named = new Set([...line.matchAll(/\bjob (\d+)\b/g)].map((m) => m[1]!));
+  const jobs = scenario.jobs.filter((job) => job.id !== null && (named.size === 0 || named.has(job.id)));
+  const events = new Set([...line.matchAll(/\bevent #(\d+)/g)].map((m) => Number(m[1])));
+  const checkpoints = new Set([...line.matchAll(/\btx #(\d+)/g)].map((m) => Number(m[1])));
+  const keys = new Set([...line.matchAll(/\bkey ([0-9a-f]{16}:[A-Za-z0-9_-]+(?::compensate)?)/g)].map((m) => m[1]!));
+  const targets: string[] = [];
+  for (const job of jobs) {
+    for (const event of job.events) {
+      const hit =
+        ((event.kind === 'transition' || event.kind === 'refused') && events.has(event.seq)) ||
+        (event.kind === 'checkpoint' && checkpoints.has(event.id)) ||
+        (event.kind === 'effect' && keys.has(event.key));
+      if (hit) targets.push(jobEventId(index, job.id!, event));
+    }
+  }
+  // A line about a job as it ended ("running at rest, leased by w1"): its last lease, where the job was left.
+  if (targets.length === 0 && named.size > 0 && events.size + checkpoints.size + keys.size === 0) {
+    for (const job of jobs) {
+      const claim = job.events.filter((e) => e.kind === 'transition' && e.to === 'running').at(-1);
+      if (claim) targets.push(`${jobEventId(index, job.id!, claim)}-lease`);
+    }
+  }
+  return targets;
+}

@@ -1,0 +1,74 @@
+/*
+ * The style and the one small script of report.html, inline so the page needs
+ * nothing else. Verdicts and marks differ by shape, weight and pattern as well
+ * as colour, so a grey-scale print still reads; focus is always visible; at
+ * phone width tables stack and the timeline scrolls sideways.
+ */
+
+export const PAGE_STYLE = `
+:root { --ink: #1b1b1b; --muted: #555; --line: #bbb; --bad: #b00020; --good: #176b2c; --warn: #8a5a00; --hl: #ffd400; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1280px; padding: 16px; color: var(--ink); background: #fff;
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
+h1 { font-size: 1.4rem; margin: 0 0 4px; } h2 { font-size: 1.15rem; margin: 0 0 6px; } h3 { font-size: 1rem; margin: 14px 0 6px; }
+code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+a { color: #0645ad; } a:focus, button:focus, summary:focus, .mark:focus { outline: 3px solid var(--ink); outline-offset: 2px; }
+.cmd { display: flex; gap: 8px; align-items: flex-start; background: #f3f3f3; border: 1px solid var(--line); padding: 6px 8px; margin: 6px 0; }
+.cmd code { flex: 1; }
+button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); background: #fff; cursor: pointer; }
+.verdict { font-weight: 700; padding: 0 6px; border: 2px solid currentColor; white-space: nowrap; }
+.v-pass .verdict { color: var(--good); } .v-fail .verdict, .v-error .verdict { color: var(--bad); border-style: double; border-width: 4px; }
+.v-vacuous .verdict { color: var(--warn); border-style: dashed; } .v-not_judged .verdict { color: var(--muted); border-style: dotted; }
+section.scenario { border-top: 3px solid var(--ink); padding: 12px 0 4px; margin-top: 18px; }
+section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; }
+.meta { color: var(--muted); font-size: 13px; }
+.problems li, ul.broken .evidence { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+tr.bad td { font-weight: 600; }
+.scroll { overflow-x: auto; border: 1px solid var(--line); } .wide { overflow-x: auto; }
+svg.timeline { display: block; width: 100%; min-width: 900px; font: 11px system-ui, sans-serif; }
+svg.timeline .tick { stroke: #e2e2e2; } svg.timeline .axis { fill: var(--muted); text-anchor: middle; }
+svg.timeline .life { stroke: #999; stroke-width: 1; stroke-dasharray: 2 3; } svg.timeline .lane-label { fill: var(--ink); font-weight: 600; }
+.mark { fill: #666; stroke: var(--ink); stroke-width: 1; }
+.mark text { fill: var(--ink); stroke: none; font-size: 10px; }
+.mark .ink, .mark .cross { fill: none; stroke-width: 2.5; } .mark .ring { fill: #fff; stroke-width: 2; }
+.k-lease rect { fill: #dbe7f7; stroke: #3a5f8f; } .k-pause rect { fill: #eee; stroke: var(--ink); stroke-dasharray: 3 2; }
+.k-claim { fill: #3a5f8f; } .k-release { fill: #fff; } .k-done { fill: var(--good); } .k-done .ink { stroke: #fff; }
+.k-review { fill: #fff; stroke-width: 2; } .k-refused .cross { stroke: var(--bad); } .k-kill .cross { stroke: var(--ink); stroke-width: 4; }
+.k-effect { fill: #222; } .k-fault { fill: var(--hl); stroke-width: 1.5; } .k-checkpoint { fill: #888; stroke: none; }
+.mark.hl > :not(title):not(text) { stroke: var(--bad); stroke-width: 3.5; filter: drop-shadow(0 0 3px var(--hl)); }
+.mark.hl.k-lease rect { stroke-dasharray: none; }
+.mark:target > :not(title):not(text) { stroke: var(--bad); stroke-width: 5; }
+ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; padding: 0; } ul.legend li { display: flex; align-items: center; gap: 4px; }
+@media (max-width: 640px) {
+  body { padding: 8px; font-size: 14px; }
+  table.summary thead { display: none; }
+  table.summary tr, table.summary td { display: block; border: none; padding: 1px 4px; }
+  table.summary tr { border-bottom: 1px solid var(--line); padding: 4px 0; }
+}
+@media print { .copy { display: none; } details { display: block; } .scroll { overflow: visible; } svg.timeline { min-width: 0; } }
+`;
+
+/** Copy buttons: the command to the clipboard, or selected for a copy by hand where the clipboard is not allowed (a file:// page). */
+export const PAGE_SCRIPT = `
+for (const button of document.querySelectorAll('button.copy')) {
+  button.addEventListener('click', async () => {
+    const text = button.getAttribute('data-copy') || '';
+    try { await navigator.clipboard.writeText(text); button.textContent = 'copied'; }
+    catch {
+      const range = document.createRange();
+      range.selectNodeContents(button.previousElementSibling);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      button.textContent = 'selected: press Ctrl+C';
+    }
+  });
+}
+for (const link of document.querySelectorAll('a.to-mark')) {
+  link.addEventListener('click', () => {
+    const box = document.querySelector(link.getAttribute('href'))?.closest('details');
+    if (box) box.open = true;
+  });
+}
+`;

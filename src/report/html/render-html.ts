@@ -1,0 +1,158 @@
+import { describeReproduction } from '../reproduction-line.js';
+import { scenarioLabel } from '../scenario-label.js';
+import type { DrillReport, ScenarioReport } from '../schema.js';
+import { escapeHtml as h } from './escape.js';
+import { evidenceTargets } from './evidence-links.js';
+import { layoutScenario } from './lanes.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+import { legendSvg, timelineSvg } from './timeline-svg.js';
+
+/*
+ * report.html: the report as a person decides from it, in one file that needs
+ * nothing else (no network, no fonts, no scripts from elsewhere), to open
+ * offline or attach to a CI run. A summary first (verdicts, what broke, the
+ * seed, the replay commands to copy), then each scenario: its timeline, the
+ * broken invariants with their evidence linked to the marks on the timeline,
+ * and how each job ended against what was expected.
+ */
+
+const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  vacuous: 'VACUOUS',
+  not_judged: 'NOT JUDGED',
+  error: 'ERROR',
+};
+
+/** The anchor of a scenario's section. */
+function anchorOf(index: number): string {
+  return `scenario-${index + 1}`;
+}
+
+function copyable(command: string): string {
+  return `<div class="cmd"><code>${h(command)}</code><button type="button" class="copy" data-copy="${h(command)}">copy</button></div>`;
+}
+
+function summaryTable(report: DrillReport): string {
+  const rows = report.scenarios.map((scenario, i) => {
+    const broken = scenario.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
+    const fired = scenario.faults.filter((f) => f.fired > 0).length + scenario.worldFaults.filter((f) => f.fired > 0).length;
+    const armed = scenario.faults.length + scenario.worldFaults.length;
+    return (
+      `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(i)}">${h(scenarioLabel(scenario, report.scenarios))}</a></td>` +
+      `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span></td><td>${broken.length > 0 ? h(broken.join(', ')) : '-'}</td>` +
+      `<td>${fired}/${armed}</td><td>${(scenario.durationMs / 1000).toFixed(1)} s</td></tr>`
+    );
+  });
+  return (
+    '<table class="summary"><thead><tr><th>scenario</th><th>verdict</th><th>broke</th><th>faults fired</th><th>time</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table>`
+  );
+}
+
+function header(report: DrillReport): string {
+  const s = report.summary;
+  const counts = `${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged} not judged, ${s.errors} errors`;
+  return (
+    `<header><h1>queue-drill: ${h(counts)}</h1>` +
+    `<p>Queue <code>${h(report.queue)}</code>, seed <code>${report.seed}</code>, ${h(report.startedAt)}, ` +
+    `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${report.timeScale !== 1 ? `, durations ×${report.timeScale}` : ''}.</p>` +
+    `${copyable(report.command)}</header>`
+  );
+}
+
+function invariantsSection(scenario: ScenarioReport, index: number): { html: string; highlighted: Set<string> } {
+  const highlighted = new Set<string>();
+  const broken = scenario.invariants.filter((v) => v.status === 'broken');
+  if (broken.length === 0) return { html: '', highlighted };
+  const items = broken.map((verdict) => {
+    const lines = verdict.evidence.map((line) => {
+      const targets = evidenceTargets(line, scenario, index);
+      for (const target of targets) highlighted.add(target);
+      const links = targets.map((target, n) => `<a class="to-mark" href="#${target}">on the timeline${targets.length > 1 ? ` (${n + 1})` : ''}</a>`);
+      return `<li><span class="evidence">${h(line)}</span> ${links.join(' ')}</li>`;
+    });
+    return `<li><strong>${h(verdict.id)}</strong>: ${h(verdict.statement)}<ul>${lines.join('')}</ul></li>`;
+  });
+  return { html: `<h3>Broken invariants</h3><ul class="broken">${items.join('')}</ul>`, highlighted };
+}
+
+function jobsTable(scenario: ScenarioReport): string {
+  if (scenario.jobs.length === 0) return '';
+  const rows = scenario.jobs.map((job) => {
+    const expected = `${job.expected.status}${job.expected.reason ? ` /${job.expected.reason}/` : ''}`;
+    const actual = `${job.actual.status}${job.actual.reason ? `: ${job.actual.reason}` : ''}`;
+    const duplicates = job.duplicatedEffects.map((d) => `${d.tool} ×${d.times}`).join(', ') || '-';
+    return (
+      `<tr class="${job.matches ? 'ok' : 'bad'}"><td>${h(job.id ?? 'missing')}</td><td>${h(expected)}</td><td>${h(actual)}</td>` +
+      `<td>${job.attempts}/${job.maxAttempts}</td><td>${h(duplicates)}</td><td>${job.matches ? 'as expected' : '<strong>not as expected</strong>'}</td></tr>`
+    );
+  });
+  return (
+    '<h3>Jobs</h3><div class="wide"><table><thead><tr>' +
+    '<th>job</th><th>expected</th><th>actual</th><th>attempts</th><th>duplicated effects</th><th></th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></div>`
+  );
+}
+
+/** Each fault armed, its limits, and where it fired: the process, the time, and that process's log. */
+function faultsList(scenario: ScenarioReport): string {
+  const fired = scenario.timeline.filter((e) => e.kind === 'fault-fired');
+  const logOf = (process: string | undefined) =>
+    scenario.artefacts.logs.find((log) => process !== undefined && log.endsWith(`/${process.replace('#', '.')}.log`));
+  const items = [
+    ...scenario.faults.map((f) => {
+      const limits = Object.entries(f.where).map(([k, v]) => `${k}=${v}`);
+      return `<li>${h(`${f.action} at ${f.point}${limits.length > 0 ? ` (${limits.join(', ')})` : ''}: ${f.fired} fired of ${f.hits} hits`)}</li>`;
+    }),
+    ...scenario.worldFaults.map((f) => `<li>${h(`world: ${f.action} on ${f.match}: fired ${f.fired} times`)}</li>`),
+    ...fired.map(
+      (e) =>
+        `<li class="fired">${h(`${e.at} ${e.process ?? ''}: ${e.detail}`)}${logOf(e.process) ? ` <code>${h(logOf(e.process)!)}</code>` : ''}</li>`,
+    ),
+  ];
+  return items.length > 0 ? `<h3>Faults</h3><ul class="faults">${items.join('')}</ul>` : '';
+}
+
+function problemsList(scenario: ScenarioReport): string {
+  const lines = [...scenario.expectations, ...scenario.unfired, ...scenario.nothingJudged, ...(scenario.error ? [scenario.error] : [])];
+  const reproduction = scenario.reproduction ? [describeReproduction(scenario.reproduction)] : [];
+  const all = [...reproduction, ...lines];
+  return all.length > 0 ? `<ul class="problems">${all.map((line) => `<li>${h(line)}</li>`).join('')}</ul>` : '';
+}
+
+function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: number): string {
+  const label = scenarioLabel(scenario, report.scenarios);
+  const invariants = invariantsSection(scenario, index);
+  const layout = layoutScenario(scenario, index);
+  const notJudged = scenario.notJudged !== null ? `<p class="problems">Not judged: ${h(scenario.notJudged)}</p>` : '';
+  const svg = timelineSvg(layout, invariants.highlighted, `timeline of ${label}`);
+  const timeline =
+    layout.lanes.length > 0
+      ? `<details class="timeline-box"${scenario.verdict === 'pass' ? '' : ' open'}><summary>Timeline (${layout.lanes.length} lanes, ` +
+        `${(layout.span / 1000).toFixed(1)} s)</summary><div class="scroll">${svg}</div></details>`
+      : '';
+  return (
+    `<section id="${anchorOf(index)}" class="scenario v-${scenario.verdict}">` +
+    `<h2><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span> ${h(label)}</h2>` +
+    `<p>${h(scenario.description)}</p><p class="meta">Queue <code>${h(scenario.queue)}</code> (${h(scenario.queueVersion)}), seed ${scenario.seed}, ` +
+    `${(scenario.durationMs / 1000).toFixed(1)} s, run directory <code>${h(scenario.runDir)}</code>.</p>` +
+    `${copyable(scenario.replay)}${notJudged}${problemsList(scenario)}${invariants.html}${timeline}${jobsTable(scenario)}${faultsList(scenario)}</section>`
+  );
+}
+
+/** The whole page. The same report always gives the same page. */
+export function renderHtml(report: DrillReport): string {
+  const s = report.summary;
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>queue-drill: ${s.passed}/${s.scenarios} passed</title><style>${PAGE_STYLE}</style></head><body>`,
+    header(report),
+    `<nav aria-label="scenarios">${summaryTable(report)}</nav>`,
+    `<details class="legend-box"><summary>Legend</summary>${legendSvg()}</details>`,
+    `<main>${report.scenarios.map((scenario, i) => scenarioSection(report, scenario, i)).join('')}</main>`,
+    `<script>${PAGE_SCRIPT}</script></body></html>`,
+    '',
+  ].join('\n');
+}
