@@ -1,3 +1,4 @@
+import { baselineLines } from '../report/baseline-lines.js';
 import { describeReproduction } from '../report/reproduction-line.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
@@ -32,6 +33,13 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
     `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}` +
     `${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}${reproduction}`
   );
+}
+
+/** The baseline's lines for the summary, or nothing when the run had none. */
+function baselineText(report: DrillReport): string {
+  if (!report.baseline) return '';
+  const { head, regressions, others } = baselineLines(report.baseline);
+  return `${head}\n${[...regressions.map((line) => `  REGRESSION ${line}`), ...others.map((line) => `  ${line}`)].map((line) => `${line}\n`).join('')}`;
 }
 
 /**
@@ -70,6 +78,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
       stream.write(
         `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged > 0 ? `${s.notJudged} not judged, ` : ''}` +
           `${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
+          baselineText(report) +
           `report: ${Object.values(written).join('\n        ')}\n`,
       );
     },

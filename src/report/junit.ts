@@ -1,3 +1,4 @@
+import { baselineLines } from './baseline-lines.js';
 import { attributes, counts, escapeText, renderCase, seconds, type TestCase } from './junit-xml.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, ScenarioReport } from './schema.js';
@@ -26,7 +27,8 @@ export const JUNIT_CASES = { outcome: 'expected outcome', faults: 'faults fired'
 /** The report as JUnit XML (UTF-8), one testsuite per scenario run. */
 export function renderJunit(report: DrillReport): string {
   const suites = report.scenarios.map((scenario) => ({ scenario, label: scenarioLabel(scenario, report.scenarios), cases: testCases(scenario) }));
-  const all = suites.flatMap((suite) => suite.cases);
+  const baseline = report.baseline ? baselineCases(report.baseline) : [];
+  const all = [...suites.flatMap((suite) => suite.cases), ...baseline];
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attributes({ name: 'queue-drill', ...counts(all), time: seconds(report.durationMs / 1000), timestamp: report.startedAt })}>`,
@@ -48,8 +50,23 @@ export function renderJunit(report: DrillReport): string {
     for (const testCase of cases) out.push(...renderCase(label, testCase));
     out.push(`    <system-out>${escapeText(systemOut(scenario))}</system-out>`, '  </testsuite>');
   }
+  if (report.baseline) {
+    out.push(`  <testsuite${attributes({ name: 'against the baseline', ...counts(baseline), time: seconds(0) })}>`);
+    for (const testCase of baseline) out.push(...renderCase('against the baseline', testCase));
+    out.push(`    <system-out>${escapeText(baselineLines(report.baseline).others.join('\n'))}</system-out>`, '  </testsuite>');
+  }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/** One failing case per regression against the baseline; one passing case when there is none. */
+function baselineCases(baseline: NonNullable<DrillReport['baseline']>): TestCase[] {
+  if (baseline.regressions.length === 0) return [{ name: 'no regression', seconds: 0, outcome: { kind: 'passed' } }];
+  return baseline.regressions.map((r) => ({
+    name: `${r.scenario}: ${r.kind}`,
+    seconds: 0,
+    outcome: { kind: 'failure', type: 'regression', message: r.detail, body: `${r.detail}\n\nbaseline: ${baseline.baseline}` },
+  }));
 }
 
 function testCases(scenario: ScenarioReport): TestCase[] {

@@ -1,3 +1,4 @@
+import { baselineLines } from './baseline-lines.js';
 import { describeReproduction } from './reproduction-line.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './schema.js';
@@ -18,6 +19,7 @@ const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacu
 export function renderMarkdown(report: DrillReport): string {
   const out: string[] = [];
   header(report, out);
+  if (report.baseline) baselineSection(report.baseline, out);
   scenarioTable(report, out);
   const notPassed = report.scenarios.filter((s) => s.verdict !== 'pass');
   if (notPassed.length > 0) {
@@ -29,6 +31,13 @@ export function renderMarkdown(report: DrillReport): string {
     for (const scenario of report.scenarios) details(scenario, scenarioLabel(scenario, report.scenarios), out);
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+function baselineSection(baseline: NonNullable<DrillReport['baseline']>, out: string[]): void {
+  const { head, regressions, others } = baselineLines(baseline);
+  out.push(`## Against the baseline`, '', `**${text(head)}**`, '');
+  if (regressions.length > 0) out.push(...regressions.map((line) => `- ❌ regression: ${text(line)}`), '');
+  if (others.length > 0) out.push(...others.map((line) => `- ${text(line)}`), '');
 }
 
 function header(report: DrillReport, out: string[]): void {

@@ -35,7 +35,8 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * failing scenario's `replay` names the invariants it broke (`--expect-broken`),
  * and a run given them says in `reproduction` whether it broke the same. 6:
  * each job carries its life as data in `events` (state changes, refused
- * writes, checkpoints, effects, incidents), for views that draw it.
+ * writes, checkpoints, effects, incidents), for views that draw it; with
+ * --baseline, `baseline` says what regressed against an earlier run.
  */
 export const REPORT_VERSION = 6;
 
@@ -252,6 +253,16 @@ export const ReportSummarySchema = z.strictObject({
   invariants: z.strictObject({ held: count(), broken: count(), notJudged: count() }),
 });
 
+/** What changed against an earlier run (--baseline; src/report/baseline.ts): a regression fails the run. */
+export const BaselineComparisonSchema = z.strictObject({
+  baseline: text().describe('the report.json compared with'),
+  tolerance: z.strictObject({ ratio: z.number().positive(), slackMs: milliseconds() }).describe('how much longer a recovery may take'),
+  regressions: z.array(z.strictObject({ scenario: text(), kind: z.enum(['now-fails', 'now-vacuous', 'slower-recovery']), detail: text() })),
+  improvements: z.array(text()),
+  added: z.array(text()).describe('scenarios the baseline did not run'),
+  missing: z.array(text()).describe('scenarios the baseline ran and this run did not'),
+});
+
 /** The whole report of one `queue-drill` invocation. */
 export const DrillReportSchema = z
   .strictObject({
@@ -269,6 +280,7 @@ export const DrillReportSchema = z
     exitCode: z.literal([0, 1, 2, 3]),
     summary: ReportSummarySchema,
     scenarios: z.array(ScenarioReportSchema),
+    baseline: BaselineComparisonSchema.optional().describe('with --baseline: what changed against the earlier run'),
   })
   .superRefine((report, ctx) => {
     const seen = new Set<string>();
@@ -311,6 +323,9 @@ export const DrillReportSchema = z
     }
     if (report.exitCode === 0 && !allJudgedPassed(expected)) {
       ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but not every scenario the queue could run passed (or none ran)' });
+    }
+    if (report.exitCode === 0 && (report.baseline?.regressions.length ?? 0) > 0) {
+      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but the run regressed against its baseline' });
     }
     if (Date.parse(report.finishedAt) < Date.parse(report.startedAt)) {
       ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: `${report.finishedAt} is before startedAt ${report.startedAt}` });

@@ -4,6 +4,7 @@ import { EXIT } from '../kernel/errors.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
+import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { allJudgedPassed, summarize } from '../report/verdict.js';
 import { type WrittenReport, writeReport } from '../report/write-report.js';
@@ -33,6 +34,8 @@ export interface DrillOptions {
   restartServers?: boolean;
   /** The invariants the run being replayed broke (--expect-broken): each scenario's report says whether it broke the same. */
   expectBroken?: readonly InvariantId[];
+  /** An earlier run to compare with (--baseline): a regression against it fails the run. */
+  baseline?: { baseline: Baseline; tolerance: RecoveryTolerance };
   signal: AbortSignal;
   /** The command line as the user typed it, for the report. */
   command: string;
@@ -107,7 +110,9 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const summary = summarize(scenarios);
   const interrupted = options.signal.aborted;
-  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : allJudgedPassed(summary) ? EXIT.ok : EXIT.violated;
+  const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance) : undefined;
+  const regressed = (compared?.regressions.length ?? 0) > 0;
+  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : allJudgedPassed(summary) && !regressed ? EXIT.ok : EXIT.violated;
   const finished = Date.now();
   const report: DrillReport = {
     version: REPORT_VERSION,
@@ -124,6 +129,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     exitCode,
     summary,
     scenarios,
+    ...(compared ? { baseline: compared } : {}),
   };
   return { report, written: writeReport(runDir, report) };
 }

@@ -282,7 +282,16 @@ describe("judgeScenario: each job's expected and actual outcome", () => {
       duplicatedEffects: [],
       located: false,
       history: [`no job with key ${missing.key.slice(0, 16)}… in the store`],
+      events: [],
     });
+  });
+
+  it("carries each job's life as data, in time order, from the evidence", () => {
+    const { report, jobs } = ended();
+    const events = report.jobs.find((j) => j.id === jobs.died.id)!.events;
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.map((e) => e.at)).toEqual([...events.map((e) => e.at)].sort());
+    expect(events.filter((e) => e.kind === 'transition').map((e) => (e.kind === 'transition' ? e.to : ''))).toContain('done');
   });
 
   it("lists the jobs in the scenario's order, each with its history rebuilt from the evidence", () => {

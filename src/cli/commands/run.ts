@@ -38,6 +38,21 @@ export const runCommand = defineCommand({
       describe:
         'replaying a failing run: the invariants it broke (comma-separated; its replay command gives them); the report says whether this run broke the same',
     },
+    baseline: {
+      type: 'string',
+      describe:
+        "an earlier run to compare with (its report.json, its run directory, or the runs' directory holding latest): a regression fails the run",
+    },
+    'recovery-ratio': {
+      type: 'number',
+      default: 1.5,
+      describe: 'with --baseline: a recovery this many times slower than the baseline’s (and --recovery-slack-ms longer) regresses',
+    },
+    'recovery-slack-ms': {
+      type: 'number',
+      default: 500,
+      describe: 'with --baseline: a recovery this much longer than the baseline’s (and --recovery-ratio times) regresses',
+    },
     keep: { type: 'boolean', default: false, describe: "keep each drill's queue (a PostgreSQL schema) instead of dropping it after the run" },
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
@@ -55,6 +70,13 @@ export const runCommand = defineCommand({
     if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
+    if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
+    if (!(args['recovery-slack-ms'] >= 0)) throw new UsageError(`--recovery-slack-ms must be 0 or more, got ${args['recovery-slack-ms']}`);
+    const { readBaseline } = await import('../../report/baseline.js');
+    const baseline =
+      args.baseline === undefined
+        ? undefined
+        : { baseline: readBaseline(args.baseline), tolerance: { ratio: args['recovery-ratio'], slackMs: args['recovery-slack-ms'] } };
     const stop = stopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
     try {
@@ -76,6 +98,7 @@ export const runCommand = defineCommand({
         servers: serversFromFlags(args),
         keep: args.keep,
         ...(expectBroken === undefined ? {} : { expectBroken }),
+        ...(baseline === undefined ? {} : { baseline }),
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),
         toolVersion: toolVersion(),

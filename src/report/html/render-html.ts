@@ -1,3 +1,4 @@
+import { baselineLines } from '../baseline-lines.js';
 import { describeReproduction } from '../reproduction-line.js';
 import { scenarioLabel } from '../scenario-label.js';
 import type { DrillReport, ScenarioReport } from '../schema.js';
@@ -48,6 +49,17 @@ function summaryTable(report: DrillReport): string {
     '<table class="summary"><thead><tr><th>scenario</th><th>verdict</th><th>broke</th><th>faults fired</th><th>time</th></tr></thead>' +
     `<tbody>${rows.join('')}</tbody></table>`
   );
+}
+
+function baselineBox(report: DrillReport): string {
+  if (!report.baseline) return '';
+  const { head, regressions, others } = baselineLines(report.baseline);
+  const items = [
+    ...regressions.map((line) => `<li class="regression"><strong>regression</strong>: ${h(line)}</li>`),
+    ...others.map((line) => `<li>${h(line)}</li>`),
+  ];
+  const list = items.length > 0 ? `<ul>${items.join('')}</ul>` : '';
+  return `<section class="baseline${regressions.length > 0 ? ' v-fail' : ''}"><h2>${h(head)}</h2>${list}</section>`;
 }
 
 function header(report: DrillReport): string {
@@ -149,6 +161,7 @@ export function renderHtml(report: DrillReport): string {
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>queue-drill: ${s.passed}/${s.scenarios} passed</title><style>${PAGE_STYLE}</style></head><body>`,
     header(report),
+    baselineBox(report),
     `<nav aria-label="scenarios">${summaryTable(report)}</nav>`,
     `<details class="legend-box"><summary>Legend</summary>${legendSvg()}</details>`,
     `<main>${report.scenarios.map((scenario, i) => scenarioSection(report, scenario, i)).join('')}</main>`,
