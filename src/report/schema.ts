@@ -36,7 +36,8 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * and a run given them says in `reproduction` whether it broke the same. 6:
  * each job carries its life as data in `events` (state changes, refused
  * writes, checkpoints, effects, incidents), for views that draw it; with
- * --baseline, `baseline` says what regressed against an earlier run.
+ * --baseline, `baseline` says what regressed against an earlier run; with
+ * --shard, `shard` says which share of the drill this is (`merge` joins them).
  */
 export const REPORT_VERSION = 6;
 
@@ -281,6 +282,14 @@ export const DrillReportSchema = z
     summary: ReportSummarySchema,
     scenarios: z.array(ScenarioReportSchema),
     baseline: BaselineComparisonSchema.optional().describe('with --baseline: what changed against the earlier run'),
+    shard: z
+      .strictObject({
+        index: z.int().min(1),
+        count: z.int().min(1),
+        order: z.array(text()).describe('every scenario run of the whole drill (name#repeat), in its order: what `merge` puts the shards back into'),
+      })
+      .optional()
+      .describe('with --shard i/n: which share of the drill this run is'),
   })
   .superRefine((report, ctx) => {
     const seen = new Set<string>();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
-import { EXIT } from '../kernel/errors.js';
+import { EXIT, UsageError } from '../kernel/errors.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
@@ -34,6 +34,8 @@ export interface DrillOptions {
   restartServers?: boolean;
   /** The invariants the run being replayed broke (--expect-broken): each scenario's report says whether it broke the same. */
   expectBroken?: readonly InvariantId[];
+  /** Run only this share of the scenario runs (--shard i/n): every n-th from the i-th, in the drill's order, the same on every machine. */
+  shard?: { index: number; count: number };
   /** An earlier run to compare with (--baseline): a regression against it fails the run. */
   baseline?: { baseline: Baseline; tolerance: RecoveryTolerance };
   signal: AbortSignal;
@@ -80,8 +82,13 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   }
   const started = Date.now();
   const runDir = join(options.out, stamp(started));
-  const total = rounds.reduce((n, round) => n + round.length, 0);
-  const queue = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
+  const all = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
+  const shard = options.shard;
+  if (shard && shard.count > all.length)
+    throw new UsageError(`--shard ${shard.index}/${shard.count}: the drill has ${all.length} scenario run(s), so at most ${all.length} shards`);
+  // Round robin in the drill's order: shares of the same size, the same split on every machine given the same command.
+  const queue = shard ? all.filter((_, position) => position % shard.count === shard.index - 1) : all;
+  const total = queue.length;
   const results: Array<ScenarioReport | undefined> = new Array(queue.length);
   let next = 0;
   let completed = 0;
@@ -130,6 +137,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     summary,
     scenarios,
     ...(compared ? { baseline: compared } : {}),
+    ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => `${scenario.name}#${repeat}`) } } : {}),
   };
   return { report, written: writeReport(runDir, report) };
 }

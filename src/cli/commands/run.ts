@@ -1,6 +1,16 @@
+import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
 import { stopOnSignals } from '../stop-signal.js';
+
+/** `--shard i/n`: share i (from 1) of n. */
+function parseShard(text: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${text}: expected i/n with 1 <= i <= n, e.g. 2/3`);
+  return { index, count };
+}
 
 /** `queue-drill run`: the drill: every scenario on real processes, judged, and a recovery report. */
 export const runCommand = defineCommand({
@@ -38,6 +48,7 @@ export const runCommand = defineCommand({
       describe:
         'replaying a failing run: the invariants it broke (comma-separated; its replay command gives them); the report says whether this run broke the same',
     },
+    shard: { type: 'string', describe: 'run only share i of n of the scenario runs (i/n, e.g. 2/3): the same split on every machine; join them with merge' },
     baseline: {
       type: 'string',
       describe:
@@ -72,6 +83,7 @@ export const runCommand = defineCommand({
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
     if (!(args['recovery-slack-ms'] >= 0)) throw new UsageError(`--recovery-slack-ms must be 0 or more, got ${args['recovery-slack-ms']}`);
+    const shard = args.shard === undefined ? undefined : parseShard(args.shard);
     const { readBaseline } = await import('../../report/baseline.js');
     const baseline =
       args.baseline === undefined
@@ -99,6 +111,7 @@ export const runCommand = defineCommand({
         keep: args.keep,
         ...(expectBroken === undefined ? {} : { expectBroken }),
         ...(baseline === undefined ? {} : { baseline }),
+        ...(shard === undefined ? {} : { shard }),
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),
         toolVersion: toolVersion(),
