@@ -12,6 +12,7 @@ import { enqueueCommand } from './commands/enqueue.js';
 import { exploreCommand } from './commands/explore.js';
 import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
+import { mergeCommand } from './commands/merge.js';
 import { producerCommand } from './commands/producer.js';
 import { protocolCheckCommand } from './commands/protocol-check.js';
 import { runCommand } from './commands/run.js';
@@ -26,6 +27,7 @@ import { worldCommand } from './commands/world.js';
 // biome-ignore lint/suspicious/noExplicitAny: commands differ in their options' types, which run() checks for itself.
 const COMMANDS: readonly Command<any>[] = [
   runCommand,
+  mergeCommand,
   exploreCommand,
   soakCommand,
   compareCommand,

@@ -1,6 +1,7 @@
 import { baselineLines } from '../report/baseline-lines.js';
 import { describeReproduction } from '../report/reproduction-line.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
+import { shardLines } from '../report/shard-lines.js';
 import type { WrittenReport } from '../report/write-report.js';
 
 const MARK: Record<ScenarioReport['verdict'], string> = { pass: 'PASS', fail: 'FAIL', vacuous: 'VACUOUS', not_judged: 'N/J', error: 'ERROR' };
@@ -42,6 +43,12 @@ function baselineText(report: DrillReport): string {
   return `${head}\n${[...regressions.map((line) => `  REGRESSION ${line}`), ...others.map((line) => `  ${line}`)].map((line) => `${line}\n`).join('')}`;
 }
 
+/** A shard's share of the drill, or the shards a merge joined; nothing for a drill run whole. */
+function shardText(report: DrillReport): string {
+  const lines = shardLines(report);
+  return lines ? [lines.head, ...lines.shards.map((line) => `  ${line}`)].map((line) => `${line}\n`).join('') : '';
+}
+
 /**
  * Progress for people and for CI: on a terminal a live line while a scenario
  * runs, replaced by its result; elsewhere plain lines only, one per scenario.
@@ -78,6 +85,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
       stream.write(
         `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged > 0 ? `${s.notJudged} not judged, ` : ''}` +
           `${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
+          shardText(report) +
           baselineText(report) +
           `report: ${Object.values(written).join('\n        ')}\n`,
       );

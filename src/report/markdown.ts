@@ -2,6 +2,7 @@ import { baselineLines } from './baseline-lines.js';
 import { describeReproduction } from './reproduction-line.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import { shardLines } from './shard-lines.js';
 import { visibleText } from './visible-text.js';
 
 /*
@@ -64,8 +65,19 @@ function header(report: DrillReport, out: string[]): void {
     `- Started ${report.startedAt}, finished ${report.finishedAt} (${duration(report.durationMs)})`,
     `- queue-drill ${text(report.toolVersion)}, report version ${report.version}`,
     `- Invariant verdicts: ${summary.invariants.held} held, ${summary.invariants.broken} broken, ${summary.invariants.notJudged} not judged`,
+    ...shardBullets(report),
     '',
   );
+}
+
+// Paths and commands in code spans, the rest escaped: a path may hold anything.
+function shardBullets(report: DrillReport): string[] {
+  const lines = shardLines(report);
+  if (!lines) return [];
+  const shards = (report.merged ?? []).map(
+    (s) => `  - shard ${s.index}/${report.merged!.length}: ${code(s.report)} (exit code ${s.exitCode}, ${duration(s.durationMs)}) ${code(s.command)}`,
+  );
+  return [`- ${text(lines.head.charAt(0).toUpperCase() + lines.head.slice(1))}`, ...shards];
 }
 
 function scenarioTable(report: DrillReport, out: string[]): void {

@@ -37,7 +37,8 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * each job carries its life as data in `events` (state changes, refused
  * writes, checkpoints, effects, incidents), for views that draw it; with
  * --baseline, `baseline` says what regressed against an earlier run; with
- * --shard, `shard` says which share of the drill this is (`merge` joins them).
+ * --shard, `shard` says which share of the drill this is, and a report
+ * `merge` joined from shards lists them in `merged`.
  */
 export const REPORT_VERSION = 6;
 
@@ -290,6 +291,19 @@ export const DrillReportSchema = z
       })
       .optional()
       .describe('with --shard i/n: which share of the drill this run is'),
+    merged: z
+      .array(
+        z.strictObject({
+          index: z.int().min(1),
+          report: text().describe("the shard's report.json as merge read it"),
+          command: text().describe("the shard's command line"),
+          startedAt: utcTimestamp(),
+          durationMs: milliseconds(),
+          exitCode: z.literal([0, 1, 2, 3]),
+        }),
+      )
+      .optional()
+      .describe('made by merge: the shard reports joined into this one, by share'),
   })
   .superRefine((report, ctx) => {
     const seen = new Set<string>();
@@ -335,6 +349,9 @@ export const DrillReportSchema = z
     }
     if (report.exitCode === 0 && (report.baseline?.regressions.length ?? 0) > 0) {
       ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but the run regressed against its baseline' });
+    }
+    if (report.shard && report.shard.index > report.shard.count) {
+      ctx.addIssue({ code: 'custom', path: ['shard', 'index'], message: `is ${report.shard.index}, past the shard count ${report.shard.count}` });
     }
     if (Date.parse(report.finishedAt) < Date.parse(report.startedAt)) {
       ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: `${report.finishedAt} is before startedAt ${report.startedAt}` });

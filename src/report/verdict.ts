@@ -1,3 +1,4 @@
+import { EXIT } from '../kernel/errors.js';
 import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js';
 
 /*
@@ -71,4 +72,18 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
  */
 export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged'>): boolean {
   return summary.passed > 0 && summary.passed + summary.notJudged === summary.scenarios;
+}
+
+/**
+ * A drill's exit code from its summary: 3 when the harness failed (a scenario's
+ * error) or the drill was interrupted, 0 when every scenario the queue could run
+ * passed and nothing regressed against a baseline, else 1. A run and a merge of
+ * shard reports both end by it, so a merged drill ends as one run would.
+ */
+export function drillExitCode(
+  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'errors'>,
+  options: { interrupted: boolean; regressed: boolean },
+): 0 | 1 | 3 {
+  if (options.interrupted || summary.errors > 0) return EXIT.harnessFailed;
+  return allJudgedPassed(summary) && !options.regressed ? EXIT.ok : EXIT.violated;
 }

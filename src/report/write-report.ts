@@ -18,6 +18,11 @@ import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/inde
 /** The name of the link, in the run directories' parent, to the newest run. */
 export const LATEST_LINK = 'latest';
 
+/** A new run directory under `out`, named by the UTC time `ms` (`:` made `-`, which some file systems refuse). */
+export function runDirAt(out: string, ms: number): string {
+  return join(out, new Date(ms).toISOString().replace(/:/g, '-'));
+}
+
 /** Where writeReport put each view's file (absolute paths), keyed by view name, in the order of the views. */
 export type WrittenReport<Name extends string = ReportViewName> = Readonly<Record<Name, string>>;
 

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
-import { EXIT, UsageError } from '../kernel/errors.js';
+import { UsageError } from '../kernel/errors.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
-import { allJudgedPassed, summarize } from '../report/verdict.js';
-import { type WrittenReport, writeReport } from '../report/write-report.js';
+import { runKey, runsOfShare, type Shard } from '../report/shard.js';
+import { drillExitCode, summarize } from '../report/verdict.js';
+import { runDirAt, type WrittenReport, writeReport } from '../report/write-report.js';
 import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
 import { resolveScenarios } from './resolve.js';
@@ -35,7 +36,7 @@ export interface DrillOptions {
   /** The invariants the run being replayed broke (--expect-broken): each scenario's report says whether it broke the same. */
   expectBroken?: readonly InvariantId[];
   /** Run only this share of the scenario runs (--shard i/n): every n-th from the i-th, in the drill's order, the same on every machine. */
-  shard?: { index: number; count: number };
+  shard?: Shard;
   /** An earlier run to compare with (--baseline): a regression against it fails the run. */
   baseline?: { baseline: Baseline; tolerance: RecoveryTolerance };
   signal: AbortSignal;
@@ -58,10 +59,6 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9._:/=,@+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
-function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/:/g, '-');
-}
-
 /**
  * A whole drill: every selected scenario (times --repeat, each repetition with
  * the next seed) on real processes, judged, and written as one report in a new
@@ -81,13 +78,13 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     await impl.preflight?.(resolveServers(options.servers ?? {}, scenario.settings));
   }
   const started = Date.now();
-  const runDir = join(options.out, stamp(started));
+  const runDir = runDirAt(options.out, started);
   const all = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
   const shard = options.shard;
   if (shard && shard.count > all.length)
     throw new UsageError(`--shard ${shard.index}/${shard.count}: the drill has ${all.length} scenario run(s), so at most ${all.length} shards`);
-  // Round robin in the drill's order: shares of the same size, the same split on every machine given the same command.
-  const queue = shard ? all.filter((_, position) => position % shard.count === shard.index - 1) : all;
+  // Round robin in the drill's order (src/report/shard.ts): the same split on every machine given the same command.
+  const queue = shard ? runsOfShare(all, shard) : all;
   const total = queue.length;
   const results: Array<ScenarioReport | undefined> = new Array(queue.length);
   let next = 0;
@@ -119,7 +116,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const interrupted = options.signal.aborted;
   const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance) : undefined;
   const regressed = (compared?.regressions.length ?? 0) > 0;
-  const exitCode = interrupted || summary.errors > 0 ? EXIT.harnessFailed : allJudgedPassed(summary) && !regressed ? EXIT.ok : EXIT.violated;
+  const exitCode = drillExitCode(summary, { interrupted, regressed });
   const finished = Date.now();
   const report: DrillReport = {
     version: REPORT_VERSION,
@@ -137,7 +134,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     summary,
     scenarios,
     ...(compared ? { baseline: compared } : {}),
-    ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => `${scenario.name}#${repeat}`) } } : {}),
+    ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => runKey({ name: scenario.name, repeat })) } } : {}),
   };
   return { report, written: writeReport(runDir, report) };
 }

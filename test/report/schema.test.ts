@@ -200,7 +200,7 @@ describe('the report schema', () => {
     expect(checkReport(report).ok).toBe(true);
   });
 
-  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, no unknown fields', () => {
+  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, shard and merged, no unknown fields', () => {
     const schema = reportJsonSchema() as {
       $schema: string;
       title: string;
@@ -213,7 +213,7 @@ describe('the report schema', () => {
     expect(schema.additionalProperties).toBe(false);
     expect([...schema.required].sort()).toEqual(
       Object.keys(DrillReportSchema.shape)
-        .filter((key) => key !== 'baseline')
+        .filter((key) => !['baseline', 'shard', 'merged'].includes(key))
         .sort(),
     );
     expect(schema.properties.version?.const ?? schema.properties.version?.enum?.[0]).toBe(REPORT_VERSION);

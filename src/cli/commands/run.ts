@@ -48,7 +48,10 @@ export const runCommand = defineCommand({
       describe:
         'replaying a failing run: the invariants it broke (comma-separated; its replay command gives them); the report says whether this run broke the same',
     },
-    shard: { type: 'string', describe: 'run only share i of n of the scenario runs (i/n, e.g. 2/3): the same split on every machine; join them with merge' },
+    shard: {
+      type: 'string',
+      describe: 'run only share i of n of the scenario runs (i/n, e.g. 2/3): the same split on every machine; join them with merge',
+    },
     baseline: {
       type: 'string',
       describe:
@@ -84,6 +87,9 @@ export const runCommand = defineCommand({
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
     if (!(args['recovery-slack-ms'] >= 0)) throw new UsageError(`--recovery-slack-ms must be 0 or more, got ${args['recovery-slack-ms']}`);
     const shard = args.shard === undefined ? undefined : parseShard(args.shard);
+    // A share compared alone would call every other share's scenario gone; the whole drill is compared once, when merged.
+    if (shard && args.baseline !== undefined)
+      throw new UsageError(`--baseline with --shard: give the baseline to merge instead (queue-drill merge DIR... --baseline ${args.baseline})`);
     const { readBaseline } = await import('../../report/baseline.js');
     const baseline =
       args.baseline === undefined

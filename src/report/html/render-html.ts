@@ -2,6 +2,7 @@ import { baselineLines } from '../baseline-lines.js';
 import { describeReproduction } from '../reproduction-line.js';
 import { scenarioLabel } from '../scenario-label.js';
 import type { DrillReport, ScenarioReport } from '../schema.js';
+import { shardLines } from '../shard-lines.js';
 import { escapeHtml as h } from './escape.js';
 import { evidenceTargets } from './evidence-links.js';
 import { layoutScenario } from './lanes.js';
@@ -62,6 +63,13 @@ function baselineBox(report: DrillReport): string {
   return `<section class="baseline${regressions.length > 0 ? ' v-fail' : ''}"><h2>${h(head)}</h2>${list}</section>`;
 }
 
+/** Which share of the drill this is, or which shards were merged into it. */
+function shardNote(report: DrillReport): string {
+  const lines = shardLines(report);
+  if (!lines) return '';
+  return `<p class="shard">${h(lines.head)}</p>${lines.shards.length > 0 ? `<ul>${lines.shards.map((line) => `<li>${h(line)}</li>`).join('')}</ul>` : ''}`;
+}
+
 function header(report: DrillReport): string {
   const s = report.summary;
   const counts = `${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged} not judged, ${s.errors} errors`;
@@ -69,7 +77,7 @@ function header(report: DrillReport): string {
     `<header><h1>queue-drill: ${h(counts)}</h1>` +
     `<p>Queue <code>${h(report.queue)}</code>, seed <code>${report.seed}</code>, ${h(report.startedAt)}, ` +
     `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${report.timeScale !== 1 ? `, durations ×${report.timeScale}` : ''}.</p>` +
-    `${copyable(report.command)}</header>`
+    `${copyable(report.command)}${shardNote(report)}</header>`
   );
 }
 
