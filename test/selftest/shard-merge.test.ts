@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import type { DrillReport } from '../../src/report/schema.js';
+import { runKey } from '../../src/report/shard.js';
+import { readReport } from '../../src/report/write-report.js';
+import { loadScenarioFile } from '../../src/scenarios/load.js';
+import { resolveScenarios } from '../../src/scenarios/resolve.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * The shipped drill (scenarios.yaml, on the default SQLite queue) split in
+ * three as three CI runners would run it, one after another here (two drills
+ * at once would starve each other's workers), each with the default two
+ * lanes, then merged. The merged report must hold the file's every scenario
+ * in its order, with what one run of the whole drill gives: every scenario
+ * passes but those the queue cannot run as asked (on SQLite, the one that
+ * restarts the queue's server: not judged), and exit 0. A run of the whole
+ * drill is not repeated here to compare with (it would double the test's
+ * time); a run that did not give those verdicts would fail `npm run drill`.
+ * A replay command from the merged report runs its scenario again.
+ */
+
+const FILE = 'scenarios.yaml';
+const temp = tempRunDir('shard-merge');
+afterAll(() => temp.remove());
+
+const cli = (...args: string[]) => execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true' } });
+
+describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
+  it('gives the scenario set and the verdicts of one run of the whole drill', { timeout: 900_000 }, async () => {
+    const drill = resolveScenarios(loadScenarioFile(FILE), { seed: 1, only: [] });
+    // What sqlite cannot run as asked: a restart of the queue's server, which an embedded queue has not.
+    const unrunnable = drill.filter((s) => s.pointFaults.some((fault) => fault.action === 'restart_server')).map((s) => s.name);
+    expect(unrunnable).toEqual(['queue-server-restart']);
+
+    const shards: string[] = [];
+    for (const index of [1, 2, 3]) {
+      const out = join(temp.dir, `shard-${index}`);
+      const result = await cli('run', FILE, '--shard', `${index}/3`, '--parallel', '2', '--out', out);
+      const report = readReport(join(out, 'latest', 'report.json'));
+      expect(result.exitCode, result.stderr).toBe(report.exitCode);
+      expect(report.shard).toEqual({ index, count: 3, order: drill.map((s) => `${s.name}#1`) });
+      expect(report.scenarios.map(runKey)).toEqual(report.shard!.order.filter((_, position) => position % 3 === index - 1));
+      expect(result.stderr).toContain(`shard ${index}/3: ${report.scenarios.length} of the drill's ${drill.length} scenario runs`);
+      shards.push(join(out, 'latest'));
+    }
+
+    const merged = await cli('merge', ...shards, '--out', join(temp.dir, 'merged'));
+    const report: DrillReport = readReport(join(temp.dir, 'merged', 'latest', 'report.json'));
+    expect(report.scenarios.map((s) => s.name)).toEqual(drill.map((s) => s.name));
+    const verdicts = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));
+    expect(verdicts).toEqual(Object.fromEntries(drill.map((s) => [s.name, unrunnable.includes(s.name) ? 'not_judged' : 'pass'])));
+    expect(report.summary).toMatchObject({ scenarios: drill.length, passed: drill.length - 1, notJudged: 1, failed: 0, vacuous: 0, errors: 0 });
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(report.exitCode).toBe(0);
+    expect(merged.stderr).toContain(`${drill.length - 1}/${drill.length} passed, 0 failed, 0 vacuous, 1 not judged, 0 errors`);
+    expect(merged.stderr).toContain(`[${drill.length}/${drill.length}] PASS    ${drill.at(-1)!.name}`);
+    expect(report.merged?.map((s) => s.index)).toEqual([1, 2, 3]);
+    // The merged run directory stands alone: each scenario's store was copied into it.
+    const judged = report.scenarios.find((s) => s.verdict === 'pass')!;
+    expect(judged.artefacts.store.startsWith(join(temp.dir, 'merged'))).toBe(true);
+    expect(existsSync(judged.artefacts.store)).toBe(true);
+
+    // A replay command from the merged report runs its scenario again, as from a run's.
+    const replay = judged.replay.split(' ');
+    expect(replay.slice(0, 2)).toEqual(['queue-drill', 'run']);
+    const again = await cli(...replay.slice(1), '--out', join(temp.dir, 'replay'));
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(readReport(join(temp.dir, 'replay', 'latest', 'report.json')).scenarios.map((s) => [s.name, s.verdict])).toEqual([[judged.name, 'pass']]);
+  });
+});
