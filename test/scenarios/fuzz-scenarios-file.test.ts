@@ -191,7 +191,7 @@ describe('a hostile or broken scenarios file', () => {
   afterAll(() => dir.remove());
   const refusals: Array<{ file: string; message: string }> = [];
 
-  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, () => {
+  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, { timeout: 300_000 }, () => {
     let loaded = 0;
     let slowest = 0;
     let n = 0;
