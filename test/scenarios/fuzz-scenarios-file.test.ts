@@ -191,7 +191,9 @@ describe('a hostile or broken scenarios file', () => {
   afterAll(() => dir.remove());
   const refusals: Array<{ file: string; message: string }> = [];
 
-  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, { timeout: 300_000 }, () => {
+  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, {
+    timeout: 300_000,
+  }, () => {
     let loaded = 0;
     let slowest = 0;
     let n = 0;
