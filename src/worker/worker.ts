@@ -53,9 +53,10 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
     skewMarginMs: options.skewMarginMs,
     retryDelay: options.retryDelay,
   });
-  log({ event: 'started', pid: process.pid, leaseMs: options.leaseMs });
   // A worker that talks to a world runs plans: load that code now, not while it holds its first lease.
   if (options.world) await import('./run-plan-job.js');
+  // Its first line says it is up (the drill's watchdog does not count a start as the queue's time: see supervise.ts).
+  log({ event: 'started', pid: process.pid, leaseMs: options.leaseMs });
   let processed = 0;
   try {
     ({ processed } = await queue.work(drillHandler(options, now), {

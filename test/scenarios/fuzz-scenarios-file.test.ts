@@ -178,10 +178,22 @@ function refusalProblems(file: string, error: unknown): string[] {
 
 describe('a hostile or broken scenarios file', () => {
   const dir = tempRunDir('fuzz-scenarios');
+  /**
+   * What `work` cost in CPU time (this process's user and system time), not in wall time: on a loaded
+   * machine the wall clock measures the other processes too, and a bound on it is a flaky test.
+   */
+  function cpuTimed<T>(work: () => T): { result: T; ms: number } {
+    const before = process.cpuUsage();
+    const result = work();
+    const spent = process.cpuUsage(before);
+    return { result, ms: (spent.user + spent.system) / 1000 };
+  }
   afterAll(() => dir.remove());
   const refusals: Array<{ file: string; message: string }> = [];
 
-  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, () => {
+  it(`loads, or is refused with the file, the line and what is allowed, in well under a second: ${RUNS} mutations of the shipped file`, {
+    timeout: 300_000,
+  }, () => {
     let loaded = 0;
     let slowest = 0;
     let n = 0;
@@ -189,11 +201,9 @@ describe('a hostile or broken scenarios file', () => {
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
         const file = join(dir.dir, `case-${n++}.yaml`);
         writeFileSync(file, mutatedFile(mutations));
-        const started = performance.now();
-        const outcome = readFile(file);
-        const ms = performance.now() - started;
+        const { result: outcome, ms } = cpuTimed(() => readFile(file));
         slowest = Math.max(slowest, ms);
-        expect(ms, 'read or refused within a second').toBeLessThan(1000);
+        expect(ms, 'read or refused within a second of CPU').toBeLessThan(1000);
         if (outcome.loaded) loaded++;
         else {
           expect(refusalProblems(file, outcome.error)).toEqual([]);
@@ -202,7 +212,7 @@ describe('a hostile or broken scenarios file', () => {
       }),
       { numRuns: RUNS, seed: 2026 },
     );
-    console.log(`fuzz: ${RUNS} mutated files, ${loaded} loaded, ${RUNS - loaded} refused as bad input, slowest ${slowest.toFixed(0)} ms`);
+    console.log(`fuzz: ${RUNS} mutated files, ${loaded} loaded, ${RUNS - loaded} refused as bad input, slowest ${slowest.toFixed(0)} ms of CPU`);
     expect(loaded, 'some mutations still make a valid file').toBeGreaterThan(0);
     expect(RUNS - loaded, 'most mutations are refused').toBeGreaterThan(RUNS / 2);
   });
@@ -249,9 +259,8 @@ describe('a hostile or broken scenarios file', () => {
     'refuses $name at once, naming the file',
     ({ bytes, says, file }) => {
       writeFileSync(file, bytes());
-      const started = performance.now();
-      const outcome = readFile(file);
-      expect(performance.now() - started).toBeLessThan(1000);
+      const { result: outcome, ms } = cpuTimed(() => readFile(file));
+      expect(ms, 'read or refused within a second of CPU').toBeLessThan(1000);
       expect(outcome.loaded).toBe(false);
       const error = (outcome as { error: unknown }).error;
       expect(refusalProblems(file, error)).toEqual([]);

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { ControlFactory } from '../../faults/control-channel.js';
 import type { Child, Supervisor } from '../../harness/supervisor.js';
 import type { Settings } from '../schema.js';
@@ -13,6 +14,8 @@ interface Role extends RoleSpec {
   finished: boolean;
   /** When it is to be started again (epoch ms), or null. */
   restartAt: number | null;
+  /** This incarnation has written its first log line (it is up: loaded, connected to its queue). */
+  spoke: boolean;
 }
 
 /**
@@ -32,7 +35,7 @@ export class DrillProcesses {
 
   /** Starts a process of the drill. */
   start(spec: RoleSpec): void {
-    this.roles.push({ ...spec, child: this.spawn(spec), restarts: 0, finished: false, restartAt: null });
+    this.roles.push({ ...spec, child: this.spawn(spec), restarts: 0, finished: false, restartAt: null, spoke: false });
   }
 
   /** A producer has not yet finished its part. */
@@ -51,6 +54,25 @@ export class DrillProcesses {
     return this.roles.some((r) => r.restartAt !== null);
   }
 
+  /**
+   * A worker or the coordinator is still starting: spawned, alive, and silent so far (each logs a line once it has
+   * loaded and connected to its queue). Producers are left to their start barrier (producer-release.ts).
+   */
+  get starting(): boolean {
+    return this.roles.some((role) => role.kind !== 'producer' && role.child.alive && !role.finished && !this.hasSpoken(role));
+  }
+
+  private hasSpoken(role: Role): boolean {
+    if (!role.spoke) {
+      try {
+        role.spoke = statSync(role.child.logFile).size > 0;
+      } catch {
+        // Not created yet: the process has not spoken.
+      }
+    }
+    return role.spoke;
+  }
+
   /** Applies the restart rule to every process that is down, as of `now`. */
   async tend(now: number): Promise<void> {
     for (const role of this.roles) {
@@ -62,6 +84,7 @@ export class DrillProcesses {
         if (decision.kind === 'not-restarted') this.timeline.record('note', `${role.name} is not restarted (${decision.why})`);
       } else if (now >= role.restartAt) {
         role.child = this.spawn(role);
+        role.spoke = false;
         role.restarts++;
         role.restartAt = null;
       }
