@@ -34,10 +34,12 @@ export const LAYERS = {
   selftest: ['kernel', 'adapters', 'report', 'scenarios', 'explore'],
   compare: ['kernel', 'port', 'adapters', 'report', 'scenarios'],
   demo: ['kernel', 'port', 'harness', 'adapters', 'worker'],
+  api: [],
   cli: [],
 };
-// The command line is the top: it may import anything.
-LAYERS.cli = Object.keys(LAYERS).filter((folder) => folder !== 'cli');
+// The top, side by side: the command line and the library (src/api: the package's entry point) may import anything below them.
+LAYERS.api = Object.keys(LAYERS).filter((folder) => folder !== 'api' && folder !== 'cli');
+LAYERS.cli = Object.keys(LAYERS).filter((folder) => folder !== 'api' && folder !== 'cli');
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -5,12 +5,16 @@ import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { runDrill } from '../scenarios/run-drill.js';
+import type { ScenarioFile } from '../scenarios/schema.js';
 import { cellOf, columnErrorCell } from './cell.js';
 import type { Expectations } from './expectations.js';
 import { type Cell, COMPARE_VERSION, type Column, type CompareReport } from './schema.js';
 
 export interface CompareOptions {
+  /** The scenarios file: read by each column's drill unless `loaded` is given. */
   file: string;
+  /** The file, already read and validated, so no column reads it again. */
+  loaded?: ScenarioFile;
   /** The scenario names, in the file's order (already checked against it). */
   scenarios: readonly string[];
   /** The queues, as the command line names them: the columns, in order. */
@@ -66,6 +70,7 @@ async function runColumn(queue: string, options: CompareOptions): Promise<{ colu
   try {
     const { report, written } = await runDrill({
       file: options.file,
+      ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
       only: options.scenarios,
       seed: options.seed,
       timeScale: options.timeScale,

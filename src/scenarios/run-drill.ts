@@ -13,9 +13,13 @@ import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
 import { resolveScenarios } from './resolve.js';
 import { runJudged } from './run-judged.js';
+import type { ScenarioFile } from './schema.js';
 
 export interface DrillOptions {
+  /** The scenarios file: read unless `loaded` is given; named in the report and in replay commands either way. */
   file: string;
+  /** The file, already read and validated (the library's loadScenarios), so it is not read again. */
+  loaded?: ScenarioFile;
   only: readonly string[];
   seed: number;
   repeat: number;
@@ -66,7 +70,7 @@ export function shellWord(word: string): string {
  * fired, 3 the harness itself failed or was interrupted.
  */
 export async function runDrill(options: DrillOptions): Promise<{ report: DrillReport; written: WrittenReport }> {
-  const file = loadScenarioFile(options.file);
+  const file = options.loaded ?? loadScenarioFile(options.file);
   // Resolve every repetition first, so bad input fails before any process starts.
   const rounds = Array.from({ length: options.repeat }, (_, r) =>
     resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale: options.timeScale ?? 1 }),

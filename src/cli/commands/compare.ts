@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
 
@@ -39,12 +38,8 @@ export const compareCommand = defineCommand({
     json: { type: 'boolean', default: false, describe: 'print compare.json to stdout instead of the summary' },
   },
   async run(args) {
-    const { runCompare } = await import('../../compare/run-compare.js');
-    const { writeCompare } = await import('../../compare/write-compare.js');
-    const { loadExpectations, unknownNames } = await import('../../compare/expectations.js');
+    const { compareQueues } = await import('../../compare/compare-queues.js');
     const { queueImpl } = await import('../../adapters/registry.js');
-    const { loadScenarioFile } = await import('../../scenarios/load.js');
-    const { resolveScenarios } = await import('../../scenarios/resolve.js');
     const { serversFromFlags } = await import('../../port/servers.js');
     const { toolVersion } = await import('../../kernel/version.js');
     const { UsageError } = await import('../../kernel/errors.js');
@@ -58,25 +53,19 @@ export const compareCommand = defineCommand({
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
       throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
-    // Every scenario name and the expectations checked before any queue runs.
-    const scenarios = resolveScenarios(loadScenarioFile(args.file), { seed: args.seed, only: list(args.only) }).map((s) => s.name);
-    const expectations = loadExpectations(args.expect);
-    const unknown = unknownNames(args.expect, queues, scenarios);
-    if (unknown.length > 0) throw new UsageError(`--expect ${args.expect} names what this comparison does not run: ${unknown.join(', ')}`);
-    const dir = join(args.out, new Date().toISOString().replace(/:/g, '-'));
     const stop = stopOnSignals();
     try {
-      const report = await runCompare({
+      const { report, written } = await compareQueues({
         file: args.file,
-        scenarios,
+        only: list(args.only),
         queues,
         seed: args.seed,
         timeScale: args['time-scale'],
         restartServers: args['restart-servers'],
         parallel: args.parallel,
-        dir,
+        out: args.out,
+        ...(args.expect === undefined ? {} : { expect: args.expect }),
         servers: serversFromFlags(args),
-        expectations,
         signal: stop.signal,
         command: ['queue-drill', ...process.argv.slice(2)].join(' '),
         toolVersion: toolVersion(),
@@ -87,7 +76,6 @@ export const compareCommand = defineCommand({
         },
         onScenario: (_queue, report, index, total) => process.stderr.write(`  ${scenarioLine(report, index, total)}\n`),
       });
-      const written = writeCompare(dir, report);
       if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else {
         const unexpected = report.cells.filter((c) => !c.matched).length;

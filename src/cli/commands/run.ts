@@ -125,6 +125,9 @@ export const runCommand = defineCommand({
       });
       if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else printer.summary(report, written);
+      // In a GitHub Actions job the summary goes on the run's page too.
+      const { appendStepSummary } = await import('../../report/step-summary.js');
+      appendStepSummary(process.env, report, written.html, (line) => process.stderr.write(`${line}\n`));
       process.exitCode = report.exitCode;
     } finally {
       stop.dispose();

@@ -1,0 +1,59 @@
+import { queueImpl } from '../adapters/registry.js';
+import { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
+import { isTimeScale } from '../scenarios/time-scale.js';
+import { OptionsError } from './options-error.js';
+
+/*
+ * The library's boundary: options come from a user's code (TypeScript's types
+ * say what they should be, plain JavaScript may pass anything), so each is
+ * checked here, once, with the same limits as the command line's flags and a
+ * message naming the option as the caller wrote it.
+ */
+
+/** The most scenarios a drill runs at once (as `--parallel`). */
+export const MAX_PARALLEL = 16;
+
+/** `value`, which must be an integer, or the default. */
+export function integerOption(fn: string, name: string, value: number | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < min) {
+    throw new OptionsError(`${fn}: ${name} must be ${min > Number.MIN_SAFE_INTEGER ? `a whole number from ${min}` : 'an integer'}, got ${chosen}`);
+  }
+  return chosen;
+}
+
+/** How many scenarios run at once: 1 to MAX_PARALLEL. */
+export function parallelOption(fn: string, value: number | undefined): number {
+  const chosen = integerOption(fn, 'parallel', value, 2, 1);
+  if (chosen > MAX_PARALLEL) throw new OptionsError(`${fn}: parallel must be from 1 to ${MAX_PARALLEL}, got ${chosen}`);
+  return chosen;
+}
+
+/** The time scale: 0.1 to 100. */
+export function timeScaleOption(fn: string, value: number | undefined): number {
+  const chosen = value ?? 1;
+  if (!isTimeScale(chosen)) throw new OptionsError(`${fn}: timeScale must be from 0.1 to 100, got ${chosen}`);
+  return chosen;
+}
+
+/** A list of names: an array of non-empty strings. */
+export function namesOption(fn: string, name: string, value: readonly string[] | undefined): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.trim() === ''))
+    throw new OptionsError(`${fn}: ${name} must be an array of names, got ${JSON.stringify(value)}`);
+  return value.map((item) => item.trim());
+}
+
+/** A queue implementation's name, known to the registry (its UnknownQueueError lists them). */
+export function queueOption(value: string | undefined): string | undefined {
+  if (value !== undefined) queueImpl(value);
+  return value;
+}
+
+/** Invariant ids, each one queue-drill knows. */
+export function invariantsOption(fn: string, name: string, value: readonly string[] | undefined): InvariantId[] | undefined {
+  if (value === undefined) return undefined;
+  const unknown = namesOption(fn, name, value).filter((id) => !(INVARIANT_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0) throw new OptionsError(`${fn}: ${name}: unknown invariant ${unknown.join(', ')}; allowed: ${INVARIANT_IDS.join(', ')}`);
+  return [...value] as InvariantId[];
+}

@@ -1,0 +1,128 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import { baselineLines } from './baseline-lines.js';
+import { scenarioLabel } from './scenario-label.js';
+import type { DrillReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import { visibleText } from './visible-text.js';
+
+/*
+ * The drill's summary for a CI job's page: GitHub Actions shows the Markdown
+ * appended to $GITHUB_STEP_SUMMARY on the run's summary page, so `queue-drill
+ * run` appends this there when the variable is set. Short by design (a page
+ * holds every job's summary, 1 MiB each at most): the verdict counts, each
+ * scenario that did not pass with why in a few words (the invariants it
+ * broke), the seed, and the commands that replay the failures. report.md and
+ * report.html hold the rest. Every string from the report is data, escaped as
+ * report.md escapes it.
+ */
+
+const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', error: '❌' };
+
+/** How many scenarios that did not pass the summary lists before it points at the report for the rest. */
+const MAX_LISTED = 25;
+
+/** The summary as GitHub-flavoured Markdown; `reportFile` (report.html, say) is named as where the rest is. */
+export function renderStepSummary(report: DrillReport, reportFile?: string): string {
+  const { summary: s } = report;
+  const allPassed = s.scenarios > 0 && s.passed === s.scenarios;
+  const mark = allPassed ? '✅' : s.failed + s.errors > 0 ? '❌' : '⚠️';
+  const out = [
+    `### queue-drill: ${mark} ${s.passed} of ${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'} passed (exit code ${report.exitCode})`,
+    '',
+    '| Passed | Failed | Vacuous | Not judged | Errors |',
+    '| --- | --- | --- | --- | --- |',
+    `| ${s.passed} | ${s.failed} | ${s.vacuous} | ${s.notJudged} | ${s.errors} |`,
+    '',
+    `Queue ${code(report.queue)} · seed ${code(String(report.seed))} · ${(report.durationMs / 1000).toFixed(1)} s` +
+      `${reportFile === undefined ? '' : ` · the whole report: ${code(reportFile)}`}`,
+    '',
+  ];
+  if (report.baseline) {
+    const { head, regressions } = baselineLines(report.baseline);
+    out.push(`**${text(head)}**`, '', ...regressions.map((line) => `- ❌ regression: ${text(line)}`), ...(regressions.length > 0 ? [''] : []));
+  }
+  const notPassed = report.scenarios.filter((scenario) => scenario.verdict !== 'pass');
+  if (notPassed.length === 0) return `${out.join('\n')}`;
+  const listed = notPassed.slice(0, MAX_LISTED);
+  const more = notPassed.length - listed.length > 0 ? [`- and ${notPassed.length - listed.length} more: see the report`] : [];
+  out.push('**What did not pass**', '', ...listed.map((scenario) => notPassedLine(scenario, report.scenarios)), ...more, '');
+  const replays = listed.filter((scenario) => scenario.verdict !== 'not_judged').map((scenario) => scenario.replay);
+  if (replays.length > 0) out.push('**Replay** (the same seed, the same queue):', '', ...fence(replays.join('\n')), '');
+  return `${out.join('\n')}`;
+}
+
+/** One scenario that did not pass: its verdict, and why in a few words. */
+function notPassedLine(scenario: ScenarioReport, all: readonly ScenarioReport[]): string {
+  const broken = scenario.invariants.filter((v) => v.status === 'broken').map((v) => code(v.id));
+  const why = [
+    ...(scenario.error !== null ? [`the harness failed: ${text(firstLine(scenario.error))}`] : []),
+    ...(scenario.notJudged !== null ? [`not judged: ${text(scenario.notJudged)}`] : []),
+    ...(broken.length > 0 ? [`broke ${broken.join(', ')}`] : []),
+    ...(scenario.expectations.length > 0 ? [`${scenario.expectations.length} job(s) did not end as expected`] : []),
+    ...scenario.unfired.map((line) => text(line)),
+    ...scenario.nothingJudged.map((line) => text(line)),
+  ];
+  return `- ${MARKER[scenario.verdict]} ${code(scenarioLabel(scenario, all))} ${scenario.verdict}${why.length > 0 ? `: ${why.join('; ')}` : ''}`;
+}
+
+/**
+ * Appends the summary to the file $GITHUB_STEP_SUMMARY names, when it names
+ * one; what is there already stays. A file that cannot be written is a
+ * warning (`warn`), not a failure: the drill's verdict stands either way.
+ */
+export function appendStepSummary(env: NodeJS.ProcessEnv, report: DrillReport, reportFile: string | undefined, warn: (line: string) => void): void {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (file === undefined || file === '') return;
+  try {
+    appendFileSync(file, `${separator(existing(file))}${renderStepSummary(report, reportFile === undefined ? undefined : shownPath(reportFile))}\n`);
+  } catch (error) {
+    warn(`queue-drill: could not append the summary to GITHUB_STEP_SUMMARY (${file}): ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// A blank line first, so the summary starts its own block after whatever an earlier step wrote.
+function separator(before: string): string {
+  return before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n';
+}
+
+// A path inside the job's directory as the job's files name it (drill-runs/…); one outside it whole.
+function shownPath(path: string): string {
+  const inside = relative(process.cwd(), path);
+  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
+
+/** The file's last bytes as text ('' when it does not exist yet), to know how the summary must start. */
+function existing(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-2);
+  } catch {
+    return '';
+  }
+}
+
+function firstLine(value: string): string {
+  const line = value.split(/\r?\n/, 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+// Prose: one line, with the characters that would start emphasis, links, code or HTML escaped (as report.md does).
+function text(value: string): string {
+  return visibleText(value.replace(/\s*[\r\n]+\s*/g, ' '))
+    .replace(/[\\`*_[\]~<>&|]/g, (c) => `\\${c}`)
+    .replace(/^([#+=-])/, '\\$1');
+}
+
+// An identifier in a code span whose delimiter is longer than any run of backticks inside it.
+function code(value: string): string {
+  const content = visibleText(value.replace(/\s*[\r\n]+\s*/g, ' '));
+  const ticks = '`'.repeat(Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${content}${pad}${ticks}`;
+}
+
+// A code block fenced with more backticks than any run inside it.
+function fence(content: string): string[] {
+  const body = visibleText(content);
+  const ticks = '`'.repeat(Math.max(3, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length + 1)));
+  return [`${ticks}sh`, ...body.split('\n'), ticks];
+}
