@@ -16,14 +16,6 @@ import { reportFiles } from '../../src/report/write-report.js';
  * GitLab's side.
  */
 
-/**
- * Commands and flags the recipes use that another branch adds (`run --shard`,
- * `merge`, issue 13). Allowed only while the CLI lacks them: once it has them,
- * this test fails until they are taken off this list, so that they are then
- * checked like every other.
- */
-const PENDING: Record<string, readonly string[] | 'command'> = { merge: 'command', run: ['shard'] };
-
 const GITHUB = 'docs/ci/github-actions.yml';
 const GITLAB = 'docs/ci/gitlab-ci.yml';
 
@@ -74,15 +66,12 @@ async function cliCommands(wanted: readonly string[]): Promise<Map<string, Set<s
   return commands;
 }
 
-/** Checks each invocation against the CLI (PENDING aside); the problems, one line each. */
+/** Checks each invocation against the CLI; the problems, one line each. */
 function unknownToCli(used: ReturnType<typeof invocations>, cli: Map<string, Set<string>>): string[] {
   return used.flatMap(({ command, flags, line }) => {
     const flagsOf = cli.get(command);
-    if (flagsOf === undefined) return PENDING[command] === 'command' ? [] : [`${line}: queue-drill has no command ${command}`];
-    const pending = PENDING[command];
-    return flags
-      .filter((flag) => !flagsOf.has(flag) && !(Array.isArray(pending) && pending.includes(flag)))
-      .map((flag) => `${line}: queue-drill ${command} has no --${flag}`);
+    if (flagsOf === undefined) return [`${line}: queue-drill has no command ${command}`];
+    return flags.filter((flag) => !flagsOf.has(flag)).map((flag) => `${line}: queue-drill ${command} has no --${flag}`);
   });
 }
 
@@ -97,19 +86,10 @@ describe('the CI recipes', () => {
   it('the CLI lists its commands and flags (what the rest is checked against)', () => {
     expect(cli.get('run')).toContain('out');
     expect(cli.get('run')).toContain('baseline');
+    expect(cli.get('run')).toContain('shard');
+    expect(cli.get('merge')).toContain('baseline');
     expect([...cli.keys()]).toEqual(expect.arrayContaining(['run', 'explore', 'compare', 'selftest']));
     expect(views).toEqual(expect.arrayContaining(['report.json', 'report.md', 'junit.xml', 'report.html']));
-  });
-
-  it('lists as pending only what the CLI still lacks', () => {
-    const landed = Object.entries(PENDING).flatMap(([command, what]) =>
-      what === 'command'
-        ? cli.has(command)
-          ? [`queue-drill ${command}`]
-          : []
-        : what.filter((flag) => cli.get(command)?.has(flag)).map((flag) => `queue-drill ${command} --${flag}`),
-    );
-    expect(landed, 'the CLI has these now: take them off PENDING in this file, so they are checked').toEqual([]);
   });
 
   describe('GitHub Actions', () => {
