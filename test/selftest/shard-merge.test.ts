@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,8 @@ const temp = tempRunDir('shard-merge');
 afterAll(() => temp.remove());
 
 const cli = (...args: string[]) => execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true' } });
+/** The merge step of a GitHub Actions job: its summary goes on the run's page. */
+const STEP_SUMMARY = join(temp.dir, 'step-summary.md');
 
 describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
   it('gives the scenario set and the verdicts of one run of the whole drill', { timeout: 900_000 }, async () => {
@@ -48,7 +50,11 @@ describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
       shards.push(join(out, 'latest'));
     }
 
-    const merged = await cli('merge', ...shards, '--out', join(temp.dir, 'merged'));
+    writeFileSync(STEP_SUMMARY, '## earlier step\n');
+    const merged = await execa(process.execPath, [CLI_PATH, 'merge', ...shards, '--out', join(temp.dir, 'merged')], {
+      reject: false,
+      env: { CI: 'true', GITHUB_STEP_SUMMARY: STEP_SUMMARY },
+    });
     const report: DrillReport = readReport(join(temp.dir, 'merged', 'latest', 'report.json'));
     expect(report.scenarios.map((s) => s.name)).toEqual(drill.map((s) => s.name));
     const verdicts = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));
@@ -59,6 +65,10 @@ describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
     expect(merged.stderr).toContain(`${drill.length - 1}/${drill.length} passed, 0 failed, 0 vacuous, 1 not judged, 0 errors`);
     expect(merged.stderr).toContain(`[${drill.length}/${drill.length}] PASS    ${drill.at(-1)!.name}`);
     expect(report.merged?.map((s) => s.index)).toEqual([1, 2, 3]);
+    // The whole drill's summary, after what the earlier step wrote.
+    const summary = readFileSync(STEP_SUMMARY, 'utf8');
+    expect(summary.startsWith('## earlier step\n')).toBe(true);
+    expect(summary).toContain(`${drill.length - 1} of ${drill.length} scenarios passed (exit code 0)`);
     // The merged run directory stands alone: each scenario's store was copied into it.
     const judged = report.scenarios.find((s) => s.verdict === 'pass')!;
     expect(judged.artefacts.store.startsWith(join(temp.dir, 'merged'))).toBe(true);

@@ -59,6 +59,12 @@ export const mergeCommand = defineCommand({
         );
       progressPrinter(process.stderr, { live: false }).summary(report, written);
     }
+    // In a GitHub Actions job the merged summary goes on the run's page, as run's does.
+    const { appendStepSummary } = await import('../../report/step-summary.js');
+    appendStepSummary(process.env, report, written.html, (line) =>
+      process.stderr.write(`${line}
+`),
+    );
     process.exitCode = report.exitCode;
   },
 });
