@@ -21,8 +21,11 @@ button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); ba
 .verdict { font-weight: 700; padding: 0 6px; border: 2px solid currentColor; white-space: nowrap; }
 .v-pass .verdict { color: var(--good); } .v-fail .verdict, .v-error .verdict { color: var(--bad); border-style: double; border-width: 4px; }
 .v-vacuous .verdict { color: var(--warn); border-style: dashed; } .v-not_judged .verdict { color: var(--muted); border-style: dotted; }
+.v-interrupted .verdict { color: var(--bad); border-left-width: 10px; }
+.v-not-started .verdict { color: var(--muted); border-style: dotted; border-width: 1px; }
+.interrupted { border-left: 10px solid var(--bad); padding: 4px 10px; background: #f3f3f3; }
 section.scenario { border-top: 3px solid var(--ink); padding: 12px 0 4px; margin-top: 18px; }
-section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; }
+section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; } section.v-interrupted { border-top-style: dashed; }
 .meta { color: var(--muted); font-size: 13px; }
 .problems li, ul.broken .evidence { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 tr.bad td { font-weight: 600; }
