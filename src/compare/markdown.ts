@@ -79,6 +79,8 @@ export function renderCompareMarkdown(report: CompareReport): string {
     '',
     `Run ${report.startedAt} to ${report.finishedAt} (${seconds(report.durationMs)}) with queue-drill ${mdText(report.toolVersion)} on ${code(report.file)}.`,
     '',
+    "The same matrix as one page, each cell linked to its column's own drill report: [compare.html](compare.html).",
+    '',
     '## The queues',
     '',
     row(['Queue', 'Version', 'Needs', "Its adapter's settings", 'Wall time', 'Verdicts']),

@@ -28,8 +28,8 @@ const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
   error: 'ERROR',
 };
 
-/** The anchor of a scenario's section. */
-function anchorOf(index: number): string {
+/** The anchor of a scenario's section: its place in the report, from 1 (a comparison links to it). */
+export function anchorOf(index: number): string {
   return `scenario-${index + 1}`;
 }
 
