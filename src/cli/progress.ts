@@ -2,9 +2,17 @@ import { baselineLines } from '../report/baseline-lines.js';
 import { describeReproduction } from '../report/reproduction-line.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import { shardLines } from '../report/shard-lines.js';
+import { countsLine, interruptionHeadline } from '../report/summary-line.js';
 import type { WrittenReport } from '../report/write-report.js';
 
-const MARK: Record<ScenarioReport['verdict'], string> = { pass: 'PASS', fail: 'FAIL', vacuous: 'VACUOUS', not_judged: 'N/J', error: 'ERROR' };
+const MARK: Record<ScenarioReport['verdict'], string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  vacuous: 'VACUOUS',
+  not_judged: 'N/J',
+  interrupted: 'INTERRUPTED',
+  error: 'ERROR',
+};
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -17,15 +25,17 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
   const armed = report.faults.length + report.worldFaults.length;
   const ends = new Map<string, number>();
   for (const job of report.jobs) ends.set(job.actual.status, (ends.get(job.actual.status) ?? 0) + 1);
-  const jobs = [...ends].map(([status, n]) => `${n} ${status}`).join(', ');
+  const jobs = `${[...ends].map(([status, n]) => `${n} ${status}`).join(', ')}${report.interrupted !== null ? ' when stopped' : ''}`;
   const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
-  const notJudged = report.invariants.filter((v) => v.status === 'not_judged').length;
+  // An interrupted scenario's invariants are all not judged, which its own line says.
+  const notJudged = report.interrupted !== null ? 0 : report.invariants.filter((v) => v.status === 'not_judged').length;
   const why = [
     ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
     ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
     ...report.unfired,
     ...report.nothingJudged,
     ...(report.error ? [report.error] : []),
+    ...(report.interrupted !== null ? [`not judged: ${report.interrupted}`] : []),
   ];
   // A replay says whether it reproduced, pass or fail: a replay that passed where the original failed did not.
   const reproduction = report.reproduction ? `\n        ${describeReproduction(report.reproduction)}` : '';
@@ -77,14 +87,17 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     /** The drill's counts, then every file writeReport wrote for a view, in the order it wrote them (the registry's). */
     summary(report: DrillReport, written: WrittenReport<string>): void {
       clear();
-      const s = report.summary;
+      // Only the verdicts of scenarios that ran to rest: a scenario not judged or interrupted says so in its own count.
+      const unjudged = report.scenarios
+        .filter((scenario) => scenario.verdict !== 'not_judged' && scenario.verdict !== 'interrupted')
+        .flatMap((scenario) => scenario.invariants)
+        .filter((v) => v.status === 'not_judged').length;
       const notJudged =
-        s.invariants.notJudged > 0
-          ? `; ${s.invariants.notJudged} invariant verdict${s.invariants.notJudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)`
-          : '';
+        unjudged > 0 ? `; ${unjudged} invariant verdict${unjudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)` : '';
+      const interrupted = interruptionHeadline(report);
       stream.write(
-        `\n${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged > 0 ? `${s.notJudged} not judged, ` : ''}` +
-          `${s.errors} errors in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
+        `\n${interrupted !== null ? `${interrupted}\n` : ''}` +
+          `${countsLine(report.summary)} in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
           shardText(report) +
           baselineText(report) +
           `report: ${Object.values(written).join('\n        ')}\n`,

@@ -6,7 +6,8 @@ export function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-    stop.abort();
+    // The signal's name is the abort's reason, so a report can say what stopped it.
+    stop.abort(signal);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -5,6 +5,7 @@ import type { Cell } from './schema.js';
 export function whyNotPassed(report: ScenarioReport): string | null {
   if (report.error !== null) return `error: ${report.error}`;
   if (report.notJudged !== null) return `not judged: ${report.notJudged}`;
+  if (report.interrupted !== null) return `interrupted: ${report.interrupted}`;
   const broken = report.invariants.find((v) => v.status === 'broken');
   if (broken) return `${broken.id}: ${broken.evidence[0] ?? broken.statement}`;
   if (report.expectations.length > 0) return report.expectations[0]!;

@@ -10,7 +10,7 @@ import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
  * matches when its verdict is one of them. Without a file, every cell is
  * expected to be judged one way or another (pass, fail, vacuous or not
  * judged): only an error (a harness failure, a queue that cannot be reached)
- * is a mismatch, since comparing real queues means expecting some to fail.
+ * or an interruption is a mismatch, since comparing real queues means expecting some to fail.
  *
  *   reference: { '*': pass }
  *   bullmq:
@@ -18,8 +18,8 @@ import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
  *     zombie-complete: fail
  */
 
-/** Every verdict but error: the default expectation of a cell. */
-export const JUDGED: readonly ScenarioVerdict[] = SCENARIO_VERDICTS.filter((v) => v !== 'error');
+/** Every verdict but an error or an interruption: the default expectation of a cell. */
+export const JUDGED: readonly ScenarioVerdict[] = SCENARIO_VERDICTS.filter((v) => v !== 'error' && v !== 'interrupted');
 
 const Verdicts = z.union([z.enum(SCENARIO_VERDICTS), z.array(z.enum(SCENARIO_VERDICTS)).min(1)]);
 const ExpectFileSchema = z.record(z.string().min(1), z.record(z.string().min(1), Verdicts));

@@ -14,6 +14,7 @@ const MARK: Record<ScenarioVerdict, string> = {
   fail: '❌ fail',
   vacuous: '⚠️ vacuous',
   not_judged: '➖ not judged',
+  interrupted: '⏹️ interrupted',
   error: '💥 error',
 };
 
@@ -37,7 +38,10 @@ function columnLine(column: Column): string {
   const settings = Object.entries(column.settings).map(([k, v]) => code(`${k}=${String(v)}`));
   const counts = column.summary
     ? `${column.summary.passed} pass, ${column.summary.failed} fail, ${column.summary.vacuous} vacuous, ` +
-      `${column.summary.notJudged} not judged, ${column.summary.errors} error`
+      `${column.summary.notJudged} not judged, ${column.summary.errors} error` +
+      (column.summary.interrupted + column.summary.notStarted > 0
+        ? `, ${column.summary.interrupted} interrupted, ${column.summary.notStarted} never started`
+        : '')
     : `could not run: ${mdText(column.error ?? 'unknown')}`;
   return row([
     code(column.queue),
@@ -74,6 +78,8 @@ export function renderCompareMarkdown(report: CompareReport): string {
     '```',
     '',
     `Run ${report.startedAt} to ${report.finishedAt} (${seconds(report.durationMs)}) with queue-drill ${mdText(report.toolVersion)} on ${code(report.file)}.`,
+    '',
+    "The same matrix as one page, each cell linked to its column's own drill report: [compare.html](compare.html).",
     '',
     '## The queues',
     '',

@@ -12,8 +12,13 @@ import { ReportSummarySchema, SCENARIO_VERDICTS } from '../report/schema.js';
  * cells are errors; the other columns still ran.
  */
 
-/** The version of compare.json's shape; bumped on any change a reader must know about. */
-export const COMPARE_VERSION = 1;
+/**
+ * The version of compare.json's shape; bumped on any change a reader must know
+ * about. 2: a cell's verdict may be `interrupted` (its column was stopped
+ * before the drill reached rest), and a column's summary counts interrupted
+ * and never-started runs (report version 7).
+ */
+export const COMPARE_VERSION = 2;
 
 const text = () => z.string().min(1);
 const utc = () => z.iso.datetime();

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeAtomically } from '../kernel/write-atomically.js';
 import { pointLatestAt } from '../report/write-report.js';
+import { renderCompareHtml } from './html.js';
 import { renderCompareJunit } from './junit.js';
 import { renderCompareMarkdown } from './markdown.js';
 import { type CompareReport, CompareReportSchema } from './schema.js';
@@ -13,11 +14,12 @@ export interface WrittenCompare {
   schema: string;
   markdown: string;
   junit: string;
+  html: string;
 }
 
 /**
  * Validates the comparison and writes compare.json (with compare.schema.json
- * beside it), compare.md and junit.xml into `dir`; `latest` beside it points at it.
+ * beside it), compare.md, junit.xml and compare.html into `dir`; `latest` beside it points at it.
  */
 export function writeCompare(dir: string, report: CompareReport): WrittenCompare {
   const checked = CompareReportSchema.parse(report);
@@ -28,12 +30,14 @@ export function writeCompare(dir: string, report: CompareReport): WrittenCompare
     schema: join(at, 'compare.schema.json'),
     markdown: join(at, 'compare.md'),
     junit: join(at, 'junit.xml'),
+    html: join(at, 'compare.html'),
   };
   const { $schema, ...schema } = z.toJSONSchema(CompareReportSchema, { target: 'draft-07' });
   writeAtomically(written.json, `${JSON.stringify(checked, null, 2)}\n`);
   writeAtomically(written.schema, `${JSON.stringify({ $schema, ...schema }, null, 2)}\n`);
   writeAtomically(written.markdown, renderCompareMarkdown(checked));
   writeAtomically(written.junit, renderCompareJunit(checked));
+  writeAtomically(written.html, renderCompareHtml(checked, at));
   pointLatestAt(at);
   return written;
 }

@@ -1,37 +1,118 @@
 import { baselineLines } from './baseline-lines.js';
 import { describeReproduction } from './reproduction-line.js';
-import { scenarioLabel } from './scenario-label.js';
-import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import { faultLimits, invariantOutcomes, jobGroups, jobsConcerned } from './scenario-facts.js';
+import { allRuns, scenarioLabel } from './scenario-label.js';
+import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict, Verdict } from './schema.js';
 import { shardLines } from './shard-lines.js';
+import { countsLine, interruptionHeadline } from './summary-line.js';
+import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
 import { visibleText } from './visible-text.js';
 
 /*
- * The report as a person reads it in a pull request or an issue: what was run
- * and what it found first, then what went wrong and how to replay it, then
- * everything else folded away in <details>. Every string from the report is
- * data, not Markdown: scenario names, reasons and evidence can hold `|`,
- * backticks or `<tag>`, and must neither break a table nor inject HTML.
- * Identifiers go in code spans, prose is escaped, evidence goes in code blocks.
+ * The report as a person reads it in a pull request or an issue: a summary,
+ * not the whole record. First what was run and what it found (the verdict
+ * table, the seed, the command), then what did not pass with its evidence,
+ * the lives of the jobs concerned and the eventful part of its timeline, and
+ * the command that replays it; then each scenario in a few lines: what it
+ * drills, its faults with their limits, how its jobs ended against what was
+ * expected and in how many attempts, and how long recovery took. The whole
+ * timeline and every job's life are a click away in report.html; report.json
+ * holds everything.
+ *
+ * Every string from the report is data, not Markdown: scenario names, reasons
+ * and evidence can hold `|`, backticks or `<tag>`, and must neither break a
+ * table nor inject HTML. Identifiers go in code spans, prose is escaped,
+ * evidence goes in code blocks.
  */
 
-const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', error: '❌' };
+const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', interrupted: '⏹️', error: '❌' };
+const WORD: Record<ScenarioVerdict, string> = {
+  pass: 'pass',
+  fail: 'fail',
+  vacuous: 'vacuous',
+  not_judged: 'not judged',
+  interrupted: 'interrupted',
+  error: 'error',
+};
+
+/** How many evidence lines of one invariant, jobs' lives and timeline events a failing scenario shows before pointing to report.html. */
+const EVIDENCE_LINES = 20;
+const JOB_LIVES = 5;
+const TIMELINE_LINES = 60;
 
 /** The report as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: DrillReport): string {
   const out: string[] = [];
+  const runs = allRuns(report);
   header(report, out);
+  if (report.interruption) interruptionSection(report, out);
   if (report.baseline) baselineSection(report.baseline, out);
   scenarioTable(report, out);
   const notPassed = report.scenarios.filter((s) => s.verdict !== 'pass');
   if (notPassed.length > 0) {
     out.push('## What did not pass', '');
-    for (const scenario of notPassed) problems(scenario, scenarioLabel(scenario, report.scenarios), out);
+    for (const scenario of notPassed) problems(scenario, scenarioLabel(scenario, runs), out);
   }
   if (report.scenarios.length > 0) {
     out.push('## Every scenario', '');
-    for (const scenario of report.scenarios) details(scenario, scenarioLabel(scenario, report.scenarios), out);
+    for (const scenario of report.scenarios) scenarioSummary(scenario, scenarioLabel(scenario, runs), out);
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+function headline(report: DrillReport): string {
+  const { summary } = report;
+  const interrupted = interruptionHeadline(report);
+  if (interrupted !== null) return `⏹️ ${interrupted}; ${countsLine(summary)}`;
+  const plural = (n: number) => `scenario${n === 1 ? '' : 's'}`;
+  if (summary.scenarios > 0 && summary.passed === summary.scenarios) return `✅ all ${summary.scenarios} ${plural(summary.scenarios)} passed`;
+  const counts = [
+    summary.failed > 0 ? `${summary.failed} failed` : null,
+    summary.vacuous > 0 ? `${summary.vacuous} vacuous` : null,
+    summary.notJudged > 0 ? `${summary.notJudged} not judged (the queue cannot run ${summary.notJudged === 1 ? 'it' : 'them'} as asked)` : null,
+    summary.errors > 0 ? `${summary.errors} error${summary.errors === 1 ? '' : 's'}` : null,
+  ].filter((part) => part !== null);
+  const mark = summary.failed + summary.errors > 0 ? '❌' : report.exitCode === 0 ? '✅' : '⚠️';
+  return `${mark} ${summary.passed} of ${summary.scenarios} ${plural(summary.scenarios)} passed${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`;
+}
+
+function header(report: DrillReport, out: string[]): void {
+  const { summary } = report;
+  out.push(
+    '# queue-drill recovery report',
+    '',
+    `**${text(headline(report))}** (exit code ${report.exitCode})`,
+    '',
+    ...fence(report.command, 'sh'),
+    '',
+    `- Queue: ${code(report.queue)} · seed ${code(String(report.seed))} · scenarios file ${code(report.file)}` +
+      `${report.timeScale !== 1 ? ` · every duration ×${report.timeScale}` : ''}`,
+    `- Started ${report.startedAt}, finished ${report.finishedAt} (${duration(report.durationMs)})`,
+    `- queue-drill ${text(report.toolVersion)}, report version ${report.version}`,
+    `- Invariant verdicts: ${summary.invariants.held} held, ${summary.invariants.broken} broken, ${summary.invariants.notJudged} not judged`,
+    ...shardBullets(report),
+    '- The whole report: [report.html](report.html), each scenario with its timeline (a lane per process) and every job’s life; ' +
+      '[report.json](report.json), everything as data; [junit.xml](junit.xml) for CI',
+    '',
+  );
+}
+
+function interruptionSection(report: DrillReport, out: string[]): void {
+  const interruption = report.interruption!;
+  const runs = allRuns(report);
+  const stopped = report.scenarios.filter((s) => s.verdict === 'interrupted').map((s) => code(scenarioLabel(s, runs)));
+  out.push(
+    '## Interrupted',
+    '',
+    `The drill was interrupted by ${code(interruption.by)}. What it finished is judged below; ` +
+      `what it was running is not judged (a half-run proves nothing either way), and what it had not started never ran.`,
+    '',
+    `- Stopped before rest (${stopped.length}): ${stopped.length > 0 ? stopped.join(', ') : 'none'}`,
+    `- Never started (${interruption.notStarted.length}): ${
+      interruption.notStarted.length > 0 ? interruption.notStarted.map((run) => code(scenarioLabel(run, runs))).join(', ') : 'none'
+    }`,
+    '',
+  );
 }
 
 function baselineSection(baseline: NonNullable<DrillReport['baseline']>, out: string[]): void {
@@ -39,35 +120,6 @@ function baselineSection(baseline: NonNullable<DrillReport['baseline']>, out: st
   out.push(`## Against the baseline`, '', `**${text(head)}**`, '');
   if (regressions.length > 0) out.push(...regressions.map((line) => `- ❌ regression: ${text(line)}`), '');
   if (others.length > 0) out.push(...others.map((line) => `- ${text(line)}`), '');
-}
-
-function header(report: DrillReport, out: string[]): void {
-  const { summary } = report;
-  const allPassed = summary.passed === summary.scenarios && summary.scenarios > 0;
-  const counts = [
-    summary.failed > 0 ? `${summary.failed} failed` : null,
-    summary.vacuous > 0 ? `${summary.vacuous} vacuous` : null,
-    summary.notJudged > 0 ? `${summary.notJudged} not judged (the queue cannot run them as asked)` : null,
-    summary.errors > 0 ? `${summary.errors} error${summary.errors === 1 ? '' : 's'}` : null,
-  ].filter((part) => part !== null);
-  const line = allPassed
-    ? `✅ all ${summary.scenarios} scenario${summary.scenarios === 1 ? '' : 's'} passed`
-    : `${summary.failed + summary.errors > 0 ? '❌' : '⚠️'} ${summary.passed} of ${summary.scenarios} ` +
-      `scenario${summary.scenarios === 1 ? '' : 's'} passed${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`;
-  out.push(
-    '# queue-drill recovery report',
-    '',
-    `**${line}** (exit code ${report.exitCode})`,
-    '',
-    ...fence(report.command, 'sh'),
-    '',
-    `- Queue: ${code(report.queue)} · seed ${code(String(report.seed))} · scenarios file ${code(report.file)}`,
-    `- Started ${report.startedAt}, finished ${report.finishedAt} (${duration(report.durationMs)})`,
-    `- queue-drill ${text(report.toolVersion)}, report version ${report.version}`,
-    `- Invariant verdicts: ${summary.invariants.held} held, ${summary.invariants.broken} broken, ${summary.invariants.notJudged} not judged`,
-    ...shardBullets(report),
-    '',
-  );
 }
 
 // Paths and commands in code spans, the rest escaped: a path may hold anything.
@@ -85,6 +137,7 @@ function scenarioTable(report: DrillReport, out: string[]): void {
     out.push('No scenario was run.', '');
     return;
   }
+  const runs = allRuns(report);
   out.push(
     row(['Scenario', 'Verdict', 'Fault points', 'Fired/armed', 'Jobs as expected', 'Duplicated effects', 'Recovery', 'Duration']),
     row(Array.from({ length: 8 }, () => '---')),
@@ -92,11 +145,11 @@ function scenarioTable(report: DrillReport, out: string[]): void {
   for (const scenario of report.scenarios) {
     out.push(
       row([
-        code(scenarioLabel(scenario, report.scenarios)),
-        `${MARKER[scenario.verdict]} ${scenario.verdict}`,
+        code(scenarioLabel(scenario, runs)),
+        `${MARKER[scenario.verdict]} ${WORD[scenario.verdict]}`,
         scenario.faultPoints.length > 0 ? scenario.faultPoints.map(code).join(', ') : '—',
         firedOfArmed(scenario),
-        jobsCell(scenario.jobs),
+        jobsCell(scenario),
         scenario.duplicatedEffects.length > 0
           ? scenario.duplicatedEffects.map((d) => `${code(d.tool)} ×${d.times} (${code(d.key)})`).join(', ')
           : 'none',
@@ -114,12 +167,21 @@ function firedOfArmed(scenario: ScenarioReport): string {
   return `${armed.filter((f) => f.fired > 0).length}/${armed.length}`;
 }
 
-function jobsCell(jobs: readonly JobReport[]): string {
+function jobsCell(scenario: ScenarioReport): string {
+  const { jobs } = scenario;
   if (jobs.length === 0) return '—';
+  // A half-run's jobs are where they stood, not where they ended: no job is held to its expectation.
+  if (scenario.interrupted !== null) return `not judged: ${statusCounts(jobs)} when stopped`;
   const wrong = jobs.filter((j) => !j.matches);
   const listed = wrong.slice(0, 3).map((j) => `${jobName(j.id)} expected ${text(j.expected.status)}, got ${text(j.actual.status)}`);
   if (wrong.length > listed.length) listed.push(`${wrong.length - listed.length} more`);
   return `${jobs.length - wrong.length}/${jobs.length}${listed.length > 0 ? `: ${listed.join('; ')}` : ''}`;
+}
+
+function statusCounts(jobs: readonly JobReport[]): string {
+  const counts = new Map<string, number>();
+  for (const job of jobs) counts.set(job.actual.status, (counts.get(job.actual.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${n} ${text(status)}`).join(', ');
 }
 
 // The slowest kill-to-settled time is the one a reader needs; a job never settled after a kill outweighs any time.
@@ -135,162 +197,158 @@ function recoveryCell(scenario: ScenarioReport): string {
   return `${parts.length > 0 ? parts.join(', ') : 'no job to settle'} (${kills})`;
 }
 
+/** What did not pass in one scenario: why, with its evidence, the lives of the jobs concerned, what happened, and its replay. */
 function problems(scenario: ScenarioReport, label: string, out: string[]): void {
-  out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${scenario.verdict}`, '');
+  out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${WORD[scenario.verdict]}`, '');
   if (scenario.description !== '') out.push(text(scenario.description), '');
   if (scenario.error !== null) out.push('**The harness failed:**', '', ...fence(scenario.error, 'text'), '');
   if (scenario.notJudged !== null) out.push(`**Not judged: the queue cannot run this scenario as asked.** ${text(scenario.notJudged)}`, '');
-  const broken = scenario.invariants.filter((v) => v.status === 'broken');
-  if (broken.length > 0) {
-    out.push('**Broken invariants:**', '');
-    for (const verdict of broken) {
-      out.push(`- ${code(verdict.id)}: ${text(verdict.statement)}`);
-      if (verdict.evidence.length > 0) out.push('', ...fence(verdict.evidence.join('\n'), 'text', '  '), '');
-    }
-    if (out.at(-1) !== '') out.push('');
+  if (scenario.interrupted !== null) {
+    out.push(`**Interrupted, so not judged:** ${text(scenario.interrupted)}. Its jobs are shown where they stood.`, '');
   }
-  if (scenario.expectations.length > 0) {
-    out.push('**Jobs that did not end as expected:**', '', ...scenario.expectations.map((line) => `- ${text(line)}`), '');
-  }
-  if (scenario.unfired.length > 0) {
-    out.push('**Faults that never fired** (the drill did not test what it claims to):', '', ...scenario.unfired.map((line) => `- ${text(line)}`), '');
-  }
-  if (scenario.nothingJudged.length > 0) {
-    out.push(
-      '**Invariants that had nothing to judge where the scenario should have given them something** (the drill did not test what it claims to):',
-      '',
-      ...scenario.nothingJudged.map((line) => `- ${text(line)}`),
-      '',
-    );
-  }
+  if (scenario.reproduction) out.push(`**A replay of a failing run:** ${text(describeReproduction(scenario.reproduction))}.`, '');
+  brokenInvariants(scenario, out);
+  listed('**Jobs that did not end as expected:**', scenario.expectations, out);
+  listed('**Faults that never fired** (the drill did not test what it claims to):', scenario.unfired, out);
+  listed(
+    '**Invariants that had nothing to judge where the scenario should have given them something** (the drill did not test what it claims to):',
+    scenario.nothingJudged,
+    out,
+  );
+  jobLives(scenario, out);
+  timelineExcerpt(scenario, out);
   out.push('**Replay:**', '', ...fence(scenario.replay, 'sh'), '');
 }
 
-const VERDICT_MARK: Record<ScenarioReport['invariants'][number]['status'], string> = { held: '✅', broken: '❌', not_judged: '➖ not judged' };
-
-function evidenceCell(v: ScenarioReport['invariants'][number]): string {
-  switch (v.status) {
-    case 'held':
-      if (v.judged === 0) return `nothing to judge${v.note !== undefined ? `: ${text(v.note)}` : ''}`;
-      return `judged ${v.judged}${v.note !== undefined ? `; ${text(v.note)}` : ''}`;
-    case 'not_judged':
-      return `not judged: ${text(v.note ?? 'the queue cannot give the evidence it needs')}`;
-    case 'broken':
-      return `${v.evidence.length} line${v.evidence.length === 1 ? '' : 's'}${v.evidence[0] !== undefined ? `, first: ${code(v.evidence[0])}` : ''}`;
-    default: {
-      const unreachable: never = v.status;
-      throw new Error(`unknown verdict status ${String(unreachable)}`);
-    }
-  }
+function listed(title: string, lines: readonly string[], out: string[]): void {
+  if (lines.length > 0) out.push(title, '', ...lines.map((line) => `- ${text(line)}`), '');
 }
 
-/** The queue's own options its adapter set from the scenario, where it set any. */
-function queueSettings(scenario: ScenarioReport, out: string[]): void {
-  const settings = Object.entries(scenario.queueSettings);
-  if (settings.length > 0)
-    out.push(`The queue's own options, as its adapter set them: ${settings.map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}.`, '');
+function brokenInvariants(scenario: ScenarioReport, out: string[]): void {
+  const broken = scenario.invariants.filter((v) => v.status === 'broken');
+  if (broken.length === 0) return;
+  out.push('**Broken invariants:**', '');
+  for (const verdict of broken) {
+    out.push(`- ${code(verdict.id)}: ${text(verdict.statement)}`);
+    const shown = verdict.evidence.slice(0, EVIDENCE_LINES);
+    const more = verdict.evidence.length - shown.length;
+    if (shown.length > 0) out.push('', ...fence([...shown, ...(more > 0 ? [`… ${more} more in report.json`] : [])].join('\n'), 'text', '  '), '');
+  }
+  if (out.at(-1) !== '') out.push('');
 }
 
-/** The opening of a scenario's details: its summary line, queue, seed and run, and whether it reproduced a failing run. */
-function detailsOpening(scenario: ScenarioReport, label: string, out: string[]): void {
-  const holding = scenario.invariants.filter((v) => v.status === 'held').length;
-  const notJudged = scenario.invariants.filter((v) => v.status === 'not_judged').length;
-  const judgedLine =
-    scenario.invariants.length > 0
-      ? `${holding}/${scenario.invariants.length} invariants hold${notJudged > 0 ? `, ${notJudged} not judged` : ''}`
-      : 'no invariant judged';
-  out.push(
-    '<details>',
-    `<summary>${MARKER[scenario.verdict]} ${html(label)}: ${scenario.verdict}, ${judgedLine}, ` +
-      `${scenario.jobs.length} job${scenario.jobs.length === 1 ? '' : 's'}</summary>`,
-    // A blank line after <summary> lets GitHub render the Markdown inside.
-    '',
-    `Queue ${code(scenario.queue)} (${text(scenario.queueVersion)}), seed ${code(String(scenario.seed))}, ` +
-      `run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}.`,
-    '',
-  );
-  if (scenario.reproduction) out.push(`**A replay of a failing run:** ${text(describeReproduction(scenario.reproduction))}.`, '');
-}
-
-function details(scenario: ScenarioReport, label: string, out: string[]): void {
-  detailsOpening(scenario, label, out);
-  queueSettings(scenario, out);
-  if (scenario.invariants.length > 0) {
-    out.push('#### Invariants', '', row(['Invariant', 'Holds', 'Statement', 'Evidence']), row(['---', '---', '---', '---']));
-    for (const v of scenario.invariants) {
-      out.push(row([code(v.id), VERDICT_MARK[v.status], text(v.statement), evidenceCell(v)]));
-    }
-    out.push('');
-  }
-  if (scenario.faults.length > 0 || scenario.worldFaults.length > 0) {
-    out.push('#### Faults', '', row(['Fault', 'Where', 'Action', 'Limited to', 'Hits', 'Fired']), row(Array.from({ length: 6 }, () => '---')));
-    for (const f of scenario.faults) {
-      const where = Object.entries(f.where).map(([key, value]) => code(`${key}=${String(value)}`));
-      out.push(row([code(f.id), code(f.point), code(f.action), where.length > 0 ? where.join(', ') : '—', String(f.hits), String(f.fired)]));
-    }
-    for (const f of scenario.worldFaults) {
-      out.push(row([`world #${f.id}`, 'world', code(f.action), f.match !== '' ? code(f.match) : 'any call', '—', String(f.fired)]));
-    }
-    out.push('');
-  }
-  if (scenario.recovery.length > 0) {
+/** The lives of the jobs a finding is about: each that did not end as expected, else each the evidence names. */
+function jobLives(scenario: ScenarioReport, out: string[]): void {
+  const concerned = jobsConcerned(scenario);
+  const lives = concerned.filter((job) => job.history.length > 0);
+  if (lives.length === 0) return;
+  out.push('**The jobs concerned:**', '');
+  for (const job of lives.slice(0, JOB_LIVES)) {
     out.push(
-      '#### Recovery',
+      `- Job ${jobName(job.id)} ${code(job.key)}: ${jobLine(job, scenario.interrupted !== null)}`,
       '',
-      row(['Process', 'Killed at', 'Point', 'Job', 'Reclaimed after', 'Settled after']),
-      row(Array.from({ length: 6 }, () => '---')),
+      ...fence(job.history.join('\n'), 'text', '  '),
+      '',
     );
-    for (const r of scenario.recovery) {
-      out.push(
-        row([
-          code(r.process),
-          r.killedAt,
-          r.point !== null ? code(r.point) : '—',
-          r.jobId !== null ? code(r.jobId) : '—',
-          r.killToReclaimMs !== null ? duration(r.killToReclaimMs) : 'never',
-          r.killToSettledMs !== null ? duration(r.killToSettledMs) : 'never',
-        ]),
-      );
-    }
-    out.push('');
   }
-  if (scenario.jobs.length > 0) {
-    out.push('#### Jobs', '');
-    for (const job of scenario.jobs) jobDetails(job, out);
-  }
-  if (scenario.timeline.length > 0) {
-    const lines = scenario.timeline.map((e) => `${e.at} ${e.kind.padEnd(17)} ${(e.process ?? '-').padEnd(8)} ${e.detail}`);
-    out.push('#### Timeline', '', ...fence(lines.join('\n'), 'text'), '');
-  }
+  if (lives.length > JOB_LIVES) out.push(`${lives.length - JOB_LIVES} more in [report.html](report.html).`, '');
+}
+
+function timelineExcerpt(scenario: ScenarioReport, out: string[]): void {
+  const events = eventfulTimeline(scenario);
+  if (events.length === 0) return;
+  const passed = scenario.timeline.length - events.length;
+  const shown = events.slice(0, TIMELINE_LINES);
   out.push(
-    '#### Artefacts',
+    `**What happened** (the harness’s timeline${passed > 0 ? `, without the ${passed} fault points passed with nothing happening` : ''}` +
+      `${events.length > shown.length ? `; the first ${shown.length} of ${events.length} events` : ''}; the whole in [report.html](report.html)):`,
     '',
-    `- store ${code(scenario.artefacts.store)}`,
-    `- ledger ${code(scenario.artefacts.ledger)}`,
-    ...scenario.artefacts.logs.map((log) => `- log ${code(log)}`),
-    '',
-    '**Replay:**',
-    '',
-    ...fence(scenario.replay, 'sh'),
-    '',
-    '</details>',
+    ...fence(shown.map(timelineLine).join('\n'), 'text'),
     '',
   );
 }
 
-function jobDetails(job: JobReport, out: string[]): void {
+/** One scenario in a few lines: what it drills, its faults, its jobs, its recovery, its invariants, where it ran, its replay. */
+function scenarioSummary(scenario: ScenarioReport, label: string, out: string[]): void {
+  out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${WORD[scenario.verdict]}`, '');
+  if (scenario.description !== '') out.push(text(scenario.description), '');
+  const settings = Object.entries(scenario.queueSettings).map(([k, v]) => code(`${k}=${String(v)}`));
+  out.push(
+    ...faultLines(scenario).map((line) => `- Fault ${line}`),
+    ...jobGroupLines(scenario).map((line) => `- ${line}`),
+    ...recoveryLines(scenario).map((line) => `- ${line}`),
+    `- Invariants: ${invariantsLine(scenario.invariants)}`,
+    `- Queue ${code(scenario.queue)} (${text(scenario.queueVersion)})${settings.length > 0 ? ` with its adapter’s options ${settings.join(', ')}` : ''}, ` +
+      `seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}`,
+    ...(scenario.reproduction ? [`- Replayed a failing run: ${text(describeReproduction(scenario.reproduction))}`] : []),
+    `- Replay: ${code(scenario.replay)}`,
+    '',
+  );
+}
+
+/** Each fault with its action's argument, where it is limited to, its limits, and how often it fired. */
+function faultLines(scenario: ScenarioReport): string[] {
+  const point = scenario.faults.map(
+    (f) =>
+      `${code(f.id)}: ${code(f.action)} at ${code(f.point)} (${text(faultLimits(f).join(', '))}): ` +
+      `fired ${f.fired} of ${f.hits} hit${f.hits === 1 ? '' : 's'}`,
+  );
+  // A world fault's match already says its action and where: "fail 503 on job 1 step write".
+  const world = scenario.worldFaults.map(
+    (f) =>
+      `world #${f.id}: ${f.match !== '' ? code(f.match) : `${code(f.action)} on any call`} ` +
+      `(at most ${f.times} call${f.times === 1 ? '' : 's'}): fired ${f.fired} time${f.fired === 1 ? '' : 's'}`,
+  );
+  return [...point, ...world];
+}
+
+/** The jobs grouped by how they ended against what was expected, and in how many attempts. */
+function jobGroupLines(scenario: ScenarioReport): string[] {
+  return jobGroups(scenario.jobs).map((jobs) => {
+    const ids = jobs.slice(0, 8).map((job) => jobName(job.id));
+    const more = jobs.length > ids.length ? ` and ${jobs.length - ids.length} more` : '';
+    return `${jobs.length === 1 ? 'Job' : 'Jobs'} ${ids.join(', ')}${more}: ${jobLine(jobs[0]!, scenario.interrupted !== null)}`;
+  });
+}
+
+/** How one job ended against what was expected, in how many attempts, and what it applied twice. */
+function jobLine(job: JobReport, stopped: boolean): string {
   const expected = `${text(job.expected.status)}${job.expected.reason !== undefined ? ` (reason matching ${code(job.expected.reason)})` : ''}`;
   const actual = `${text(job.actual.status)}${job.actual.reason !== null ? ` (${text(job.actual.reason)})` : ''}`;
-  out.push(
-    `**Job ${jobName(job.id)}** ${code(job.key)} ${job.matches ? '✅' : '❌'}: expected ` +
-      `${expected}, ended ${actual}; attempts ${job.attempts}/${job.maxAttempts}.`,
-    '',
+  const end = stopped
+    ? `stood at ${actual} when stopped (expected ${expected}; not judged)`
+    : job.matches
+      ? `ended ${actual} as expected ✅`
+      : `expected ${expected}, ended ${actual} ❌`;
+  const duplicates = job.duplicatedEffects.map((d) => `${code(d.tool)} ×${d.times}`);
+  return (
+    `${end}; ${job.attempts} of ${job.maxAttempts} attempt${job.maxAttempts === 1 ? '' : 's'}` +
+    `${duplicates.length > 0 ? `; applied twice: ${duplicates.join(', ')}` : ''}${job.located ? '' : '; its life could not be rebuilt from the history'}`
   );
-  if (job.duplicatedEffects.length > 0) {
-    out.push(`Duplicated effects: ${job.duplicatedEffects.map((d) => `${code(d.tool)} ×${d.times} (${code(d.key)})`).join(', ')}.`, '');
-  }
-  if (!job.located) out.push('⚠️ Its life could not be rebuilt from the history by its id.', '');
-  if (job.history.length > 0) out.push(...fence(job.history.join('\n'), 'text'), '');
+}
+
+/** Each kill and how long the queue took to take its job back and settle it. */
+function recoveryLines(scenario: ScenarioReport): string[] {
+  return scenario.recovery.map((r) => {
+    const where = `${code(r.process)} killed${r.point !== null ? ` at ${code(r.point)}` : ''}`;
+    if (r.jobId === null) return `Recovery: ${where}, holding no job`;
+    const reclaimed = r.killToReclaimMs !== null ? `taken back after ${duration(r.killToReclaimMs)}` : 'never taken back';
+    const settled = r.killToSettledMs !== null ? `settled after ${duration(r.killToSettledMs)}` : 'never settled';
+    return `Recovery: ${where}: job ${code(r.jobId)} ${reclaimed}, ${settled}`;
+  });
+}
+
+/** The invariants in one line: which broke, how many held on something, which had nothing to judge, which were not judged and why. */
+function invariantsLine(invariants: readonly Verdict[]): string {
+  if (invariants.length === 0) return 'none judged';
+  const ids = (vs: readonly Verdict[]) => vs.map((v) => code(v.id)).join(', ');
+  const outcomes = invariantOutcomes(invariants);
+  return [
+    ...(outcomes.broken.length > 0 ? [`❌ broken: ${ids(outcomes.broken)}`] : []),
+    `${outcomes.held.length} held`,
+    ...(outcomes.nothingToJudge.length > 0 ? [`nothing to judge: ${ids(outcomes.nothingToJudge)}`] : []),
+    ...outcomes.notJudged.map(({ why, verdicts }) => `not judged (${text(why)}): ${ids(verdicts)}`),
+  ].join('; ');
 }
 
 function duration(ms: number): string {
@@ -310,12 +368,12 @@ function text(value: string): string {
     .replace(/^([#+=-])/, '\\$1');
 }
 
-// An identifier in a code span, whose delimiter is longer than any run of backticks inside it.
 /** A job as a line names it: its id (any text a queue uses, so in code), or that the queue holds none. */
 function jobName(id: string | null): string {
   return id === null ? '(no job in the queue)' : code(id);
 }
 
+// An identifier in a code span, whose delimiter is longer than any run of backticks inside it.
 function code(value: string): string {
   const content = visible(oneLine(value));
   const longest = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));
@@ -330,11 +388,6 @@ function fence(content: string, lang: string, indent = ''): string[] {
   const longest = Math.max(0, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
   const ticks = '`'.repeat(Math.max(3, longest + 1));
   return [`${indent}${ticks}${lang}`, ...body.split(/\r\n|\r|\n/).map((line) => `${indent}${line}`), `${indent}${ticks}`];
-}
-
-// For HTML elements (<summary>), where Markdown escapes do not apply.
-function html(value: string): string {
-  return visible(oneLine(value)).replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 }
 
 function oneLine(value: string): string {

@@ -78,6 +78,8 @@ export function mergeShards(options: MergeOptions): MergedReport {
     finishedAt: new Date(finished).toISOString(),
     durationMs: finished - started,
     exitCode: drillExitCode(summary, { interrupted: false, regressed: (compared?.regressions.length ?? 0) > 0 }),
+    // An interrupted shard is refused (checkShards): what is merged ran to its end.
+    interruption: null,
     summary,
     scenarios,
     ...(compared ? { baseline: compared } : {}),

@@ -38,17 +38,23 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * writes, checkpoints, effects, incidents), for views that draw it; with
  * --baseline, `baseline` says what regressed against an earlier run; with
  * --shard, `shard` says which share of the drill this is, and a report
- * `merge` joined from shards lists them in `merged`.
+ * `merge` joined from shards lists them in `merged`. 7: a
+ * drill interrupted (Ctrl-C, SIGTERM) says so: a scenario it stopped before
+ * rest is `interrupted` (its reason in `interrupted`; nothing judged, nothing
+ * claimed broken), `interruption` names the signal and each scenario run that
+ * never started, and the summary counts both; each fault keeps its limits
+ * (`first`, `probability`; a world fault its `times`) and its argument (`arg`).
  */
-export const REPORT_VERSION = 6;
+export const REPORT_VERSION = 7;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
-export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'error'] as const;
+export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'interrupted', 'error'] as const;
 
 /**
  * A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired, or an
  * invariant had nothing to judge where the scenario should have given it something), not_judged (the queue cannot run
- * it as asked, and said why before anything ran), error (the harness failed).
+ * it as asked, and said why before anything ran), interrupted (the harness was stopped before the drill reached rest:
+ * a half-run, so nothing is judged), error (the harness failed).
  */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
 
@@ -165,12 +171,18 @@ export const JobReportSchema = z.strictObject({
   events: z.array(JobEventSchema).describe("the same life as data, in time order: the queue's history, checkpoints, the world's effects, incidents"),
 });
 
-/** A fault rule armed at a named point, and what it did. */
+/** A fault rule armed at a named point, with its limits, and what it did. */
 export const FaultReportSchema = z.strictObject({
   id: text(),
   point: text(),
   action: text(),
+  arg: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe("the action's argument as the scenario gave it (ms, code, kind, message); absent when it has none"),
   where: z.record(z.string(), z.union([z.string(), z.number()])),
+  first: z.int().min(1).optional().describe('only the first N matching hits could fire; absent: every hit could (a poison fault)'),
+  probability: z.number().min(0).max(1).optional().describe('the chance each matching hit fired, drawn from the seed; absent: 1'),
   hits: count(),
   fired: count(),
 });
@@ -180,6 +192,7 @@ export const WorldFaultReportSchema = z.strictObject({
   id: z.int().min(1),
   match: z.string(),
   action: text(),
+  times: z.int().min(1).describe('its limit: how many matching calls it may fire on'),
   fired: count(),
 });
 
@@ -213,6 +226,10 @@ export const ScenarioReportSchema = z.strictObject({
   repeat: z.int().min(1).describe('1-based run index when --repeat'),
   verdict: z.enum(SCENARIO_VERDICTS),
   notJudged: z.string().nullable().describe('why the queue could not run this scenario as asked (nothing ran), or null'),
+  interrupted: z
+    .string()
+    .nullable()
+    .describe('why the drill stopped before it reached rest (the harness was interrupted), or null; every invariant is then not judged'),
   queueSettings: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
@@ -251,8 +268,19 @@ export const ReportSummarySchema = z.strictObject({
   failed: count(),
   vacuous: count(),
   notJudged: count(),
+  interrupted: count().describe('scenario runs stopped before they reached rest'),
   errors: count(),
+  notStarted: count().describe('scenario runs the drill never started, because it was interrupted first (listed in `interruption`)'),
   invariants: z.strictObject({ held: count(), broken: count(), notJudged: count() }),
+});
+
+/** One run of a scenario: its name, its 1-based run index (--repeat), and the queue it would have run on. */
+export const ScenarioRunSchema = z.strictObject({ name: text(), repeat: z.int().min(1), queue: text() });
+
+/** A drill stopped before it finished (Ctrl-C, SIGTERM): by what, and which scenario runs never started. */
+export const InterruptionSchema = z.strictObject({
+  by: text().describe('what stopped it: the signal (SIGINT, SIGTERM), or "an abort" when the caller gave none'),
+  notStarted: z.array(ScenarioRunSchema).describe('each scenario run that never started, in the order it would have run'),
 });
 
 /** What changed against an earlier run (--baseline; src/report/baseline.ts): a regression fails the run. */
@@ -265,104 +293,113 @@ export const BaselineComparisonSchema = z.strictObject({
   missing: z.array(text()).describe('scenarios the baseline ran and this run did not'),
 });
 
-/** The whole report of one `queue-drill` invocation. */
-export const DrillReportSchema = z
-  .strictObject({
-    version: z.literal(REPORT_VERSION),
-    tool: z.literal('queue-drill'),
-    toolVersion: text(),
-    command: text().describe('the command line as run'),
-    file: text().describe('the scenarios file'),
-    queue: text(),
-    seed: z.int(),
-    timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale)'),
-    startedAt: utcTimestamp(),
-    finishedAt: utcTimestamp(),
-    durationMs: milliseconds(),
-    exitCode: z.literal([0, 1, 2, 3]),
-    summary: ReportSummarySchema,
-    scenarios: z.array(ScenarioReportSchema),
-    baseline: BaselineComparisonSchema.optional().describe('with --baseline: what changed against the earlier run'),
-    shard: z
-      .strictObject({
-        index: z.int().min(1),
-        count: z.int().min(1),
-        order: z.array(text()).describe('every scenario run of the whole drill (name#repeat), in its order: what `merge` puts the shards back into'),
-      })
-      .optional()
-      .describe('with --shard i/n: which share of the drill this run is'),
-    merged: z
-      .array(
-        z.strictObject({
-          index: z.int().min(1),
-          report: text().describe("the shard's report.json as merge read it"),
-          command: text().describe("the shard's command line"),
-          startedAt: utcTimestamp(),
-          durationMs: milliseconds(),
-          exitCode: z.literal([0, 1, 2, 3]),
-        }),
-      )
-      .optional()
-      .describe('made by merge: the shard reports joined into this one, by share'),
-  })
-  .superRefine((report, ctx) => {
-    const seen = new Set<string>();
-    report.scenarios.forEach((scenario, index) => {
-      const derived = scenarioVerdict(scenario);
-      if (scenario.verdict !== derived) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['scenarios', index, 'verdict'],
-          message: `is ${scenario.verdict}, but the scenario's contents make it ${derived}`,
-        });
-      }
-      const run = `${scenario.name}#${scenario.repeat}`;
-      if (seen.has(run))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['scenarios', index, 'repeat'],
-          message: `scenario ${scenario.name} run ${scenario.repeat} appears twice`,
-        });
-      seen.add(run);
-    });
-    const expected = summarize(report.scenarios);
-    for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'notJudged', 'errors'] as const) {
-      if (report.summary[field] !== expected[field]) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['summary', field],
-          message: `is ${report.summary[field]}, but the scenarios count ${expected[field]}`,
-        });
-      }
+type Issue = (path: PropertyKey[], message: string) => void;
+type ReportShape = z.infer<typeof DrillReportShape>;
+
+/** Each verdict follows from its scenario's contents; a run appears once; an interrupted run claims nothing. */
+function checkScenarios(scenarios: ReportShape['scenarios'], issue: Issue): void {
+  const seen = new Set<string>();
+  scenarios.forEach((scenario, index) => {
+    const derived = scenarioVerdict(scenario);
+    if (scenario.verdict !== derived)
+      issue(['scenarios', index, 'verdict'], `is ${scenario.verdict}, but the scenario's contents make it ${derived}`);
+    const run = `${scenario.name}#${scenario.repeat}`;
+    if (seen.has(run)) issue(['scenarios', index, 'repeat'], `scenario ${scenario.name} run ${scenario.repeat} appears twice`);
+    seen.add(run);
+    // A half-run proves nothing either way: no invariant of it may be claimed held or broken.
+    if (scenario.interrupted !== null) {
+      scenario.invariants.forEach((v, i) => {
+        if (v.status !== 'not_judged') issue(['scenarios', index, 'invariants', i, 'status'], `is ${v.status}, but the scenario was interrupted`);
+      });
     }
-    for (const field of ['held', 'broken', 'notJudged'] as const) {
-      if (report.summary.invariants[field] !== expected.invariants[field]) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['summary', 'invariants', field],
-          message: `is ${report.summary.invariants[field]}, but the scenarios count ${expected.invariants[field]}`,
-        });
-      }
-    }
-    if (report.exitCode === 0 && !allJudgedPassed(expected)) {
-      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but not every scenario the queue could run passed (or none ran)' });
-    }
-    if (report.exitCode === 0 && (report.baseline?.regressions.length ?? 0) > 0) {
-      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: 'is 0, but the run regressed against its baseline' });
-    }
-    if (report.shard && report.shard.index > report.shard.count) {
-      ctx.addIssue({ code: 'custom', path: ['shard', 'index'], message: `is ${report.shard.index}, past the shard count ${report.shard.count}` });
-    }
-    if (Date.parse(report.finishedAt) < Date.parse(report.startedAt)) {
-      ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: `${report.finishedAt} is before startedAt ${report.startedAt}` });
-    }
-  })
-  .meta({
-    title: 'queue-drill recovery report',
-    description:
-      `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected ` +
-      `and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
   });
+}
+
+/** The summary counts the verdicts, and exit code 0 means every scenario the queue could run passed. */
+function checkCounts(report: ReportShape, issue: Issue): void {
+  const expected = summarize(report.scenarios, report.interruption?.notStarted.length ?? 0);
+  for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'notJudged', 'interrupted', 'errors', 'notStarted'] as const) {
+    if (report.summary[field] !== expected[field])
+      issue(['summary', field], `is ${report.summary[field]}, but the scenarios count ${expected[field]}`);
+  }
+  for (const field of ['held', 'broken', 'notJudged'] as const) {
+    if (report.summary.invariants[field] !== expected.invariants[field]) {
+      issue(['summary', 'invariants', field], `is ${report.summary.invariants[field]}, but the scenarios count ${expected.invariants[field]}`);
+    }
+  }
+  if (report.exitCode === 0 && !allJudgedPassed(expected))
+    issue(['exitCode'], 'is 0, but not every scenario the queue could run passed (or none ran)');
+  if (report.exitCode === 0 && (report.baseline?.regressions.length ?? 0) > 0)
+    issue(['exitCode'], 'is 0, but the run regressed against its baseline');
+}
+
+/** An interrupted scenario needs the drill's interruption, and an interrupted drill exits 3. */
+function checkInterruption(report: ReportShape, issue: Issue): void {
+  if (report.interruption === null) {
+    const index = report.scenarios.findIndex((s) => s.interrupted !== null);
+    if (index >= 0) issue(['scenarios', index, 'interrupted'], 'says the scenario was interrupted, but the report has no interruption');
+    return;
+  }
+  if (report.exitCode !== 3) issue(['exitCode'], `is ${report.exitCode}, but the drill was interrupted (3)`);
+}
+
+/** The whole report of one `queue-drill` invocation. */
+const DrillReportShape = z.strictObject({
+  version: z.literal(REPORT_VERSION),
+  tool: z.literal('queue-drill'),
+  toolVersion: text(),
+  command: text().describe('the command line as run'),
+  file: text().describe('the scenarios file'),
+  queue: text(),
+  seed: z.int(),
+  timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale)'),
+  startedAt: utcTimestamp(),
+  finishedAt: utcTimestamp(),
+  durationMs: milliseconds(),
+  exitCode: z.literal([0, 1, 2, 3]),
+  summary: ReportSummarySchema,
+  scenarios: z.array(ScenarioReportSchema),
+  interruption: InterruptionSchema.nullable().describe('when the drill was interrupted: by what, and what never started; null when it was not'),
+  baseline: BaselineComparisonSchema.optional().describe('with --baseline: what changed against the earlier run'),
+  shard: z
+    .strictObject({
+      index: z.int().min(1),
+      count: z.int().min(1),
+      order: z.array(text()).describe('every scenario run of the whole drill (name#repeat), in its order: what `merge` puts the shards back into'),
+    })
+    .optional()
+    .describe('with --shard i/n: which share of the drill this run is'),
+  merged: z
+    .array(
+      z.strictObject({
+        index: z.int().min(1),
+        report: text().describe("the shard's report.json as merge read it"),
+        command: text().describe("the shard's command line"),
+        startedAt: utcTimestamp(),
+        durationMs: milliseconds(),
+        exitCode: z.literal([0, 1, 2, 3]),
+      }),
+    )
+    .optional()
+    .describe('made by merge: the shard reports joined into this one, by share'),
+});
+
+/** The whole report of one `queue-drill` invocation, held to agreeing with itself. */
+export const DrillReportSchema = DrillReportShape.superRefine((report, ctx) => {
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  checkScenarios(report.scenarios, issue);
+  checkCounts(report, issue);
+  checkInterruption(report, issue);
+  if (report.shard && report.shard.index > report.shard.count)
+    issue(['shard', 'index'], `is ${report.shard.index}, past the shard count ${report.shard.count}`);
+  if (Date.parse(report.finishedAt) < Date.parse(report.startedAt))
+    issue(['finishedAt'], `${report.finishedAt} is before startedAt ${report.startedAt}`);
+}).meta({
+  title: 'queue-drill recovery report',
+  description:
+    `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected ` +
+    `and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
+});
 
 /** The whole report. */
 export type DrillReport = z.infer<typeof DrillReportSchema>;

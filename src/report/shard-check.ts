@@ -60,6 +60,11 @@ function asShard(given: ShardReport): CheckedShard {
     throw new ShardMismatchError(
       `${given.file}: not a shard's report (it has no \`shard\`: its run had no --shard i/n); merge joins the reports of run --shard`,
     );
+  // A half-run shard proves nothing about its share: its interrupted runs were not judged, its unstarted ones never ran.
+  if (given.report.interruption)
+    throw new ShardMismatchError(
+      `${given.file}: shard ${share(given.report.shard)} was interrupted (by ${given.report.interruption.by}); run that shard again`,
+    );
   return { ...given, shard: given.report.shard };
 }
 

@@ -16,7 +16,7 @@ import { visibleText } from './visible-text.js';
  * report.md escapes it.
  */
 
-const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', error: '❌' };
+const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', interrupted: '⏹️', error: '❌' };
 
 /** How many scenarios that did not pass the summary lists before it points at the report for the rest. */
 const MAX_LISTED = 25;

@@ -10,29 +10,38 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  * means the drill did not test what it claims to, so it has not passed
  * (vacuous); else pass. A scenario the queue refused before anything ran
  * (a lease below its minimum) is not judged: it has no evidence either way.
+ * A scenario the harness was stopped in before it reached rest (Ctrl-C) is
+ * interrupted: a half-run's jobs are still on their way, so what they show
+ * is neither a breach nor a pass.
  */
 
 /** The verdict a scenario's contents call for. */
 export function scenarioVerdict(
-  scenario: Pick<ScenarioReport, 'error' | 'notJudged' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
+  scenario: Pick<ScenarioReport, 'error' | 'notJudged' | 'interrupted' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
 ): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
   if (scenario.notJudged !== null) return 'not_judged';
+  if (scenario.interrupted !== null) return 'interrupted';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
   if (scenario.unfired.length > 0 || scenario.nothingJudged.length > 0) return 'vacuous';
   return 'pass';
 }
 
-/** How many scenarios got each verdict, and how many invariant verdicts held, broke, or could not be judged. */
-export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict' | 'invariants'>>): ReportSummary {
+/**
+ * How many scenarios got each verdict, how many never started (an interrupted
+ * drill's), and how many invariant verdicts held, broke, or could not be judged.
+ */
+export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict' | 'invariants'>>, notStarted = 0): ReportSummary {
   const summary: ReportSummary = {
     scenarios: scenarios.length,
     passed: 0,
     failed: 0,
     vacuous: 0,
     notJudged: 0,
+    interrupted: 0,
     errors: 0,
+    notStarted,
     invariants: { held: 0, broken: 0, notJudged: 0 },
   };
   for (const { verdict, invariants } of scenarios) {
@@ -54,6 +63,9 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
       case 'not_judged':
         summary.notJudged++;
         break;
+      case 'interrupted':
+        summary.interrupted++;
+        break;
       case 'error':
         summary.errors++;
         break;
@@ -70,8 +82,8 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
  * Whether a drill succeeded: every scenario the queue could run passed, and at
  * least one ran (a drill the queue refused whole has shown nothing).
  */
-export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged'>): boolean {
-  return summary.passed > 0 && summary.passed + summary.notJudged === summary.scenarios;
+export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'notStarted'>): boolean {
+  return summary.passed > 0 && summary.passed + summary.notJudged === summary.scenarios && summary.notStarted === 0;
 }
 
 /**
@@ -81,7 +93,7 @@ export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'pass
  * shard reports both end by it, so a merged drill ends as one run would.
  */
 export function drillExitCode(
-  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'errors'>,
+  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'errors' | 'notStarted'>,
   options: { interrupted: boolean; regressed: boolean },
 ): 0 | 1 | 3 {
   if (options.interrupted || summary.errors > 0) return EXIT.harnessFailed;

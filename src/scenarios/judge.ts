@@ -1,8 +1,10 @@
 import { describeUnfired } from '../faults/fault-plan.js';
+import { redact } from '../kernel/redact.js';
 import type { FaultReport, ScenarioReport, Verdict, WorldFaultReport } from '../report/schema.js';
 import { scenarioVerdict } from '../report/verdict.js';
 import { duplicatedEffects } from './duplicated-effects.js';
 import type { Evidence } from './evidence.js';
+import { interruptedEntry, interruptionLine } from './interrupted.js';
 import { checkInvariants, expectationVerdicts, secretsRedacted } from './invariants/index.js';
 import { jobReports } from './job-reports.js';
 import { nothingJudged } from './must-judge.js';
@@ -30,15 +32,40 @@ export function unfiredFaults(run: Pick<ScenarioRun, 'pointFaults' | 'worldFault
 function faultReports(run: ScenarioRun): { faultPoints: string[]; faults: FaultReport[]; worldFaults: WorldFaultReport[] } {
   return {
     faultPoints: [...new Set([...run.scenario.pointFaults.map((f) => f.point), ...run.worldFaults.map((f) => `world: ${f.describe}`)])],
-    faults: run.pointFaults.map((f) => ({
-      id: f.rule.id,
-      point: f.rule.point,
-      action: f.rule.action,
-      where: Object.fromEntries(Object.entries(f.rule.where ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string | number>,
-      hits: f.hits,
-      fired: f.fires,
+    faults: run.pointFaults.map((stats) => faultReport(stats, run.scenario.secrets)),
+    worldFaults: run.worldFaults.map((f) => ({
+      id: f.armed.id,
+      match: f.describe,
+      action: f.armed.spec.action.type,
+      times: f.armed.spec.times,
+      fired: f.armed.fired,
     })),
-    worldFaults: run.worldFaults.map((f) => ({ id: f.armed.id, match: f.describe, action: f.armed.spec.action.type, fired: f.armed.fired })),
+  };
+}
+
+/**
+ * A rule as the report keeps it: its action's argument, where it is limited
+ * to, and its limits (the first N hits, a probability). The argument is the
+ * scenario's text (an error's message may quote a job's secret, to test that
+ * nothing leaks it), so its text is redacted like every other artefact's.
+ */
+function faultReport(stats: ScenarioRun['pointFaults'][number], secrets: readonly string[]): FaultReport {
+  const { rule } = stats;
+  const arg = Object.entries(rule.arg ?? {}).flatMap(([key, value]): Array<[string, string | number | boolean]> => {
+    if (value === undefined) return [];
+    if (typeof value === 'number' || typeof value === 'boolean') return [[key, value]];
+    return [[key, redact(typeof value === 'string' ? value : JSON.stringify(value), secrets)]];
+  });
+  return {
+    id: rule.id,
+    point: rule.point,
+    action: rule.action,
+    ...(arg.length > 0 ? { arg: Object.fromEntries(arg) } : {}),
+    where: Object.fromEntries(Object.entries(rule.where ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string | number>,
+    ...(rule.first !== undefined ? { first: rule.first } : {}),
+    ...(rule.probability !== undefined ? { probability: rule.probability } : {}),
+    hits: stats.hits,
+    fired: stats.fires,
   };
 }
 
@@ -55,10 +82,14 @@ function recheckSecrets(entry: Omit<ScenarioReport, 'verdict'>, evidence: Eviden
   return entry.invariants.map((v) => (v.id === 'secrets-redacted' ? again : v));
 }
 
-/** Judges one run: every invariant, every job's expected end, every fault's firing; a report entry. */
+/**
+ * Judges one run: every invariant, every job's expected end, every fault's
+ * firing; a report entry. A run the harness was stopped in before rest
+ * (`interruptedBy`: what stopped it) is kept as it stood and judged not at all.
+ */
 export function judgeScenario(
   run: ScenarioRun & { queueSettings?: ScenarioReport['queueSettings'] },
-  meta: { repeat: number; replay: string },
+  meta: { repeat: number; replay: string; interruptedBy?: string },
 ): ScenarioReport {
   const { evidence, scenario } = run;
   const invariants = checkInvariants(evidence, scenario.invariants);
@@ -76,6 +107,7 @@ export function judgeScenario(
     seed: scenario.seed,
     repeat: meta.repeat,
     notJudged: null,
+    interrupted: null,
     queueSettings: run.queueSettings ?? {},
     durationMs: run.durationMs,
     runDir: run.runDir,
@@ -92,9 +124,13 @@ export function judgeScenario(
     invariants,
     expectations,
     timeline: evidence.timeline,
-    error: run.error ?? (run.ending === 'interrupted' ? 'the drill was interrupted' : null),
+    error: run.error,
     artefacts: { store: run.store, ledger: run.ledger, logs: evidence.logs.map((l) => l.name) },
   };
+  if (run.ending === 'interrupted') {
+    const halfRun = interruptedEntry(entry, scenario.invariants, interruptionLine(meta.interruptedBy ?? 'an abort', run.durationMs, run.error));
+    return { ...halfRun, verdict: scenarioVerdict(halfRun) };
+  }
   if (scenario.invariants.includes('secrets-redacted')) entry.invariants = recheckSecrets(entry, evidence);
   entry.nothingJudged = nothingJudged(scenario, entry.invariants);
   return { ...entry, verdict: scenarioVerdict(entry) };

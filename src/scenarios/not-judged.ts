@@ -26,6 +26,7 @@ export function notJudgedReport(
     repeat: meta.repeat,
     verdict: 'not_judged',
     notJudged: reason,
+    interrupted: null,
     queueSettings: {},
     durationMs: 0,
     runDir: meta.runDir,

@@ -9,6 +9,7 @@ import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
 import { runDirAt, type WrittenReport, writeReport } from '../report/write-report.js';
+import { abortCause } from './interrupted.js';
 import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
 import { resolveScenarios } from './resolve.js';
@@ -116,8 +117,12 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
-  const summary = summarize(scenarios);
   const interrupted = options.signal.aborted;
+  // What an interruption left undone is part of what the drill found: each run never started, by name.
+  const notStarted = queue
+    .filter((_, index) => results[index] === undefined)
+    .map(({ scenario, repeat }) => ({ name: scenario.name, repeat, queue: scenario.settings.queue }));
+  const summary = summarize(scenarios, notStarted.length);
   const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance) : undefined;
   const regressed = (compared?.regressions.length ?? 0) > 0;
   const exitCode = drillExitCode(summary, { interrupted, regressed });
@@ -137,6 +142,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     exitCode,
     summary,
     scenarios,
+    interruption: interrupted ? { by: abortCause(options.signal), notStarted } : null,
     ...(compared ? { baseline: compared } : {}),
     ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => runKey({ name: scenario.name, repeat })) } } : {}),
   };

@@ -3,6 +3,7 @@ import type { DrillFit, QueueAdapter } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { drillDemands } from './drill-demands.js';
+import { abortCause } from './interrupted.js';
 import { judgeScenario } from './judge.js';
 import { notJudgedReport } from './not-judged.js';
 import type { ResolvedScenario } from './resolve.js';
@@ -26,7 +27,7 @@ export async function runJudged(
   const fit: DrillFit = (await impl.fit?.(drillDemands(scenario), resolveServers(options.servers, scenario.settings))) ?? { ok: true, mapping: {} };
   if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...meta, runDir });
   const run = await runScenario(scenario, runDir, signal, options);
-  return judgeScenario({ ...run, queueSettings: fit.mapping }, meta);
+  return judgeScenario({ ...run, queueSettings: fit.mapping }, { ...meta, interruptedBy: abortCause(signal) });
 }
 
 /** Why a scenario that restarts the queue's server cannot run here, or null when it can (or restarts nothing). */

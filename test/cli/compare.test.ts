@@ -51,6 +51,10 @@ describe('queue-drill compare', () => {
     const junit = readFileSync(join(out, 'latest', 'junit.xml'), 'utf8');
     expect(junit.match(/<testcase /g)).toHaveLength(2);
     expect(junit).not.toContain('<failure');
+    // compare.html beside it, each cell linked to its column's own report.html.
+    expect(readFileSync(join(out, 'latest', 'compare.html'), 'utf8')).toMatch(
+      /<a class="go" href="sketch-literal\/[^"/]+\/report\.html#scenario-1">/,
+    );
   });
 
   it('reports a queue it cannot reach as its column’s error, runs the others, and exits 1 on a cell not as expected', {

@@ -49,7 +49,9 @@ describe('queue-drill run', () => {
       failed: 0,
       vacuous: 0,
       notJudged: 0,
+      interrupted: 0,
       errors: 0,
+      notStarted: 0,
       invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 },
     });
     const [scenario] = report.scenarios;
@@ -142,9 +144,13 @@ describe('queue-drill run', () => {
     expect(known, queue.stderr).toEqual(expect.arrayContaining(['reference', 'sketch-literal']));
   });
 
-  it('interrupted by SIGINT, stops every process of the drill, writes the report, exits 3', async () => {
+  it('interrupted by SIGINT, stops every process of the drill, writes the report saying so in every view, exits 3', async () => {
     const out = outDir();
-    const harness = execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'long-pause', '--out', out], { reject: false, env: { CI: 'true' } });
+    // Three runs, one at a time: the first is interrupted in its long pause, the other two never start.
+    const harness = execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'long-pause', '--repeat', '3', '--parallel', '1', '--out', out], {
+      reject: false,
+      env: { CI: 'true' },
+    });
     // Should the test fail first: SIGINT, so the harness takes its drill's processes down with it.
     cleanup.push(() => (harness.exitCode === undefined && harness.kill('SIGINT') ? harness : undefined));
     // Interrupt while a worker is stopped in its long pause: seen from the process table, not guessed.
@@ -157,6 +163,38 @@ describe('queue-drill run', () => {
     expect(result.exitCode).toBe(3);
     await waitFor(() => processesMentioning(out).length === 0, { timeoutMs: 5_000, what: 'every drill process to be gone' });
     const report = latestReport(out);
-    expect(report.scenarios[0]!.error).toMatch(/interrupted/);
+    // report.json: the half-run is interrupted, judged on nothing, and the runs never started are named.
+    const [stopped] = report.scenarios;
+    expect(report.scenarios).toHaveLength(1);
+    expect(stopped).toMatchObject({ verdict: 'interrupted', error: null, expectations: [], unfired: [] });
+    expect(stopped!.interrupted).toMatch(/^interrupted by SIGINT [\d.]+ s in, before the drill reached rest/);
+    expect(stopped!.invariants.length).toBeGreaterThan(0);
+    expect(stopped!.invariants.every((v) => v.status === 'not_judged')).toBe(true);
+    expect(report.interruption).toEqual({
+      by: 'SIGINT',
+      notStarted: [
+        { name: 'long-pause', repeat: 2, queue: 'reference' },
+        { name: 'long-pause', repeat: 3, queue: 'reference' },
+      ],
+    });
+    expect(report.summary).toMatchObject({ scenarios: 1, passed: 0, failed: 0, interrupted: 1, errors: 0, notStarted: 2 });
+    // The console: the scenario's line and the summary say interrupted, and count what never started.
+    expect(result.stderr).toMatch(/\[1\/3\] INTERRUPTED long-pause .*\n {8}not judged: interrupted by SIGINT/);
+    expect(result.stderr).not.toMatch(/broke:|ended unexpectedly/);
+    expect(result.stderr).toContain('interrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started\n');
+    expect(result.stderr).toMatch(/\n0\/3 passed, 0 failed, 0 vacuous, 1 interrupted, 2 never started, 0 errors in /);
+    // report.md, junit.xml and report.html say the same.
+    const runDir = join(out, 'latest');
+    const markdown = readFileSync(join(runDir, 'report.md'), 'utf8');
+    expect(markdown).toContain('**⏹️ interrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started;');
+    expect(markdown).toContain('- Never started (2): `long-pause (run 2)`, `long-pause (run 3)`');
+    expect(markdown).not.toContain('Broken invariants');
+    const junit = readFileSync(join(runDir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuites name="queue-drill" tests="3" failures="0" errors="1" skipped="2"/);
+    expect(junit).toContain('<error message="interrupted, not judged: interrupted by SIGINT');
+    expect(junit).toContain('<skipped message="never started: the drill was interrupted by SIGINT first"/>');
+    const html = readFileSync(join(runDir, 'report.html'), 'utf8');
+    expect(html).toContain('interrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started');
+    expect(html).toContain('<span class="verdict">NEVER STARTED</span>');
   });
 });

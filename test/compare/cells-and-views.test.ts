@@ -5,9 +5,9 @@ import { cellOf, columnErrorCell, whyNotPassed } from '../../src/compare/cell.js
 import { JUDGED, loadExpectations, unknownNames } from '../../src/compare/expectations.js';
 import { renderCompareJunit } from '../../src/compare/junit.js';
 import { renderCompareMarkdown } from '../../src/compare/markdown.js';
-import { type CompareReport, CompareReportSchema } from '../../src/compare/schema.js';
+import { COMPARE_VERSION, type CompareReport, CompareReportSchema } from '../../src/compare/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport } from '../report/fixture.js';
+import { drillReport, INTERRUPTED_LINE, interruptedReport } from '../report/fixture.js';
 
 const [passing, failing, vacuous, harnessError] = drillReport().scenarios;
 
@@ -26,6 +26,11 @@ describe('a cell', () => {
     expect(whyNotPassed(failing!)).toMatch(/^[a-z-]+: /);
     expect(whyNotPassed(vacuous!)).toMatch(/^vacuous: /);
     expect(whyNotPassed(harnessError!)).toMatch(/^error: /);
+  });
+
+  it('of a scenario interrupted before rest says so, claims nothing broken, and is not what is expected by default', () => {
+    const cell = cellOf(interruptedReport().scenarios[1]!, JUDGED);
+    expect(cell).toMatchObject({ verdict: 'interrupted', broken: [], why: `interrupted: ${INTERRUPTED_LINE}`, matched: false });
   });
 
   it('of a column that never ran is an error with the reason, unexpected by default', () => {
@@ -62,7 +67,7 @@ describe('expectations', () => {
 
   it('refuse a verdict that does not exist, naming where', () => {
     expect(() => loadExpectations(file('reference:\n  crash-after-claim: passed\n'))).toThrow(
-      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, not_judged, error/,
+      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, not_judged, interrupted, error/,
     );
   });
 
@@ -74,7 +79,7 @@ describe('expectations', () => {
 
 describe('the comparison views', () => {
   const report: CompareReport = CompareReportSchema.parse({
-    version: 1,
+    version: COMPARE_VERSION,
     tool: 'queue-drill',
     toolVersion: '0.1.0',
     command: 'queue-drill compare --queues reference,bullmq',

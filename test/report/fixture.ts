@@ -12,7 +12,9 @@ import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
  * backticks, markup, ANSI colours, a NUL, a lone surrogate) that every view
  * must survive.
  *
- * Beside it, `notJudgedReport()`: one passing scenario on a stub queue that
+ * Beside it, `interruptedReport()`: a drill stopped by SIGINT, one scenario
+ * finished, one stopped before rest (its jobs still running), two never started.
+ * And `notJudgedReport()`: one passing scenario on a stub queue that
  * keeps no per-attempt history, so every invariant needing the history is
  * "not judged" (with the queue's reason), which must neither fail the
  * scenario nor be counted as held.
@@ -104,12 +106,13 @@ function passing(): ScenarioReport {
     repeat: 1,
     verdict: 'pass',
     notJudged: null,
+    interrupted: null,
     queueSettings: {},
     durationMs: 3412.5,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
     replay: REPLAY(name),
     faultPoints: ['after_write'],
-    faults: [{ id: 'kill-after-write', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 1, fired: 1 }],
+    faults: [{ id: 'kill-after-write', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, first: 1, hits: 1, fired: 1 }],
     worldFaults: [],
     unfired: [],
     nothingJudged: [],
@@ -268,7 +271,7 @@ function failing(): ScenarioReport {
     artefacts: artefacts(name),
     faultPoints: ['on_timeout'],
     faults: [],
-    worldFaults: [{ id: 1, match: 'tool=charge', action: 'delay 3000 ms, applied', fired: 1 }],
+    worldFaults: [{ id: 1, match: 'tool=charge', action: 'delay 3000 ms, applied', times: 1, fired: 1 }],
     jobs: [
       {
         id: '1',
@@ -410,10 +413,13 @@ export function drillReport(): DrillReport {
       failed: 1,
       vacuous: 1,
       notJudged: 0,
+      interrupted: 0,
       errors: 1,
+      notStarted: 0,
       invariants: { held: 3 * INVARIANT_IDS.length - 2, broken: 2, notJudged: 0 },
     },
     scenarios: [passing(), failing(), vacuous(), harnessError()],
+    interruption: null,
   };
 }
 
@@ -428,7 +434,9 @@ export function passingReport(): DrillReport {
       failed: 0,
       vacuous: 0,
       notJudged: 0,
+      interrupted: 0,
       errors: 0,
+      notStarted: 0,
       invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: 0 },
     },
     scenarios: [passing()],
@@ -463,7 +471,9 @@ export function notJudgedReport(): DrillReport {
       failed: 0,
       vacuous: 0,
       notJudged: 0,
+      interrupted: 0,
       errors: 0,
+      notStarted: 0,
       invariants: { held: INVARIANT_IDS.length - notJudged, broken: 0, notJudged },
     },
     scenarios: [notJudgedScenario()],
@@ -492,7 +502,83 @@ export function nothingJudgedReport(): DrillReport {
   return {
     ...drillReport(),
     exitCode: 1,
-    summary: { scenarios: 1, passed: 0, failed: 0, vacuous: 1, notJudged: 0, errors: 0, invariants: { held: 13, broken: 0, notJudged: 0 } },
+    summary: {
+      scenarios: 1,
+      passed: 0,
+      failed: 0,
+      vacuous: 1,
+      notJudged: 0,
+      interrupted: 0,
+      errors: 0,
+      notStarted: 0,
+      invariants: { held: 13, broken: 0, notJudged: 0 },
+    },
     scenarios: [scenario],
+  };
+}
+
+/** The note every invariant of an interrupted scenario carries, as the judge writes it (src/scenarios/interrupted.ts). */
+export const INTERRUPTED_NOTE = 'the drill was interrupted before it reached rest: a half-run proves nothing either way';
+
+/** What an interrupted scenario says, as the judge writes it. */
+export const INTERRUPTED_LINE = 'interrupted by SIGINT 2.1 s in, before the drill reached rest';
+
+/** zombie_worker, stopped by SIGINT 2.1 s in: a job still running, a duplicated effect seen, a fault still to fire; nothing judged. */
+function stopped(): ScenarioReport {
+  const name = 'zombie_worker';
+  const base = failing();
+  return {
+    ...base,
+    name,
+    description: 'a worker paused past its lease must not complete over the next holder',
+    verdict: 'interrupted',
+    interrupted: INTERRUPTED_LINE,
+    durationMs: 2100,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    artefacts: artefacts(name),
+    faults: [
+      { id: 'pause-w1', point: 'after_write', action: 'pause', arg: { ms: 60000 }, where: {}, first: 1, hits: 1, fired: 1 },
+      { id: 'later', point: 'before_complete', action: 'crash', where: {}, probability: 0.5, hits: 0, fired: 0 },
+    ],
+    worldFaults: [],
+    jobs: base.jobs.map((job) => ({ ...job, expected: { status: 'done' }, actual: { status: 'running', reason: null }, matches: false })),
+    invariants: INVARIANT_IDS.map((id) => ({ id, statement: STATEMENTS[id], status: 'not_judged', judged: 0, evidence: [], note: INTERRUPTED_NOTE })),
+    expectations: [],
+    unfired: [],
+    nothingJudged: [],
+    timeline: [
+      { at: '2026-08-25T10:00:00.010Z', kind: 'spawn', process: 'w1#1', pid: 4201, detail: 'worker w1' },
+      { at: '2026-08-25T10:00:00.200Z', kind: 'fault-hit', process: 'w1#1', detail: 'w1 at after_claim job 1 attempt 1' },
+      { at: '2026-08-25T10:00:00.400Z', kind: 'fault-fired', process: 'w1#1', detail: 'pause at after_write job 1 attempt 1 (rule pause-w1)' },
+      { at: '2026-08-25T10:00:02.100Z', kind: 'watchdog', detail: 'drill ended: interrupted' },
+    ],
+  };
+}
+
+/** A drill interrupted by SIGINT (exit code 3): crash_after_write passed, zombie_worker was stopped before rest, two runs never started. */
+export function interruptedReport(): DrillReport {
+  return {
+    ...drillReport(),
+    exitCode: 3,
+    summary: {
+      scenarios: 2,
+      passed: 1,
+      failed: 0,
+      vacuous: 0,
+      notJudged: 0,
+      interrupted: 1,
+      errors: 0,
+      notStarted: 2,
+      invariants: { held: INVARIANT_IDS.length, broken: 0, notJudged: INVARIANT_IDS.length },
+    },
+    scenarios: [passing(), stopped()],
+    interruption: {
+      by: 'SIGINT',
+      notStarted: [
+        { name: 'crash_after_verify', repeat: 1, queue: 'reference' },
+        { name: 'world_unreachable', repeat: 1, queue: 'reference' },
+      ],
+    },
   };
 }

@@ -3,7 +3,7 @@ import { evidenceTargets } from '../../src/report/html/evidence-links.js';
 import { layoutScenario } from '../../src/report/html/lanes.js';
 import { renderHtml } from '../../src/report/html/render-html.js';
 import type { DrillReport } from '../../src/report/schema.js';
-import { drillReport } from './fixture.js';
+import { drillReport, INTERRUPTED_LINE, interruptedReport } from './fixture.js';
 
 /*
  * report.html from the fixture report (four scenarios, one of each verdict):
@@ -41,7 +41,7 @@ describe('report.html', () => {
   it('gives a summary: the counts, the seed, the command to copy, and a row per scenario linking to it', () => {
     const report = drillReport();
     const html = renderHtml(report);
-    expect(html).toContain('queue-drill: 1/4 passed, 1 failed, 1 vacuous, 0 not judged, 1 errors');
+    expect(html).toContain('queue-drill: 1/4 passed, 1 failed, 1 vacuous, 1 errors');
     expect(html).toContain(`seed <code>${report.seed}</code>`);
     for (const [i, scenario] of report.scenarios.entries()) {
       expect(html).toContain(`<a href="#scenario-${i + 1}">${scenario.name}</a>`);
@@ -81,6 +81,30 @@ describe('report.html', () => {
     const sections = html.split('<section ').slice(1);
     expect(sections[0]).toMatch(/<details class="timeline-box">/);
     expect(sections[1]).toMatch(/<details class="timeline-box" open>/);
+  });
+
+  it('lists each fault with its limits and argument', () => {
+    const html = renderHtml(interruptedReport());
+    expect(html).toContain('<li>pause-w1: pause at after_write (ms=60000, first 1 hit): 1 fired of 1 hits</li>');
+    expect(html).toContain('<li>later: crash at before_complete (every hit, probability 0.5): 0 fired of 0 hits</li>');
+  });
+
+  it('says a drill was interrupted, marks the half-run as such, and lists the runs never started', () => {
+    const html = renderHtml(interruptedReport());
+    expect(html).toContain('<title>queue-drill: 1/4 passed, interrupted</title>');
+    expect(html).toContain('queue-drill: 1/4 passed, 0 failed, 0 vacuous, 1 interrupted, 2 never started, 0 errors');
+    expect(html).toContain('<strong>interrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started</strong>');
+    expect(html).toMatch(
+      /<tr class="v-interrupted"><td><a href="#scenario-2">zombie_worker<\/a><\/td><td><span class="verdict">INTERRUPTED<\/span><\/td><td>-<\/td>/,
+    );
+    for (const name of ['crash_after_verify', 'world_unreachable']) {
+      expect(html).toContain(`<tr class="v-not-started"><td>${name}</td><td><span class="verdict">NEVER STARTED</span></td>`);
+    }
+    const section = html.split('<section ')[2]!;
+    expect(section).toContain(`<li>interrupted, so not judged: ${INTERRUPTED_LINE}</li>`);
+    // Its jobs are where they stood, not failures.
+    expect(section).toContain('<td>where it stood (not judged)</td>');
+    expect(section).not.toContain('not as expected');
   });
 
   it('is the same page for the same report', () => {

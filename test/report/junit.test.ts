@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { JUNIT_CASES, renderJunit } from '../../src/report/junit.js';
-import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
+import { renderJunit } from '../../src/report/junit.js';
+import type { DrillReport } from '../../src/report/schema.js';
 import {
   drillReport,
   HOSTILE_EVIDENCE,
+  INTERRUPTED_LINE,
+  interruptedReport,
   NEEDS_HISTORY,
   NO_HISTORY_NOTE,
   NOTHING_JUDGED_LINE,
@@ -32,8 +34,9 @@ function expatComplaint(xml: string): string | null {
   }
 }
 
+/** How a testcase came out: failure, error, skipped, or passed (its <system-out> is output, not an outcome). */
 function outcomeOf(testcase: XmlElement): string {
-  return testcase.children[0]?.name ?? 'passed';
+  return testcase.children.find((child) => child.name !== 'system-out')?.name ?? 'passed';
 }
 
 describe('the XML checker used by these tests', () => {
@@ -62,7 +65,32 @@ describe('the XML checker used by these tests', () => {
   });
 });
 
-describe('renderJunit', () => {
+/** The counts a suite or the whole says of itself. */
+function countsOf(element: XmlElement): Record<string, string | undefined> {
+  const { tests, failures, errors, skipped } = element.attributes;
+  return { tests, failures, errors, skipped };
+}
+
+/** The counts the testcases under an element actually make. */
+function countedCases(element: XmlElement): Record<string, string> {
+  const outcomes = findAll(element, 'testcase').map(outcomeOf);
+  const of = (kind: string) => String(outcomes.filter((o) => o === kind).length);
+  return { tests: String(outcomes.length), failures: of('failure'), errors: of('error'), skipped: of('skipped') };
+}
+
+/** The testcase named `name`. */
+function caseNamed(root: XmlElement, name: string): XmlElement {
+  const found = findAll(root, 'testcase').find((c) => c.attributes.name === name);
+  if (!found) throw new Error(`no testcase ${name}`);
+  return found;
+}
+
+/** The outcome element of a testcase (failure, error, skipped), or undefined when it passed. */
+function outcomeElement(testcase: XmlElement): XmlElement | undefined {
+  return testcase.children.find((c) => c.name !== 'system-out');
+}
+
+describe('renderJunit: a test per scenario run, so a dashboard counts what a person asks', () => {
   const report = drillReport();
   const xml = renderJunit(report);
   const root = parseXml(xml);
@@ -74,137 +102,112 @@ describe('renderJunit', () => {
     expect(root.name).toBe('testsuites');
   });
 
-  it('has one testsuite per scenario, one testcase per invariant plus "expected outcome", "faults fired" and "something judged"', () => {
-    expect(suites.map((s) => s.attributes.name)).toEqual(['crash_after_write', 'timeout_blind_retry', 'crash_after_verify', 'world_unreachable']);
-    for (const [index, suite] of suites.entries()) {
-      const scenario = report.scenarios[index]!;
-      const cases = findAll(suite, 'testcase');
-      expect(cases.map((c) => c.attributes.name)).toEqual([
-        ...scenario.invariants.map((v) => v.id),
-        JUNIT_CASES.outcome,
-        JUNIT_CASES.faults,
-        JUNIT_CASES.judged,
-      ]);
-      for (const testcase of cases) expect(testcase.attributes.classname).toBe(scenario.name);
-    }
-    expect(
-      findAll(suites[0]!, 'testcase')
-        .slice(0, INVARIANT_IDS.length)
-        .map((c) => c.attributes.name),
-    ).toEqual([...INVARIANT_IDS]);
+  it('has one testsuite per queue and one testcase per scenario run, classname the queue, name the scenario', () => {
+    expect(suites.map((s) => s.attributes.name)).toEqual(['reference']);
+    const cases = findAll(suites[0]!, 'testcase');
+    expect(cases.map((c) => c.attributes.name)).toEqual(report.scenarios.map((s) => s.name));
+    for (const testcase of cases) expect(testcase.attributes.classname).toBe('reference');
+    const properties = Object.fromEntries(findAll(suites[0]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
+    expect(properties).toEqual({ queue: 'reference', seed: '42', command: report.command, file: 'scenarios.yaml' });
   });
 
-  it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases', () => {
-    const expected = [
-      // Each invariant, the faults, the expectations, and whether something was judged.
-      { tests: String(INVARIANT_IDS.length + 3), failures: '0', errors: '0', skipped: '1', time: '3.413' },
-      { tests: String(INVARIANT_IDS.length + 3), failures: '3', errors: '0', skipped: '1', time: '5.120' },
-      { tests: String(INVARIANT_IDS.length + 3), failures: '1', errors: '0', skipped: '1', time: '2.200' },
-      { tests: '3', failures: '0', errors: '1', skipped: '2', time: '5.003' },
-    ];
-    expect(suites.map(({ attributes: { tests, failures, errors, skipped, time } }) => ({ tests, failures, errors, skipped, time }))).toEqual(
-      expected,
-    );
-    for (const suite of suites) {
-      const outcomes = findAll(suite, 'testcase').map(outcomeOf);
-      expect(String(outcomes.length)).toBe(suite.attributes.tests);
-      expect(String(outcomes.filter((o) => o === 'failure').length)).toBe(suite.attributes.failures);
-      expect(String(outcomes.filter((o) => o === 'error').length)).toBe(suite.attributes.errors);
-      expect(String(outcomes.filter((o) => o === 'skipped').length)).toBe(suite.attributes.skipped);
-      // The drill's time is on "expected outcome", so testcase times add up to the suite's.
-      const sum = findAll(suite, 'testcase').reduce((total, c) => total + Number(c.attributes.time), 0);
-      expect(sum.toFixed(3)).toBe(suite.attributes.time);
-    }
-    expect(root.attributes).toMatchObject({
-      name: 'queue-drill',
-      tests: String(3 * (INVARIANT_IDS.length + 3) + 3),
-      failures: '4',
-      errors: '1',
-      skipped: '5',
-      time: '15.735',
-    });
+  it('gives each case its scenario verdict: pass passed, fail and vacuous failures, a harness error an error; nothing skipped', () => {
+    const outcomes = findAll(suites[0]!, 'testcase').map((c) => [c.attributes.name, outcomeOf(c), outcomeElement(c)?.attributes.type]);
+    expect(outcomes).toEqual([
+      ['crash_after_write', 'passed', undefined],
+      ['timeout_blind_retry', 'failure', 'invariant'],
+      ['crash_after_verify', 'failure', 'vacuous'],
+      ['world_unreachable', 'error', 'harness'],
+    ]);
   });
 
-  it('fails a broken invariant with a one-line message and every evidence line in its body', () => {
-    const broken = findAll(suites[1]!, 'testcase').find((c) => c.attributes.name === 'no-duplicate-effect')!;
-    const failure = broken.children[0]!;
+  it('counts tests, failures, errors and skipped on every suite and on the whole, matching the testcases, times adding up', () => {
+    for (const element of [root, ...suites]) expect(countsOf(element)).toEqual(countedCases(element));
+    expect(countsOf(root)).toEqual({ tests: '4', failures: '2', errors: '1', skipped: '0' });
+    const suite = suites[0]!;
+    const sum = findAll(suite, 'testcase').reduce((total, c) => total + Number(c.attributes.time), 0);
+    expect(sum.toFixed(3)).toBe(suite.attributes.time);
+    expect(findAll(suite, 'testcase').map((c) => c.attributes.time)).toEqual(['3.413', '5.120', '2.200', '5.003']);
+  });
+
+  it('fails a broken scenario with a one-line message naming what broke, and every finding and the replay in its body', () => {
+    const failure = outcomeElement(caseNamed(root, 'timeout_blind_retry'))!;
     expect(failure.name).toBe('failure');
-    expect(failure.attributes.type).toBe('invariant');
     expect(failure.attributes.message).not.toMatch(/[\r\n]/);
     expect(failure.attributes.message).toMatch(
-      /^ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> .* \(and 1 more\)$/,
+      /^broke no-duplicate-effect, review-routing: ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 <both> & "twice" ]]> /,
     );
-    expect(failure.text).toContain('no non-idempotent effect is applied twice for one key');
-    expect(failure.text).toContain('\njob 1 is done with charge applied 2 times');
-    expect(failure.text).toContain('<both> & "twice" ]]>');
+    expect(failure.text).toContain('no-duplicate-effect: no non-idempotent effect is applied twice for one key');
+    expect(failure.text).toContain('\n  job 1 is done with charge applied 2 times');
+    expect(failure.text).toContain('review-routing: ');
+    expect(failure.text).toContain(
+      'jobs that did not end as expected:\n  job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done',
+    );
+    expect(failure.text).toContain(`replay: ${report.scenarios[1]!.replay}`);
+  });
+
+  it('fails on a job that ended wrong when no invariant broke, as an expectation', () => {
+    const wrongEnd = drillReport();
+    const scenario = wrongEnd.scenarios[1]!;
+    scenario.invariants = scenario.invariants.map((v) => (v.status === 'broken' ? { ...v, status: 'held', evidence: [] } : v));
+    wrongEnd.summary.invariants = { ...wrongEnd.summary.invariants, held: wrongEnd.summary.invariants.held + 2, broken: 0 };
+    const failure = outcomeElement(caseNamed(parseXml(renderJunit(wrongEnd)), 'timeout_blind_retry'))!;
+    expect(failure.attributes).toMatchObject({
+      type: 'expectation',
+      message: '1 of 1 jobs did not end as expected: job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done',
+    });
   });
 
   it('replaces control characters XML 1.0 forbids, and unpaired surrogates, instead of writing a file CI rejects', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\uFFFE\uFFFF]/);
     expect(xml).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
-    const body = findAll(suites[1]!, 'failure')[0]!.text;
-    expect(body).toContain('\\x1B[31mred\\x1B[0m nul:\\x00 lone:\uFFFD | `tick`');
+    expect(outcomeElement(caseNamed(root, 'timeout_blind_retry'))!.text).toContain('\\x1B[31mred\\x1B[0m nul:\\x00 lone:\uFFFD | `tick`');
     expect(HOSTILE_EVIDENCE).toContain('\u0000');
   });
 
-  it('fails "expected outcome" for a job that ended wrong, and "faults fired" for a fault that never fired', () => {
-    const outcome = findAll(suites[1]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.outcome)!;
-    expect(outcome.children[0]!.attributes).toMatchObject({
-      type: 'expectation',
-      message: '1 of 1 jobs did not end as expected: job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done',
-    });
-    expect(outcome.children[0]!.text).toContain('replay: queue-drill drill scenarios.yaml --only timeout_blind_retry');
-    const faults = findAll(suites[2]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.faults)!;
-    expect(faults.children[0]!.name).toBe('failure');
-    expect(faults.children[0]!.attributes.type).toBe('vacuous');
-    expect(faults.children[0]!.attributes.message).toMatch(/^1 armed fault never fired: crash at after_verify/);
-  });
-
-  it('passes "something judged" when every invariant the scenario had to give something had something', () => {
-    expect(findAll(suites[0]!, 'testcase').find((c) => c.attributes.name === JUNIT_CASES.judged)!.children).toEqual([]);
-  });
-
-  it('fails "something judged" as vacuous for an invariant that had nothing to judge where the scenario should have given it something', () => {
-    const vacuousRoot = parseXml(renderJunit(nothingJudgedReport()));
-    const cases = findAll(vacuousRoot, 'testcase');
-    const judged = cases.find((c) => c.attributes.name === JUNIT_CASES.judged)!.children[0]!;
-    expect(judged.name).toBe('failure');
-    expect(judged.attributes.type).toBe('vacuous');
+  it('fails a vacuous scenario: a fault that never fired, or an invariant with nothing to judge where it should have had something', () => {
+    const unfired = outcomeElement(caseNamed(root, 'crash_after_verify'))!;
+    expect(unfired.attributes.message).toMatch(/^vacuous: crash at after_verify \(rule kill-after-verify, worker=w9\) never fired/);
+    expect(unfired.text).toContain('faults that never fired:\n  crash at after_verify');
+    const nothing = outcomeElement(findAll(parseXml(renderJunit(nothingJudgedReport())), 'testcase')[0]!)!;
+    expect(nothing.attributes.type).toBe('vacuous');
     // One line, cut for CI views; the body has it whole.
-    expect(judged.attributes.message).toBe(`${`1 invariant had nothing to judge: ${NOTHING_JUDGED_LINE}`.slice(0, 239)}…`);
-    expect(judged.text).toContain(`${NOTHING_JUDGED_LINE}\n\nreplay: `);
-    // Its own testcase says it had nothing to judge.
-    expect(cases.find((c) => c.attributes.name === 'dedupe-on-enqueue')!.children[0]!.attributes.message).toBe(
-      "nothing to judge: no key had two producers' enqueue calls in flight at once: nothing raced",
-    );
+    expect(nothing.attributes.message).toBe(`${`vacuous: ${NOTHING_JUDGED_LINE}`.slice(0, 239)}…`);
+    expect(nothing.text).toContain(`nothing to judge where there should have been:\n  ${NOTHING_JUDGED_LINE}\n\nreplay: `);
   });
 
-  it('reports a harness failure as an <error>, and does not judge its faults', () => {
-    const cases = findAll(suites[3]!, 'testcase');
-    const error = cases.find((c) => c.attributes.name === JUNIT_CASES.outcome)!.children[0]!;
+  it('reports a harness failure as an <error>', () => {
+    const error = outcomeElement(caseNamed(root, 'world_unreachable'))!;
     expect(error.name).toBe('error');
     expect(error.attributes.message).toBe(
       'the harness failed: QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE',
     );
     expect(error.text).toContain('QD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE');
-    for (const name of [JUNIT_CASES.faults, JUNIT_CASES.judged]) {
-      expect(cases.find((c) => c.attributes.name === name)!.children[0]).toMatchObject({
-        name: 'skipped',
-        attributes: { message: 'not judged: the harness failed' },
-      });
-    }
   });
 
-  it('carries the replay command and seed as properties, and the timeline in system-out', () => {
-    const properties = Object.fromEntries(findAll(suites[1]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
-    expect(properties).toMatchObject({
-      verdict: 'fail',
-      seed: '42',
-      queue: 'reference',
-      queueVersion: 'reference 0.1.0 (sqlite)',
-      replay: report.scenarios[1]!.replay,
-    });
-    expect(findAll(suites[0]!, 'system-out')[0]!.text).toContain('2026-08-25T10:00:00.300Z kill w1#1 SIGKILL');
+  it('passes an invariant that held with nothing to judge, and says so in the scenario’s output, not as a skipped test', () => {
+    expect(xml).not.toContain('<skipped');
+    const out = findAll(caseNamed(root, 'crash_after_write'), 'system-out')[0]!.text;
+    expect(out).toContain('  saga-compensation: held, nothing to judge: no saga was compensated in this drill');
+  });
+
+  it("summarises each scenario in its case's output: description, verdict, faults with their limits, jobs, recovery, replay", () => {
+    const out = findAll(caseNamed(root, 'crash_after_write'), 'system-out')[0]!.text;
+    expect(out.split('\n')).toEqual(
+      expect.arrayContaining([
+        report.scenarios[0]!.description,
+        'verdict: pass',
+        `invariants: 0 broken, ${report.scenarios[0]!.invariants.length - 1} held`,
+        'fault kill-after-write: crash at after_write (worker=w1, attempt=1, first 1 hit): fired 1 of 1 hits',
+        'jobs 1: expected done, ended done; 2 of 5 attempts',
+        'recovery: w1#1 killed at after_write, job 1: taken back after 1100 ms, settled after 1400 ms',
+        `replay: ${report.scenarios[0]!.replay}`,
+      ]),
+    );
+    // A passing scenario's timeline is in report.html; one that did not pass carries what happened.
+    expect(out).not.toContain('timeline');
+    const failing = findAll(caseNamed(root, 'timeout_blind_retry'), 'system-out')[0]!.text;
+    expect(failing).toContain('timeline (fault points passed with nothing happening left out):\n2026-08-25T10:00:00.000Z world-fault-armed');
   });
 
   it('keeps hostile names and newlines intact through attributes', () => {
@@ -213,14 +216,14 @@ describe('renderJunit', () => {
     hostile.scenarios[0]!.replay = 'queue-drill drill --only "a\nb"';
     const out = renderJunit(hostile);
     expect(expatComplaint(out)).toBeNull();
-    const suite = findAll(parseXml(out), 'testsuite')[0]!;
-    expect(suite.attributes.name).toBe(hostile.scenarios[0]!.name);
-    expect(findAll(suite, 'property').find((p) => p.attributes.name === 'replay')!.attributes.value).toBe('queue-drill drill --only "a\nb"');
+    const testcase = findAll(parseXml(out), 'testcase')[0]!;
+    expect(testcase.attributes.name).toBe(hostile.scenarios[0]!.name);
+    expect(findAll(testcase, 'system-out')[0]!.text).toContain('replay: queue-drill drill --only "a\nb"');
   });
 
-  it('passes every testcase of a passing report', () => {
-    const all = findAll(parseXml(renderJunit(passingReport())), 'testcase');
-    expect(all.map(outcomeOf).filter((o) => o !== 'passed' && o !== 'skipped')).toEqual([]);
+  it('passes every testcase of a passing report, and skips none', () => {
+    const cases = findAll(parseXml(renderJunit(passingReport())), 'testcase');
+    expect(cases.map(outcomeOf)).toEqual(['passed']);
   });
 });
 
@@ -228,36 +231,24 @@ describe('renderJunit, when the queue could not give some evidence', () => {
   const report = notJudgedReport();
   const xml = renderJunit(report);
   const root = parseXml(xml);
-  const suite = findAll(root, 'testsuite')[0]!;
-  const cases = findAll(suite, 'testcase');
+  const cases = findAll(root, 'testcase');
 
-  it('is well-formed XML, with the queue version as a suite property', () => {
+  it('passes the scenario, and skips one case per invariant not judged, saying why: a check that was not performed', () => {
     expect(expatComplaint(xml)).toBeNull();
-    const properties = Object.fromEntries(findAll(suite, 'property').map((p) => [p.attributes.name, p.attributes.value]));
-    expect(properties).toMatchObject({ verdict: 'pass', queue: 'stub', queueVersion: 'stub 0.0.1' });
-  });
-
-  it('makes each invariant not judged a skipped testcase saying why, never a passed one', () => {
-    const skipped = cases.filter((c) => outcomeOf(c) === 'skipped');
-    expect(skipped.map((c) => c.attributes.name)).toEqual(NEEDS_HISTORY);
+    expect(outcomeOf(cases[0]!)).toBe('passed');
+    expect(cases[0]!.attributes.name).toBe('crash_after_write');
+    const skipped = cases.slice(1);
+    expect(skipped.map((c) => c.attributes.name)).toEqual(NEEDS_HISTORY.map((id) => `crash_after_write: ${id}`));
     for (const testcase of skipped) {
       expect(testcase.children).toHaveLength(1);
-      expect(testcase.children[0]!.attributes).toEqual({ message: `not judged: ${NO_HISTORY_NOTE}` });
+      expect(testcase.children[0]).toMatchObject({ name: 'skipped', attributes: { message: `not judged: ${NO_HISTORY_NOTE}` } });
     }
-    const passed = cases.filter((c) => outcomeOf(c) === 'passed').map((c) => c.attributes.name);
-    for (const id of NEEDS_HISTORY) expect(passed).not.toContain(id);
-    expect(passed).toEqual([
-      ...INVARIANT_IDS.filter((id) => !NEEDS_HISTORY.includes(id)),
-      JUNIT_CASES.outcome,
-      JUNIT_CASES.faults,
-      JUNIT_CASES.judged,
-    ]);
   });
 
   it("counts them in the suite's and the whole's skipped, with no failure", () => {
-    const counts = { tests: String(INVARIANT_IDS.length + 3), failures: '0', errors: '0', skipped: String(NEEDS_HISTORY.length) };
-    expect(suite.attributes).toMatchObject(counts);
-    expect(root.attributes).toMatchObject(counts);
+    const counts = { tests: String(1 + NEEDS_HISTORY.length), failures: '0', errors: '0', skipped: String(NEEDS_HISTORY.length) };
+    expect(countsOf(findAll(root, 'testsuite')[0]!)).toEqual(counts);
+    expect(countsOf(root)).toEqual(counts);
   });
 
   it('keeps a multi-line or hostile reason on one line of a well-formed attribute', () => {
@@ -266,10 +257,69 @@ describe('renderJunit, when the queue could not give some evidence', () => {
     verdict.note = 'needs history <&> "quoted"\nsecond line \u001b[0m';
     const out = renderJunit(hostile);
     expect(expatComplaint(out)).toBeNull();
-    const testcase = findAll(parseXml(out), 'testcase').find((c) => c.attributes.name === verdict.id)!;
-    expect(testcase.children[0]).toMatchObject({
+    expect(outcomeElement(caseNamed(parseXml(out), `crash_after_write: ${verdict.id}`))).toMatchObject({
       name: 'skipped',
       attributes: { message: 'not judged: needs history <&> "quoted" second line \\x1B[0m' },
     });
+  });
+});
+
+describe('renderJunit, for an interrupted drill', () => {
+  const xml = renderJunit(interruptedReport());
+  const root = parseXml(xml);
+
+  it('errs the scenario stopped before rest as interrupted, claiming nothing broken, and skips none of its invariants', () => {
+    expect(expatComplaint(xml)).toBeNull();
+    const error = outcomeElement(caseNamed(root, 'zombie_worker'))!;
+    expect(error.name).toBe('error');
+    expect(error.attributes).toMatchObject({ type: 'interrupted', message: `interrupted, not judged: ${INTERRUPTED_LINE}` });
+    expect(xml).not.toContain('<failure');
+    expect(xml).not.toMatch(/name="zombie_worker: /);
+  });
+
+  it('skips each run never started, saying the drill was interrupted first, and counts them', () => {
+    for (const name of ['crash_after_verify', 'world_unreachable']) {
+      expect(outcomeElement(caseNamed(root, name))).toMatchObject({
+        name: 'skipped',
+        attributes: { message: 'never started: the drill was interrupted by SIGINT first' },
+      });
+    }
+    expect(countsOf(root)).toEqual({ tests: '4', failures: '0', errors: '1', skipped: '2' });
+    const properties = Object.fromEntries(findAll(root, 'property').map((p) => [p.attributes.name, p.attributes.value]));
+    expect(properties.interruptedBy).toBe('SIGINT');
+  });
+});
+
+describe('renderJunit, against a baseline', () => {
+  const withBaseline = (regressions: NonNullable<DrillReport['baseline']>['regressions']): XmlElement => {
+    const report = passingReport();
+    report.baseline = {
+      baseline: '/runs/old/report.json',
+      tolerance: { ratio: 1.5, slackMs: 500 },
+      regressions,
+      improvements: [],
+      added: [],
+      missing: [],
+    };
+    if (regressions.length > 0) report.exitCode = 1;
+    return findAll(parseXml(renderJunit(report)), 'testsuite').find((s) => s.attributes.name === 'against the baseline')!;
+  };
+
+  it('adds a suite with a failing case per regression', () => {
+    const suite = withBaseline([
+      { scenario: 'crash_after_write', kind: 'now-fails', detail: 'passed in the baseline, fail now' },
+      { scenario: 'crash_after_write', kind: 'slower-recovery', detail: 'recovery 1.4 s → 3.1 s' },
+    ]);
+    const cases = findAll(suite, 'testcase');
+    expect(cases.map((c) => [c.attributes.name, outcomeOf(c), c.children[0]!.attributes.type])).toEqual([
+      ['crash_after_write: now-fails', 'failure', 'regression'],
+      ['crash_after_write: slower-recovery', 'failure', 'regression'],
+    ]);
+    expect(cases[0]!.children[0]!.text).toContain('baseline: /runs/old/report.json');
+  });
+
+  it('passes one case when nothing regressed', () => {
+    const cases = findAll(withBaseline([]), 'testcase');
+    expect(cases.map((c) => [c.attributes.name, outcomeOf(c)])).toEqual([['no regression', 'passed']]);
   });
 });

@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { type DrillReport, REPORT_VERSION } from '../../src/report/schema.js';
-import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, NOTHING_JUDGED_LINE, nothingJudgedReport, notJudgedReport, passingReport } from './fixture.js';
+import {
+  drillReport,
+  INTERRUPTED_LINE,
+  INTERRUPTED_NOTE,
+  interruptedReport,
+  NEEDS_HISTORY,
+  NO_HISTORY_NOTE,
+  NOTHING_JUDGED_LINE,
+  nothingJudgedReport,
+  notJudgedReport,
+  passingReport,
+} from './fixture.js';
 
 /** How many invariants a scenario is judged by. */
 const N = INVARIANT_IDS.length;
@@ -45,15 +56,16 @@ describe('renderMarkdown', () => {
   const report = drillReport();
   const markdown = renderMarkdown(report);
 
-  it('opens with the command, the seed, the queue, the time and a summary line', () => {
+  it('opens with the command, the seed, the queue, the time, a summary line, and where the whole report is', () => {
     const head = markdown.slice(0, markdown.indexOf('| Scenario |'));
     expect(head).toContain('# queue-drill recovery report');
     expect(head).toContain('**❌ 1 of 4 scenarios passed: 1 failed, 1 vacuous, 1 error** (exit code 1)');
     expect(head).toContain('```sh\nqueue-drill drill scenarios.yaml --seed 42 --queue reference\n```');
-    expect(head).toMatch(/Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml`/);
+    expect(head).toMatch(/Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml`\n/);
     expect(head).toContain('Started 2026-08-25T10:00:00.000Z, finished 2026-08-25T10:00:15.735Z (15.7 s)');
     expect(head).toContain(`- queue-drill 0.1.0, report version ${REPORT_VERSION}\n`);
     expect(head).toContain(`- Invariant verdicts: ${3 * N - 2} held, 2 broken, 0 not judged\n`);
+    expect(head).toMatch(/- The whole report: \[report\.html\]\(report\.html\), each scenario with its timeline .*\[report\.json\]\(report\.json\)/);
   });
 
   it('has a table with one row of eight cells per scenario and the facts of each', () => {
@@ -69,12 +81,13 @@ describe('renderMarkdown', () => {
     expect(error!.slice(1, 4)).toEqual(['❌ error', '—', '—']);
   });
 
-  it('explains every scenario that did not pass, and only those', () => {
+  it('explains every scenario that did not pass, and only those, with its evidence and replay', () => {
     const problems = section(markdown, '## What did not pass');
     expect(problems.match(/^### /gm)).toHaveLength(3);
     expect(problems).not.toContain('crash_after_write');
 
-    const fail = section(markdown, '### ❌ `timeout_blind_retry`: fail');
+    const fail = section(problems, '### ❌ `timeout_blind_retry`: fail');
+    expect(fail).toContain('the charge call times out after applying | the worker must not retry it \\`blindly\\`');
     expect(fail).toContain('- `no-duplicate-effect`: no non-idempotent effect is applied twice for one key');
     expect(fail).toContain('- `review-routing`:');
     expect(fail).toContain('  job 1 is done with charge applied 2 times');
@@ -83,47 +96,87 @@ describe('renderMarkdown', () => {
     expect(fail).toContain('- job 1 (ab12cd34ef56ab78): expected review matching /unknown outcome/, ended done');
     expect(fail).toContain('**Replay:**\n\n```sh\nqueue-drill drill scenarios.yaml --only timeout_blind_retry --seed 42 --queue reference\n```');
 
-    const vacuous = section(markdown, '### ⚠️ `crash_after_verify`: vacuous');
+    const vacuous = section(problems, '### ⚠️ `crash_after_verify`: vacuous');
     expect(vacuous).toContain('**Faults that never fired**');
     expect(vacuous).toContain('never fired: 0 hits');
     expect(vacuous).not.toContain('**Broken invariants:**');
 
-    const error = section(markdown, '### ❌ `world_unreachable`: error');
+    const error = section(problems, '### ❌ `world_unreachable`: error');
     expect(error).toContain(
       '**The harness failed:**\n\n```text\nQD_WORLD_NOT_READY: the world did not answer on 127.0.0.1 within 5000 ms\nits log ends: EADDRINUSE\n```',
     );
     expect(error).toContain('--only world_unreachable');
   });
 
-  it('folds every verdict and every job history into one <details> per scenario', () => {
-    const blocks = markdown.split('<details>').slice(1);
-    expect(blocks).toHaveLength(4);
-    expect(markdown.match(/<\/details>/g)).toHaveLength(4);
-    const [pass, fail, , error] = blocks;
-    // GitHub renders Markdown inside <details> only after a blank line.
-    for (const block of blocks) expect(block).toMatch(/^\n<summary>[^\n]*<\/summary>\n\n/);
-    expect(pass).toContain(`<summary>✅ crash_after_write: pass, ${N}/${N} invariants hold, 1 job</summary>`);
-    expect(fail).toContain(`<summary>❌ timeout_blind_retry: fail, ${N - 2}/${N} invariants hold, 1 job</summary>`);
-    expect(error).toContain('no invariant judged, 0 jobs');
-    const invariants = tableRows(pass!, 'Invariant');
-    expect(invariants).toHaveLength(N);
-    expect(invariants.at(-1)).toEqual([
-      '`saga-compensation`',
-      '✅',
-      'after a failed step, completed steps are compensated in reverse order',
-      'nothing to judge: no saga was compensated in this drill',
+  it('shows the life of each job a finding is about, and what happened, without the fault points passed with nothing happening', () => {
+    const failing = drillReport();
+    const scenario = failing.scenarios[1]!;
+    scenario.timeline.splice(1, 0, {
+      at: '2026-08-25T10:00:00.005Z',
+      kind: 'fault-hit',
+      process: 'w1#1',
+      detail: 'w1 at after_claim job 1 attempt 1',
+    });
+    const fail = section(section(renderMarkdown(failing), '## What did not pass'), '### ❌ `timeout_blind_retry`: fail');
+    expect(fail).toContain('**The jobs concerned:**');
+    expect(fail).toContain('- Job `1` `ab12cd34ef56ab78`: expected review (reason matching `unknown outcome`), ended done ❌; 2 of 5 attempts');
+    for (const line of scenario.jobs[0]!.history) expect(fail).toContain(`  ${line}\n`);
+    expect(fail).toContain('without the 1 fault points passed with nothing happening');
+    expect(fail).toContain('2026-08-25T10:00:00.010Z spawn             w1#1     worker w1');
+    expect(fail).not.toContain('w1 at after_claim job 1 attempt 1');
+  });
+
+  it('shows at most 20 evidence lines of an invariant, 5 jobs’ lives and 60 events, and says where the rest is', () => {
+    const long = drillReport();
+    const scenario = long.scenarios[1]!;
+    scenario.invariants.find((v) => v.id === 'no-duplicate-effect')!.evidence = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`);
+    scenario.jobs = Array.from({ length: 7 }, (_, i) => ({ ...scenario.jobs[0]!, id: String(i + 1) }));
+    scenario.timeline = Array.from({ length: 70 }, (_, i) => ({ at: '2026-08-25T10:00:00.000Z', kind: 'note' as const, detail: `event ${i + 1}` }));
+    const fail = section(section(renderMarkdown(long), '## What did not pass'), '### ❌ `timeout_blind_retry`: fail');
+    expect(fail).toContain('  line 20\n  … 5 more in report.json\n');
+    expect(fail).not.toContain('line 21');
+    expect(fail.match(/^- Job /gm)).toHaveLength(5);
+    expect(fail).toContain('2 more in [report.html](report.html).');
+    expect(fail).toContain('the first 60 of 70 events');
+    expect(fail).toContain('event 60\n');
+    expect(fail).not.toContain('event 61');
+  });
+
+  it('sums up every scenario, a passing one included: what it drills, its faults with their limits, jobs, recovery, invariants, replay', () => {
+    const pass = section(section(markdown, '## Every scenario'), '### ✅ `crash_after_write`: pass');
+    expect(pass.split('\n').filter((line) => line !== '')).toEqual([
+      'SIGKILL the worker after its checkpoint is written; the job must be reclaimed and finish once',
+      '- Fault `kill-after-write`: `crash` at `after_write` (worker=w1, attempt=1, first 1 hit): fired 1 of 1 hit',
+      '- Job `1`: ended done as expected ✅; 2 of 5 attempts',
+      '- Recovery: `w1#1` killed at `after_write`: job `1` taken back after 1.10 s, settled after 1.40 s',
+      `- Invariants: ${N - 1} held; nothing to judge: \`saga-compensation\``,
+      '- Queue `reference` (reference 0.1.0 (sqlite)), seed `42`, run 1, 3.41 s, run directory `drill-runs/2026-08-25T10-00-00Z/crash_after_write`',
+      '- Replay: `queue-drill drill scenarios.yaml --only crash_after_write --seed 42 --queue reference`',
     ]);
-    expect(
-      tableRows(fail!, 'Invariant')
-        .filter((row) => row[1] === '❌')
-        .map((row) => row[0]),
-    ).toEqual(['`no-duplicate-effect`', '`review-routing`']);
-    for (const line of report.scenarios[0]!.jobs[0]!.history) expect(pass).toContain(`\n${line}\n`);
-    expect(pass).toContain('**Job `1`** `ab12cd34ef56ab78` ✅: expected done, ended done; attempts 2/5.');
-    expect(pass).toContain('Queue `reference` (reference 0.1.0 (sqlite)), seed `42`, run 1, 3.41 s,');
-    expect(pass).not.toContain('not judged');
-    expect(fail).toContain('Duplicated effects: `charge` ×2');
-    expect(tableRows(pass!, 'Process')).toEqual([['`w1#1`', '2026-08-25T10:00:00.300Z', '`after_write`', '`1`', '1.10 s', '1.40 s']]);
+    const fail = section(section(markdown, '## Every scenario'), '### ❌ `timeout_blind_retry`: fail');
+    expect(fail).toContain('- Fault world #1: `tool=charge` (at most 1 call): fired 1 time');
+    expect(fail).toContain('- Invariants: ❌ broken: `no-duplicate-effect`, `review-routing`;');
+    expect(fail).toContain(
+      '- Job `1`: expected review (reason matching `unknown outcome`), ended done ❌; 2 of 5 attempts; applied twice: `charge` ×2',
+    );
+  });
+
+  it('is a summary: no passing scenario’s timeline or job history, nothing folded away', () => {
+    const pass = section(section(markdown, '## Every scenario'), '### ✅ `crash_after_write`: pass');
+    for (const line of report.scenarios[0]!.jobs[0]!.history) expect(pass).not.toContain(line);
+    // Its job's life is nowhere in the Markdown (the failing scenario's job shares its first lines, not this one).
+    expect(markdown).not.toContain('w1#2      running -> done  digest 9f2c');
+    expect(pass).not.toContain('SIGKILL\n');
+    expect(markdown).not.toContain('<details>');
+  });
+
+  it('groups jobs that ended alike, naming the first eight', () => {
+    const many = passingReport();
+    const scenario = many.scenarios[0]!;
+    scenario.jobs = Array.from({ length: 20 }, (_, i) => ({ ...scenario.jobs[0]!, id: String(i + 1), attempts: i === 0 ? 2 : 1 }));
+    const pass = section(renderMarkdown(many), '### ✅ `crash_after_write`: pass');
+    expect(pass).toContain('- Job `1`: ended done as expected ✅; 2 of 5 attempts\n');
+    expect(pass).toContain('- Jobs `2`, `3`, `4`, `5`, `6`, `7`, `8`, `9` and 11 more: ended done as expected ✅; 1 of 5 attempts\n');
   });
 
   it('keeps hostile text from breaking tables, fences or the page', () => {
@@ -144,7 +197,6 @@ describe('renderMarkdown', () => {
     const rendered = outsideCode(md);
     expect(rendered).not.toMatch(/(?<!\\)<img/);
     expect(rendered).toContain('\\<img src=x onerror=alert(1)\\> \\*not emphasis\\* \\[not\\](a link)');
-    expect(md).toContain('<summary>❌ pipe|and`tick`: fail');
     // No control characters reach the page; they are shown instead.
     expect(md).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     expect(md).toContain('\\x1B[31mred\\x1B[0m nul:\\x00');
@@ -152,11 +204,13 @@ describe('renderMarkdown', () => {
   });
 
   it('balances every code fence', () => {
-    const fences = markdown.split('\n').filter((line) => /^ *`{3,}/.test(line));
-    expect(fences.length % 2).toBe(0);
-    for (let i = 0; i < fences.length; i += 2) {
-      expect(fences[i]!.trim()).toMatch(/^`{3,}(sh|text)$/);
-      expect(fences[i + 1]!.trim()).toBe(/^ *(`+)/.exec(fences[i]!)![1]);
+    for (const md of [markdown, renderMarkdown(interruptedReport())]) {
+      const fences = md.split('\n').filter((line) => /^ *`{3,}/.test(line));
+      expect(fences.length % 2).toBe(0);
+      for (let i = 0; i < fences.length; i += 2) {
+        expect(fences[i]!.trim()).toMatch(/^`{3,}(sh|text)$/);
+        expect(fences[i + 1]!.trim()).toBe(/^ *(`+)/.exec(fences[i]!)![1]);
+      }
     }
   });
 
@@ -179,7 +233,6 @@ describe('renderMarkdown', () => {
 describe('renderMarkdown, when the queue could not give some evidence', () => {
   const report = notJudgedReport();
   const markdown = renderMarkdown(report);
-  const block = markdown.split('<details>')[1]!;
 
   it('counts the verdicts not judged in the header, apart from held, and still calls the scenario passed', () => {
     const head = markdown.slice(0, markdown.indexOf('| Scenario |'));
@@ -189,31 +242,32 @@ describe('renderMarkdown, when the queue could not give some evidence', () => {
     expect(tableRows(markdown, 'Scenario')[0]!.slice(0, 2)).toEqual(['`crash_after_write`', '✅ pass']);
   });
 
-  it('says how many hold and how many were not judged in the summary line, and names the queue version', () => {
-    expect(block).toContain(
-      `<summary>✅ crash_after_write: pass, ${N - NEEDS_HISTORY.length}/${N} invariants hold, ${NEEDS_HISTORY.length} not judged, 1 job</summary>`,
+  it('names the invariants not judged with the reason, once for all that share it, never as held', () => {
+    const line = markdown.split('\n').find((l) => l.startsWith('- Invariants: '))!;
+    expect(line).toBe(
+      `- Invariants: ${N - NEEDS_HISTORY.length} held; not judged (${NO_HISTORY_NOTE}): ${NEEDS_HISTORY.map((id) => `\`${id}\``).join(', ')}`,
     );
-    expect(block).toContain('Queue `stub` (stub 0.0.1), seed `42`');
-  });
-
-  it('marks each invariant not judged as such, with the reason in the evidence column, never as held', () => {
-    const rows = tableRows(block, 'Invariant');
-    expect(rows).toHaveLength(N);
-    for (const row of rows) expect(row).toHaveLength(4);
-    const notJudged = rows.filter((row) => row[1] === '➖ not judged');
-    expect(notJudged.map((row) => row[0])).toEqual(NEEDS_HISTORY.map((id) => `\`${id}\``));
-    // The note as prose: Markdown's special characters escaped, nothing else changed.
-    for (const row of notJudged) expect(row[3]).toBe(`not judged: ${NO_HISTORY_NOTE}`);
-    expect(rows.filter((row) => row[1] === '✅').map((row) => row[3])).toEqual(Array.from({ length: N - NEEDS_HISTORY.length }, () => 'judged 3'));
+    expect(markdown).toContain('- Queue `stub` (stub 0.0.1), seed `42`');
   });
 
   it('escapes a hostile not-judged reason like any prose', () => {
     const hostile = notJudgedReport();
-    const verdict = hostile.scenarios[0]!.invariants.find((v) => v.status === 'not_judged')!;
-    verdict.note = 'needs history: <b>no</b> | `tick` *star*\nsecond line';
-    const row = tableRows(renderMarkdown(hostile).split('<details>')[1]!, 'Invariant').find((r) => r[0] === `\`${verdict.id}\``)!;
-    expect(row).toHaveLength(4);
-    expect(row[3]).toBe('not judged: needs history: \\<b\\>no\\</b\\> \\| \\`tick\\` \\*star\\* second line');
+    for (const verdict of hostile.scenarios[0]!.invariants.filter((v) => v.status === 'not_judged')) {
+      verdict.note = 'needs history: <b>no</b> | `tick` *star*\nsecond line';
+    }
+    const line = renderMarkdown(hostile)
+      .split('\n')
+      .find((l) => l.startsWith('- Invariants: '))!;
+    expect(line).toContain('not judged (needs history: \\<b\\>no\\</b\\> | \\`tick\\` \\*star\\* second line): ');
+  });
+
+  it('says in a scenario the queue refused why it was not judged', () => {
+    const refused = passingReport();
+    Object.assign(refused.scenarios[0]!, { verdict: 'not_judged', notJudged: 'a lease of 300 ms is below 1 s', invariants: [], jobs: [] });
+    const md = renderMarkdown(refused);
+    expect(md).toContain('### ➖ `crash_after_write`: not judged');
+    expect(md).toContain('**Not judged: the queue cannot run this scenario as asked.** a lease of 300 ms is below 1 s');
+    expect(md).toContain('- Invariants: none judged');
   });
 });
 
@@ -229,11 +283,43 @@ describe('renderMarkdown, when an invariant had nothing to judge where the scena
     expect(vacuous).not.toContain('**Faults that never fired**');
   });
 
-  it('says "nothing to judge" for a held invariant that judged nothing, and how many items one judged otherwise', () => {
-    const rows = tableRows(markdown.split('<details>')[1]!, 'Invariant');
-    expect(rows.find((row) => row[0] === '`dedupe-on-enqueue`')![3]).toBe(
-      "nothing to judge: no key had two producers' enqueue calls in flight at once: nothing raced",
+  it('lists the invariants that held on nothing apart from those that held on something', () => {
+    const line = markdown.split('\n').find((l) => l.startsWith('- Invariants: '))!;
+    expect(line).toBe(`- Invariants: ${N - 2} held; nothing to judge: \`dedupe-on-enqueue\`, \`saga-compensation\``);
+  });
+});
+
+describe('renderMarkdown, for an interrupted drill', () => {
+  const markdown = renderMarkdown(interruptedReport());
+
+  it('says it was interrupted, by what, and how many runs stopped and never started, first', () => {
+    expect(markdown).toContain(
+      '**⏹️ interrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started; ' +
+        '1/4 passed, 0 failed, 0 vacuous, 1 interrupted, 2 never started, 0 errors** (exit code 3)',
     );
-    expect(rows.find((row) => row[0] === '`no-lost-job`')![3]).toBe('judged 3');
+    const interrupted = section(markdown, '## Interrupted');
+    expect(interrupted).toContain('The drill was interrupted by `SIGINT`.');
+    expect(interrupted).toContain('- Stopped before rest (1): `zombie_worker`');
+    expect(interrupted).toContain('- Never started (2): `crash_after_verify`, `world_unreachable`');
+  });
+
+  it('calls the half-run interrupted, not a failure: no broken invariant, no job held to what was expected', () => {
+    expect(tableRows(markdown, 'Scenario')[1]!.slice(0, 5)).toEqual([
+      '`zombie_worker`',
+      '⏹️ interrupted',
+      '`on_timeout`',
+      '1/2',
+      'not judged: 1 running when stopped',
+    ]);
+    const problem = section(section(markdown, '## What did not pass'), '### ⏹️ `zombie_worker`: interrupted');
+    expect(problem).toContain(`**Interrupted, so not judged:** ${INTERRUPTED_LINE}. Its jobs are shown where they stood.`);
+    expect(problem).not.toContain('Broken invariants');
+    expect(problem).not.toContain('did not end as expected');
+    expect(problem).not.toContain('❌');
+    const summary = section(section(markdown, '## Every scenario'), '### ⏹️ `zombie_worker`: interrupted');
+    expect(summary).toContain('- Job `1`: stood at running when stopped (expected done; not judged); 2 of 5 attempts');
+    expect(summary).toContain('- Fault `pause-w1`: `pause` at `after_write` (ms=60000, first 1 hit): fired 1 of 1 hit');
+    expect(summary).toContain('- Fault `later`: `crash` at `before_complete` (every hit, probability 0.5): fired 0 of 0 hits');
+    expect(summary).toContain(`- Invariants: 0 held; not judged (${INTERRUPTED_NOTE}): `);
   });
 });

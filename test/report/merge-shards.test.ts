@@ -223,6 +223,16 @@ describe('merge refuses shards that are not the shares of one drill', () => {
       },
       /shard-3\/.*report.json: shard 3\/3 has 1 of its 2 scenario runs \(interrupted\? its exit code was 3\); missing: timeout_blind_retry#2; run that shard again/,
     ],
+    [
+      'a shard that says it was interrupted',
+      (s) => {
+        const last = s[2]!.scenarios.pop()!;
+        s[2]!.interruption = { by: 'SIGINT', notStarted: [{ name: last.name, repeat: last.repeat, queue: last.queue }] };
+        s[2]!.summary = summarize(s[2]!.scenarios, 1);
+        s[2]!.exitCode = 3;
+      },
+      /shard-3\/.*report.json: shard 3\/3 was interrupted \(by SIGINT\); run that shard again/,
+    ],
   ];
 
   it.each(cases)('%s', (_, spoil, message) => {

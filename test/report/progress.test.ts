@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { progressPrinter, scenarioLine } from '../../src/cli/progress.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import type { WrittenReport } from '../../src/report/write-report.js';
-import { drillReport, NEEDS_HISTORY, NOTHING_JUDGED_LINE, nothingJudgedReport, notJudgedReport, passingReport } from './fixture.js';
+import {
+  drillReport,
+  INTERRUPTED_LINE,
+  interruptedReport,
+  NEEDS_HISTORY,
+  NOTHING_JUDGED_LINE,
+  nothingJudgedReport,
+  notJudgedReport,
+  passingReport,
+} from './fixture.js';
 
 const WRITTEN: WrittenReport = {
   json: '/runs/r/report.json',
@@ -64,6 +73,23 @@ describe('the progress lines', () => {
   ])('the summary line with $report', ({ make, tail }) => {
     expect(summaryOf(make())).toBe(
       `\n1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)${tail}\nreport: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n        ${WRITTEN.html}\n`,
+    );
+  });
+
+  it('an interrupted scenario line says so, where its jobs stood, and claims nothing broken', () => {
+    const line = scenarioLine(interruptedReport().scenarios[1]!, 2, 4);
+    expect(line).toBe(
+      `[2/4] INTERRUPTED zombie_worker  2.1s  faults 1/2 fired  jobs: 1 running when stopped\n        not judged: ${INTERRUPTED_LINE}\n        replay: ` +
+        'queue-drill drill scenarios.yaml --only zombie_worker --seed 42 --queue reference',
+    );
+  });
+
+  it('the summary of an interrupted drill says by what, and counts the runs interrupted and never started among all it had to do', () => {
+    expect(summaryOf(interruptedReport())).toBe(
+      '\ninterrupted by SIGINT: 1 scenario run stopped before rest (not judged), 2 never started\n' +
+        // The interrupted scenario's invariants are not judged for the interruption, not for want of evidence: no tail for them.
+        `1/4 passed, 0 failed, 0 vacuous, 1 interrupted, 2 never started, 0 errors in 15.7s (seed 42)\nreport: ${WRITTEN.json}\n` +
+        `        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n        ${WRITTEN.html}\n`,
     );
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_KINDS, INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { checkReport, type DrillReport, DrillReportSchema, REPORT_VERSION, reportJsonSchema } from '../../src/report/schema.js';
-import { drillReport, NEEDS_HISTORY, NO_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
+import { drillReport, interruptedReport, NEEDS_HISTORY, NO_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
 
 /** The issues of a report that must not validate (fails the test if it does). */
 function issuesOf(report: unknown): Array<{ path: string; message: string }> {
@@ -186,6 +186,61 @@ describe('the report schema', () => {
     const issue = issues.find((i) => i.path === path);
     expect(issue, `no issue at ${path}; got ${JSON.stringify(issues)}`).toBeDefined();
     if (message) expect(issue!.message).toMatch(message);
+  });
+
+  it('accepts an interrupted drill: a scenario stopped before rest with nothing judged, and the runs it never started', () => {
+    const report = interruptedReport();
+    expect(checkReport(JSON.parse(JSON.stringify(report)))).toEqual({ ok: true, report });
+  });
+
+  // An interruption must be told the same way everywhere, and a half-run must claim nothing.
+  it.each<{ why: string; breakIt: (r: DrillReport) => void; path: string; message: RegExp }>([
+    {
+      why: 'an interrupted scenario claiming a broken invariant',
+      breakIt: (r) =>
+        (r.scenarios[1]!.invariants[0] = { ...r.scenarios[1]!.invariants[0]!, status: 'broken', judged: 1, evidence: ['job 1 is running'] }),
+      path: 'scenarios[1].invariants[0].status',
+      message: /is broken, but the scenario was interrupted/,
+    },
+    {
+      why: 'an interrupted scenario called a failure',
+      breakIt: (r) => (r.scenarios[1]!.verdict = 'fail'),
+      path: 'scenarios[1].verdict',
+      message: /make it interrupted/,
+    },
+    {
+      why: 'an interrupted scenario in a drill that was not interrupted',
+      breakIt: (r) => {
+        r.interruption = null;
+        r.summary.notStarted = 0;
+      },
+      path: 'scenarios[1].interrupted',
+      message: /no interruption/,
+    },
+    {
+      why: 'an interrupted drill that exits 1',
+      breakIt: (r) => (r.exitCode = 1),
+      path: 'exitCode',
+      message: /interrupted \(3\)/,
+    },
+    {
+      why: 'runs never started left out of the summary',
+      breakIt: (r) => (r.summary.notStarted = 0),
+      path: 'summary.notStarted',
+      message: /is 0, but the scenarios count 2/,
+    },
+    {
+      why: 'the interrupted scenario left out of the summary',
+      breakIt: (r) => (r.summary.interrupted = 0),
+      path: 'summary.interrupted',
+      message: /is 0, but the scenarios count 1/,
+    },
+  ])('rejects $why', ({ breakIt, path, message }) => {
+    const report = interruptedReport();
+    breakIt(report);
+    const issue = issuesOf(report).find((i) => i.path === path);
+    expect(issue, JSON.stringify(issuesOf(report))).toBeDefined();
+    expect(issue!.message).toMatch(message);
   });
 
   it('counts a same-named scenario as distinct runs when --repeat gives them different indexes', () => {

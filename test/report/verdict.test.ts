@@ -3,7 +3,7 @@ import type { ScenarioVerdict } from '../../src/report/schema.js';
 import { allJudgedPassed, scenarioVerdict, summarize } from '../../src/report/verdict.js';
 import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/evidence.js';
 import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
-import { drillReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
+import { drillReport, interruptedReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
 
 const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', judged: 1, evidence: ['job 1 is still pending'] };
 const held: Verdict = { id: 'no-lost-job', statement: 's', status: 'held', judged: 1, evidence: [] };
@@ -131,7 +131,44 @@ describe('scenarioVerdict', () => {
       verdict: 'fail',
     },
   ])('$why: $verdict', ({ verdict, nothingJudged = [], ...scenario }) => {
-    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null })).toBe(verdict);
+    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null, interrupted: null })).toBe(verdict);
+  });
+});
+
+describe('a scenario the harness was stopped in before rest', () => {
+  const halfRun = {
+    error: null,
+    notJudged: null,
+    interrupted: 'interrupted by SIGINT 2.1 s in, before the drill reached rest',
+    invariants: [notJudged],
+    expectations: [],
+    jobs: [wrongJob],
+    unfired: [],
+    nothingJudged: [],
+  };
+
+  it('is interrupted, not failed, though its jobs are not where the scenario expects them', () => {
+    expect(scenarioVerdict(halfRun)).toBe('interrupted');
+    // The same contents without the interruption: a failure.
+    expect(scenarioVerdict({ ...halfRun, interrupted: null })).toBe('fail');
+  });
+
+  it('is an error when the harness failed, and not judged when the queue refused it', () => {
+    expect(scenarioVerdict({ ...halfRun, error: 'the world did not start' })).toBe('error');
+    expect(scenarioVerdict({ ...halfRun, notJudged: 'a lease below 1 s' })).toBe('not_judged');
+  });
+
+  it('keeps a drill from passing, as a run never started does', () => {
+    expect(
+      allJudgedPassed(
+        summarize([
+          { verdict: 'pass', invariants: [] },
+          { verdict: 'interrupted', invariants: [] },
+        ]),
+      ),
+    ).toBe(false);
+    expect(allJudgedPassed(summarize([{ verdict: 'pass', invariants: [] }], 1))).toBe(false);
+    expect(allJudgedPassed(summarize([{ verdict: 'pass', invariants: [] }], 0))).toBe(true);
   });
 });
 
@@ -140,6 +177,7 @@ describe('a scenario the queue refused', () => {
     const refused = {
       error: null,
       notJudged: 'a lease of 300 ms is below 1 s',
+      interrupted: null,
       invariants: [],
       expectations: [],
       jobs: [],
@@ -151,24 +189,27 @@ describe('a scenario the queue refused', () => {
   });
 
   it('does not make a drill fail, but a drill the queue refused whole has not passed', () => {
-    expect(allJudgedPassed({ scenarios: 3, passed: 2, notJudged: 1 })).toBe(true);
-    expect(allJudgedPassed({ scenarios: 3, passed: 0, notJudged: 3 })).toBe(false);
-    expect(allJudgedPassed({ scenarios: 3, passed: 1, notJudged: 1 })).toBe(false);
+    expect(allJudgedPassed({ scenarios: 3, passed: 2, notJudged: 1, notStarted: 0 })).toBe(true);
+    expect(allJudgedPassed({ scenarios: 3, passed: 0, notJudged: 3, notStarted: 0 })).toBe(false);
+    expect(allJudgedPassed({ scenarios: 3, passed: 1, notJudged: 1, notStarted: 0 })).toBe(false);
   });
 });
 
 describe('summarize', () => {
   it('counts each verdict, and no invariant when there are none', () => {
-    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'not_judged', 'error', 'pass', 'pass'];
+    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'not_judged', 'interrupted', 'error', 'pass', 'pass'];
     expect(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] })))).toEqual({
-      scenarios: 8,
+      scenarios: 9,
       passed: 3,
       failed: 2,
       vacuous: 1,
       notJudged: 1,
+      interrupted: 1,
       errors: 1,
+      notStarted: 0,
       invariants: { held: 0, broken: 0, notJudged: 0 },
     });
+    expect(summarize([], 4).notStarted).toBe(4);
   });
 
   it('counts invariant verdicts across scenarios, not judged apart from held', () => {
@@ -183,7 +224,9 @@ describe('summarize', () => {
       failed: 1,
       vacuous: 0,
       notJudged: 0,
+      interrupted: 0,
       errors: 1,
+      notStarted: 0,
       invariants: { held: 2, broken: 1, notJudged: 3 },
     });
   });
@@ -191,10 +234,11 @@ describe('summarize', () => {
   it.each([
     ['the four-verdict fixture', drillReport, ['pass', 'fail', 'vacuous', 'error']],
     ['the stub queue with invariants not judged', notJudgedReport, ['pass']],
+    ['the interrupted drill', interruptedReport, ['pass', 'interrupted']],
   ] as const)('agrees with %s, whose verdicts follow from its contents', (_name, report, expected) => {
-    const { scenarios, summary } = report();
+    const { scenarios, summary, interruption } = report();
     expect(scenarios.map((s) => scenarioVerdict(s))).toEqual(expected);
-    expect(summarize(scenarios)).toEqual(summary);
+    expect(summarize(scenarios, interruption?.notStarted.length ?? 0)).toEqual(summary);
   });
 
   it('the stub queue leaves some invariants not judged and judges the rest', () => {

@@ -73,7 +73,7 @@ describe('writeReport', () => {
     const report = notJudgedReport();
     const files = writeReport(join(temp.dir, 'run'), report);
     expect(readReport(files.json)).toEqual(report);
-    expect(readFileSync(files.markdown, 'utf8')).toContain('not judged: needs history');
+    expect(readFileSync(files.markdown, 'utf8')).toContain('not judged (needs history');
     expect(readFileSync(files.junit, 'utf8')).toContain('<skipped message="not judged: needs history');
   });
 });

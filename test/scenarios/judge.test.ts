@@ -352,10 +352,49 @@ describe('judgeScenario: faults armed and fired', () => {
       runOf(cleanEvidence(), { pointFaults: [crashRule('f1', 1, 3)], worldFaults: [worldFault(1, 1, 'fail 403 on tool send_email')] }),
     );
     expect(report.faults).toEqual([{ id: 'f1', point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 }, hits: 3, fired: 1 }]);
-    expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 403 on tool send_email', action: 'fail', fired: 1 }]);
+    expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 403 on tool send_email', action: 'fail', times: 1, fired: 1 }]);
     expect(report.faultPoints).toEqual(['after_write', 'world: fail 403 on tool send_email']);
     expect(report.unfired).toEqual([]);
     expect(report.verdict).toBe('pass');
+  });
+
+  it("keeps each fault's limits and argument, its text redacted as every artefact's is", () => {
+    const limited: RuleStats = {
+      rule: {
+        id: 'f3',
+        point: 'before_call',
+        action: 'error',
+        arg: { kind: 'transient', message: `upstream refused api_key=${SECRET}`, ms: 5 },
+        where: { step: 'write' },
+        first: 2,
+        probability: 0.5,
+      },
+      hits: 4,
+      fires: 1,
+    };
+    const report = judged(runOf(cleanEvidence(), { pointFaults: [limited] }));
+    expect(report.faults).toEqual([
+      {
+        id: 'f3',
+        point: 'before_call',
+        action: 'error',
+        arg: { kind: 'transient', message: 'upstream refused api_key=[REDACTED]', ms: 5 },
+        where: { step: 'write' },
+        first: 2,
+        probability: 0.5,
+        hits: 4,
+        fired: 1,
+      },
+    ]);
+    expect(JSON.stringify(report)).not.toContain(SECRET);
+    expect(report.invariants.find((v) => v.id === 'secrets-redacted')?.status).toBe('held');
+  });
+
+  it('reports a world fault with its limit of calls', () => {
+    const thrice = worldFault(1, 3, 'fail 503 on tool send_email');
+    thrice.armed.spec.times = 3;
+    const report = judged(runOf(cleanEvidence(), { worldFaults: [thrice] }));
+    expect(report.worldFaults).toEqual([{ id: 1, match: 'fail 503 on tool send_email', action: 'fail', times: 3, fired: 3 }]);
   });
 
   it('an unfired point fault makes the scenario vacuous', () => {
@@ -382,12 +421,52 @@ describe('judgeScenario: faults armed and fired', () => {
     expect(report.verdict).toBe('fail');
   });
 
-  it('a harness error, or an interrupted drill, is an error', () => {
+  it('a harness error is an error', () => {
     expect(judged(runOf(cleanEvidence(), { ending: 'harness-error', error: 'the world did not start' }))).toMatchObject({
       error: 'the world did not start',
       verdict: 'error',
     });
-    expect(judged(runOf(cleanEvidence(), { ending: 'interrupted' }))).toMatchObject({ error: 'the drill was interrupted', verdict: 'error' });
+  });
+});
+
+describe('judgeScenario: a drill interrupted before rest', () => {
+  /** A half-run: a job still running (no-lost-job and lease-released would break on it) and a fault that has not fired yet. */
+  function halfRun() {
+    const { b, jobs } = cleanBuilder();
+    jobs[0].apply('email', { worker: 'w2', attempt: 2 });
+    const running = b.job(planOf(STEPS.write));
+    running.claim('w1');
+    return runOf(b.build(), { ending: 'interrupted', pointFaults: [crashRule('f1', 0, 1)] });
+  }
+
+  it('is interrupted, saying by what and how far in, and judges nothing: every invariant not judged, none claimed broken', () => {
+    const report = judgeScenario(halfRun(), { ...META, interruptedBy: 'SIGINT' });
+    expect(ScenarioReportSchema.safeParse(report).success).toBe(true);
+    expect(report.verdict).toBe('interrupted');
+    expect(report.interrupted).toBe('interrupted by SIGINT 1.2 s in, before the drill reached rest');
+    expect(report.error).toBeNull();
+    expect(report.invariants.map((v) => v.id)).toEqual([...INVARIANT_IDS]);
+    for (const v of report.invariants)
+      expect(v).toMatchObject({ status: 'not_judged', judged: 0, evidence: [], note: expect.stringMatching(/interrupted/) });
+    // Unfinished work is not a finding: no expectation, unfired fault or empty judgement is held against it.
+    expect(report.expectations).toEqual([]);
+    expect(report.unfired).toEqual([]);
+    expect(report.nothingJudged).toEqual([]);
+  });
+
+  it('keeps what happened: each job where it stood, the faults with their counts, the duplicated effect seen', () => {
+    const report = judgeScenario(halfRun(), { ...META, interruptedBy: 'SIGINT' });
+    expect(report.jobs.map((job) => job.actual.status)).toContain('running');
+    expect(report.faults).toMatchObject([{ id: 'f1', hits: 1, fired: 0 }]);
+    expect(report.duplicatedEffects).toHaveLength(1);
+    // The same half-run at rest would have failed: the interruption is what keeps it from being judged.
+    expect(judged({ ...halfRun(), ending: 'at-rest' }).verdict).toBe('fail');
+  });
+
+  it('says what the stop left missing, and "an abort" when no signal is named', () => {
+    const report = judgeScenario({ ...halfRun(), error: 'the ledger could not be read' }, META);
+    expect(report.interrupted).toBe('interrupted by an abort 1.2 s in, before the drill reached rest; the ledger could not be read');
+    expect(report.verdict).toBe('interrupted');
   });
 });
 

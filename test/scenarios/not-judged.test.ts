@@ -55,6 +55,7 @@ describe('a scenario its queue refused', () => {
     exitCode,
     summary: summarize([entry]),
     scenarios: [entry],
+    interruption: null,
   });
 
   it('makes a report the schema accepts, with an exit code that is not success when nothing ran', () => {
@@ -63,11 +64,13 @@ describe('a scenario its queue refused', () => {
     expect(DrillReportSchema.safeParse(reportOf(1)).success).toBe(true);
   });
 
-  it('shows the reason in Markdown and as skipped JUnit cases, never as a pass or a failure', () => {
+  it('shows the reason in Markdown and as one skipped JUnit case, never as a pass or a failure', () => {
     const report = DrillReportSchema.parse(reportOf(1));
     expect(renderMarkdown(report)).toContain('Not judged: the queue cannot run this scenario as asked.');
     const junit = renderJunit(report);
     expect(junit).not.toContain('<failure');
-    expect(junit).toMatch(/<skipped message="not judged: a lease of 400 ms/);
+    expect(junit).toMatch(/<skipped message="not judged: the queue cannot run it as asked: a lease of 400 ms/);
+    // Nothing ran, so nothing else of it is a test: no skipped case per invariant.
+    expect(junit.match(/<testcase /g)).toHaveLength(1);
   });
 });

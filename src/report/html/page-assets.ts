@@ -1,11 +1,13 @@
 /*
- * The style and the one small script of report.html, inline so the page needs
- * nothing else. Verdicts and marks differ by shape, weight and pattern as well
- * as colour, so a grey-scale print still reads; focus is always visible; at
- * phone width tables stack and the timeline scrolls sideways.
+ * The style and the one small script of report.html (and the shared part of
+ * compare.html's), inline so the page needs nothing else. Verdicts and marks
+ * differ by shape, weight and pattern as well as colour, so a grey-scale
+ * print still reads; focus is always visible; at phone width tables stack
+ * and the timeline scrolls sideways.
  */
 
-export const PAGE_STYLE = `
+/** The style every queue-drill page shares: type, tables, the copy box, and the verdicts' shapes. */
+export const BASE_STYLE = `
 :root { --ink: #1b1b1b; --muted: #555; --line: #bbb; --bad: #b00020; --good: #176b2c; --warn: #8a5a00; --hl: #ffd400; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1280px; padding: 16px; color: var(--ink); background: #fff;
@@ -21,8 +23,16 @@ button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); ba
 .verdict { font-weight: 700; padding: 0 6px; border: 2px solid currentColor; white-space: nowrap; }
 .v-pass .verdict { color: var(--good); } .v-fail .verdict, .v-error .verdict { color: var(--bad); border-style: double; border-width: 4px; }
 .v-vacuous .verdict { color: var(--warn); border-style: dashed; } .v-not_judged .verdict { color: var(--muted); border-style: dotted; }
+.v-interrupted .verdict { color: var(--bad); border-left-width: 10px; }
+.v-not-started .verdict { color: var(--muted); border-style: dotted; border-width: 1px; }
+.interrupted { border-left: 10px solid var(--bad); padding: 4px 10px; background: #f3f3f3; }
+@media print { .copy { display: none; } details { display: block; } }
+`;
+
+/** report.html's style: the shared one, with its sections, timeline marks and their highlights. */
+export const PAGE_STYLE = `${BASE_STYLE}
 section.scenario { border-top: 3px solid var(--ink); padding: 12px 0 4px; margin-top: 18px; }
-section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; }
+section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; } section.v-interrupted { border-top-style: dashed; }
 .meta { color: var(--muted); font-size: 13px; }
 .problems li, ul.broken .evidence { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 tr.bad td { font-weight: 600; }
@@ -47,11 +57,11 @@ ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; pad
   table.summary tr, table.summary td { display: block; border: none; padding: 1px 4px; }
   table.summary tr { border-bottom: 1px solid var(--line); padding: 4px 0; }
 }
-@media print { .copy { display: none; } details { display: block; } .scroll { overflow: visible; } svg.timeline { min-width: 0; } }
+@media print { .scroll { overflow: visible; } svg.timeline { min-width: 0; } }
 `;
 
 /** Copy buttons: the command to the clipboard, or selected for a copy by hand where the clipboard is not allowed (a file:// page). */
-export const PAGE_SCRIPT = `
+export const COPY_SCRIPT = `
 for (const button of document.querySelectorAll('button.copy')) {
   button.addEventListener('click', async () => {
     const text = button.getAttribute('data-copy') || '';
@@ -65,6 +75,10 @@ for (const button of document.querySelectorAll('button.copy')) {
     }
   });
 }
+`;
+
+/** report.html's script: the copy buttons, and a link to a mark that opens the timeline holding it. */
+export const PAGE_SCRIPT = `${COPY_SCRIPT}
 for (const link of document.querySelectorAll('a.to-mark')) {
   link.addEventListener('click', () => {
     const box = document.querySelector(link.getAttribute('href'))?.closest('details');

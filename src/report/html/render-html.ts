@@ -1,8 +1,10 @@
 import { baselineLines } from '../baseline-lines.js';
 import { describeReproduction } from '../reproduction-line.js';
-import { scenarioLabel } from '../scenario-label.js';
+import { faultLimits } from '../scenario-facts.js';
+import { allRuns, scenarioLabel } from '../scenario-label.js';
 import type { DrillReport, ScenarioReport } from '../schema.js';
 import { shardLines } from '../shard-lines.js';
+import { countsLine, interruptionHeadline, plannedRuns } from '../summary-line.js';
 import { escapeHtml as h } from './escape.js';
 import { evidenceTargets } from './evidence-links.js';
 import { layoutScenario } from './lanes.js';
@@ -23,11 +25,12 @@ const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
   fail: 'FAIL',
   vacuous: 'VACUOUS',
   not_judged: 'NOT JUDGED',
+  interrupted: 'INTERRUPTED',
   error: 'ERROR',
 };
 
-/** The anchor of a scenario's section. */
-function anchorOf(index: number): string {
+/** The anchor of a scenario's section: its place in the report, from 1 (a comparison links to it). */
+export function anchorOf(index: number): string {
   return `scenario-${index + 1}`;
 }
 
@@ -36,19 +39,25 @@ function copyable(command: string): string {
 }
 
 function summaryTable(report: DrillReport): string {
+  const runs = allRuns(report);
   const rows = report.scenarios.map((scenario, i) => {
     const broken = scenario.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
     const fired = scenario.faults.filter((f) => f.fired > 0).length + scenario.worldFaults.filter((f) => f.fired > 0).length;
     const armed = scenario.faults.length + scenario.worldFaults.length;
     return (
-      `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(i)}">${h(scenarioLabel(scenario, report.scenarios))}</a></td>` +
+      `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(i)}">${h(scenarioLabel(scenario, runs))}</a></td>` +
       `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span></td><td>${broken.length > 0 ? h(broken.join(', ')) : '-'}</td>` +
       `<td>${fired}/${armed}</td><td>${(scenario.durationMs / 1000).toFixed(1)} s</td></tr>`
     );
   });
+  // A run the interruption kept from starting is a row too: what the drill did not do is part of what it found.
+  const notStarted = (report.interruption?.notStarted ?? []).map(
+    (run) =>
+      `<tr class="v-not-started"><td>${h(scenarioLabel(run, runs))}</td><td><span class="verdict">NEVER STARTED</span></td><td>-</td><td>-</td><td>-</td></tr>`,
+  );
   return (
     '<table class="summary"><thead><tr><th>scenario</th><th>verdict</th><th>broke</th><th>faults fired</th><th>time</th></tr></thead>' +
-    `<tbody>${rows.join('')}</tbody></table>`
+    `<tbody>${[...rows, ...notStarted].join('')}</tbody></table>`
   );
 }
 
@@ -71,10 +80,10 @@ function shardNote(report: DrillReport): string {
 }
 
 function header(report: DrillReport): string {
-  const s = report.summary;
-  const counts = `${s.passed}/${s.scenarios} passed, ${s.failed} failed, ${s.vacuous} vacuous, ${s.notJudged} not judged, ${s.errors} errors`;
+  const interrupted = interruptionHeadline(report);
   return (
-    `<header><h1>queue-drill: ${h(counts)}</h1>` +
+    `<header><h1>queue-drill: ${h(countsLine(report.summary))}</h1>` +
+    (interrupted !== null ? `<p class="interrupted"><strong>${h(interrupted)}</strong>.</p>` : '') +
     `<p>Queue <code>${h(report.queue)}</code>, seed <code>${report.seed}</code>, ${h(report.startedAt)}, ` +
     `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${report.timeScale !== 1 ? `, durations ×${report.timeScale}` : ''}.</p>` +
     `${copyable(report.command)}${shardNote(report)}</header>`
@@ -99,13 +108,15 @@ function invariantsSection(scenario: ScenarioReport, index: number): { html: str
 
 function jobsTable(scenario: ScenarioReport): string {
   if (scenario.jobs.length === 0) return '';
+  const stopped = scenario.interrupted !== null;
   const rows = scenario.jobs.map((job) => {
     const expected = `${job.expected.status}${job.expected.reason ? ` /${job.expected.reason}/` : ''}`;
+    const verdict = stopped ? 'where it stood (not judged)' : job.matches ? 'as expected' : '<strong>not as expected</strong>';
     const actual = `${job.actual.status}${job.actual.reason ? `: ${job.actual.reason}` : ''}`;
     const duplicates = job.duplicatedEffects.map((d) => `${d.tool} ×${d.times}`).join(', ') || '-';
     return (
-      `<tr class="${job.matches ? 'ok' : 'bad'}"><td>${h(job.id ?? 'missing')}</td><td>${h(expected)}</td><td>${h(actual)}</td>` +
-      `<td>${job.attempts}/${job.maxAttempts}</td><td>${h(duplicates)}</td><td>${job.matches ? 'as expected' : '<strong>not as expected</strong>'}</td></tr>`
+      `<tr class="${job.matches || stopped ? 'ok' : 'bad'}"><td>${h(job.id ?? 'missing')}</td><td>${h(expected)}</td><td>${h(actual)}</td>` +
+      `<td>${job.attempts}/${job.maxAttempts}</td><td>${h(duplicates)}</td><td>${verdict}</td></tr>`
     );
   });
   return (
@@ -121,11 +132,10 @@ function faultsList(scenario: ScenarioReport): string {
   const logOf = (process: string | undefined) =>
     scenario.artefacts.logs.find((log) => process !== undefined && log.endsWith(`/${process.replace('#', '.')}.log`));
   const items = [
-    ...scenario.faults.map((f) => {
-      const limits = Object.entries(f.where).map(([k, v]) => `${k}=${v}`);
-      return `<li>${h(`${f.action} at ${f.point}${limits.length > 0 ? ` (${limits.join(', ')})` : ''}: ${f.fired} fired of ${f.hits} hits`)}</li>`;
-    }),
-    ...scenario.worldFaults.map((f) => `<li>${h(`world: ${f.action} on ${f.match}: fired ${f.fired} times`)}</li>`),
+    ...scenario.faults.map(
+      (f) => `<li>${h(`${f.id}: ${f.action} at ${f.point} (${faultLimits(f).join(', ')}): ${f.fired} fired of ${f.hits} hits`)}</li>`,
+    ),
+    ...scenario.worldFaults.map((f) => `<li>${h(`world #${f.id}: ${f.action} on ${f.match} (at most ${f.times}): fired ${f.fired} times`)}</li>`),
     ...fired.map(
       (e) =>
         `<li class="fired">${h(`${e.at} ${e.process ?? ''}: ${e.detail}`)}${logOf(e.process) ? ` <code>${h(logOf(e.process)!)}</code>` : ''}</li>`,
@@ -135,14 +145,20 @@ function faultsList(scenario: ScenarioReport): string {
 }
 
 function problemsList(scenario: ScenarioReport): string {
-  const lines = [...scenario.expectations, ...scenario.unfired, ...scenario.nothingJudged, ...(scenario.error ? [scenario.error] : [])];
+  const lines = [
+    ...(scenario.interrupted !== null ? [`interrupted, so not judged: ${scenario.interrupted}`] : []),
+    ...scenario.expectations,
+    ...scenario.unfired,
+    ...scenario.nothingJudged,
+    ...(scenario.error ? [scenario.error] : []),
+  ];
   const reproduction = scenario.reproduction ? [describeReproduction(scenario.reproduction)] : [];
   const all = [...reproduction, ...lines];
   return all.length > 0 ? `<ul class="problems">${all.map((line) => `<li>${h(line)}</li>`).join('')}</ul>` : '';
 }
 
 function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: number): string {
-  const label = scenarioLabel(scenario, report.scenarios);
+  const label = scenarioLabel(scenario, allRuns(report));
   const invariants = invariantsSection(scenario, index);
   const layout = layoutScenario(scenario, index);
   const notJudged = scenario.notJudged !== null ? `<p class="problems">Not judged: ${h(scenario.notJudged)}</p>` : '';
@@ -167,7 +183,7 @@ export function renderHtml(report: DrillReport): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>queue-drill: ${s.passed}/${s.scenarios} passed</title><style>${PAGE_STYLE}</style></head><body>`,
+    `<title>queue-drill: ${s.passed}/${plannedRuns(s)} passed${report.interruption ? ', interrupted' : ''}</title><style>${PAGE_STYLE}</style></head><body>`,
     header(report),
     baselineBox(report),
     `<nav aria-label="scenarios">${summaryTable(report)}</nav>`,

@@ -1,0 +1,161 @@
+import { dirname, relative, sep } from 'node:path';
+import { escapeHtml as h } from '../report/html/escape.js';
+import { BASE_STYLE, COPY_SCRIPT } from '../report/html/page-assets.js';
+import { anchorOf } from '../report/html/render-html.js';
+import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
+import type { Cell, Column, CompareReport } from './schema.js';
+
+/*
+ * compare.html: the comparison as one page that needs nothing else (no
+ * network: the style, the verdicts' shapes and the copy button's few lines
+ * are inline, like report.html's). What was compared first (each queue's
+ * version, the servers it needs, the options its adapter set, its wall time),
+ * then the scenario × queue matrix: each cell's verdict by shape and word as
+ * well as colour, each invariant it broke with one line of evidence, its
+ * recovery time, whether it was what was expected, and a link to that
+ * scenario in its column's own report.html, by a path relative to this page,
+ * so the comparison's directory can be moved or archived whole.
+ */
+
+const WORD: Record<ScenarioVerdict, string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  vacuous: 'VACUOUS',
+  not_judged: 'NOT JUDGED',
+  interrupted: 'INTERRUPTED',
+  error: 'ERROR',
+};
+
+/** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, a bar, a square, a diamond. */
+const SHAPE: Record<ScenarioVerdict, string> = {
+  pass: '<circle cx="6" cy="6" r="5"/>',
+  fail: '<path d="M1 1 11 11M11 1 1 11" class="stroke"/>',
+  vacuous: '<path d="M6 1 11 11H1Z" class="hollow"/>',
+  not_judged: '<rect x="1" y="5" width="10" height="2"/>',
+  interrupted: '<rect x="1.5" y="1.5" width="9" height="9"/>',
+  error: '<path d="M6 0 12 6 6 12 0 6Z"/>',
+};
+
+const COMPARE_STYLE = `
+.shape { width: 12px; height: 12px; vertical-align: -1px; margin-right: 4px; fill: currentColor; stroke: currentColor; }
+.shape .stroke { stroke-width: 2.5; fill: none; } .shape .hollow { fill: none; stroke-width: 1.5; }
+table.matrix td.cell { min-width: 220px; }
+table th code { word-break: normal; white-space: nowrap; }
+table.matrix th[scope=row] { position: sticky; left: 0; background: #fff; }
+td.cell ul { margin: 4px 0; padding-left: 18px; } td.cell p { margin: 4px 0; }
+td.cell .line { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, monospace; } td.cell .go { display: block; margin-top: 4px; }
+td.unexpected { outline: 3px dashed var(--bad); outline-offset: -3px; } .unexpected-mark { color: var(--bad); }
+.meta, .muted { color: var(--muted); font-size: 13px; } .wide { overflow-x: auto; }
+ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; padding: 0; }
+`;
+
+/** The comparison as one self-contained HTML page, for the directory `dir` it is written to (its links are relative to it). */
+export function renderCompareHtml(report: CompareReport, dir: string): string {
+  const unexpected = report.cells.filter((c) => !c.matched).length;
+  const verdict = unexpected === 0 ? 'every cell as expected' : `${unexpected} cell${unexpected === 1 ? '' : 's'} not as expected`;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const title = `${plural(report.scenarios.length, 'scenario')} × ${plural(report.queues.length, 'queue')}: ${verdict}`;
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>queue-drill comparison: ${h(title)}</title><style>${BASE_STYLE}${COMPARE_STYLE}</style></head><body>`,
+    shapeSymbols(),
+    header(report, title),
+    queuesTable(report, dir),
+    matrix(report, dir),
+    legend(),
+    `<script>${COPY_SCRIPT}</script></body></html>`,
+    '',
+  ].join('\n');
+}
+
+function shapeSymbols(): string {
+  const symbols = SCENARIO_VERDICTS.map((v) => `<symbol id="shape-${v}" viewBox="0 0 12 12">${SHAPE[v]}</symbol>`);
+  return `<svg width="0" height="0" style="position:absolute" aria-hidden="true">${symbols.join('')}</svg>`;
+}
+
+function verdictBadge(verdict: ScenarioVerdict): string {
+  return `<span class="verdict"><svg class="shape" aria-hidden="true"><use href="#shape-${verdict}"/></svg>${WORD[verdict]}</span>`;
+}
+
+function header(report: CompareReport, title: string): string {
+  const scale = report.timeScale === 1 ? '' : `, every duration ×${report.timeScale}`;
+  return (
+    `<header><h1>queue-drill comparison: ${h(title)}</h1>` +
+    `<p>Seed <code>${report.seed}</code>${h(scale)}, scenarios file <code>${h(report.file)}</code>, ${h(report.startedAt)} to ${h(report.finishedAt)} ` +
+    `(${seconds(report.durationMs)}), exit code ${report.exitCode}, queue-drill ${h(report.toolVersion)}.</p>` +
+    `<div class="cmd"><code>${h(report.command)}</code><button type="button" class="copy" data-copy="${h(report.command)}">copy</button></div></header>`
+  );
+}
+
+/** The path, relative to the page, of a column's report.html, or null when the column never ran. */
+export function columnReportHref(column: Column, dir: string): string | null {
+  if (column.report === null) return null;
+  const path = relative(dir, dirname(column.report))
+    .split(sep)
+    .filter((part) => part !== '');
+  return [...path.map(encodeURIComponent), 'report.html'].join('/');
+}
+
+function queuesTable(report: CompareReport, dir: string): string {
+  const rows = report.queues.map((column) => {
+    const settings = Object.entries(column.settings).map(([k, v]) => `<code>${h(`${k}=${String(v)}`)}</code>`);
+    const s = column.summary;
+    const counts = s
+      ? `${s.passed} pass, ${s.failed} fail, ${s.vacuous} vacuous, ${s.notJudged} not judged, ${s.errors} error` +
+        `${s.interrupted + s.notStarted > 0 ? `, ${s.interrupted} interrupted, ${s.notStarted} never started` : ''}`
+      : `could not run: ${column.error ?? 'unknown'}`;
+    const href = columnReportHref(column, dir);
+    return (
+      `<tr><th scope="row"><code>${h(column.queue)}</code></th><td>${h(column.version ?? '?')}</td>` +
+      `<td>${column.needs.length > 0 ? h(column.needs.join('; ')) : 'nothing (embedded)'}</td><td>${settings.length > 0 ? settings.join(', ') : '-'}</td>` +
+      `<td>${seconds(column.durationMs)}</td><td>${h(counts)}</td><td>${href !== null ? `<a href="${h(href)}">report.html</a>` : '-'}</td></tr>`
+    );
+  });
+  return (
+    '<section><h2>The queues</h2><div class="wide"><table class="queues"><thead><tr><th>queue</th><th>version</th><th>needs</th>' +
+    "<th>its adapter's options</th><th>wall time</th><th>verdicts</th><th>its drill report</th></tr></thead>" +
+    `<tbody>${rows.join('')}</tbody></table></div></section>`
+  );
+}
+
+function matrix(report: CompareReport, dir: string): string {
+  const head = report.queues.map((column) => `<th scope="col"><code>${h(column.queue)}</code></th>`).join('');
+  const rows = report.scenarios.map((scenario) => {
+    const cells = report.queues.map((column) => {
+      const ofColumn = report.cells.filter((c) => c.queue === column.queue);
+      const index = ofColumn.findIndex((c) => c.scenario === scenario);
+      return cellHtml(ofColumn[index], column, index, dir);
+    });
+    return `<tr><th scope="row"><code>${h(scenario)}</code></th>${cells.join('')}</tr>`;
+  });
+  return (
+    '<section><h2>The matrix</h2><p class="meta">Each cell: the verdict, each invariant that broke with one line of its evidence, ' +
+    "the recovery time (from a kill to the job settled again, the longest in the scenario), and that scenario in its column's own report.</p>" +
+    `<div class="wide"><table class="matrix"><thead><tr><th>scenario</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`
+  );
+}
+
+function cellHtml(cell: Cell | undefined, column: Column, index: number, dir: string): string {
+  // A scenario a column never reached (the comparison was interrupted first) has no cell.
+  if (cell === undefined) return '<td class="cell"><span class="muted">never ran</span></td>';
+  const expected = cell.matched ? '' : ` <strong class="unexpected-mark">not as expected (expected ${h(cell.expected.join(' or '))})</strong>`;
+  const broken = cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${h(b.evidence)}</span></li>`);
+  const why = cell.broken.length === 0 && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
+  const recovery = cell.recoveryMs !== null ? `<p>recovered in ${seconds(cell.recoveryMs)}</p>` : '';
+  const href = columnReportHref(column, dir);
+  const link = href !== null && cell.runDir !== null ? `<a class="go" href="${h(`${href}#${anchorOf(index)}`)}">in its report</a>` : '';
+  return (
+    `<td class="cell v-${cell.verdict}${cell.matched ? '' : ' unexpected'}">${verdictBadge(cell.verdict)}${expected}` +
+    `${broken.length > 0 ? `<ul>${broken.join('')}</ul>` : ''}${why}${recovery}${link}</td>`
+  );
+}
+
+function legend(): string {
+  const items = SCENARIO_VERDICTS.map((v) => `<li class="v-${v}">${verdictBadge(v)}</li>`);
+  return `<details class="legend-box"><summary>Legend</summary><ul class="legend">${items.join('')}</ul></details>`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
