@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareWithBaseline } from '../../src/report/baseline.js';
 import { mergeShards } from '../../src/report/merge-shards.js';
-import { type DrillReport, ReportError, reportJsonSchema, type ScenarioReport } from '../../src/report/schema.js';
+import { type DrillReport, REPORT_VERSION, ReportError, reportJsonSchema, type ScenarioReport } from '../../src/report/schema.js';
 import { runKey, runsOfShare } from '../../src/report/shard.js';
 import { ShardMismatchError, sharedCommand } from '../../src/report/shard-check.js';
 import { drillExitCode, summarize } from '../../src/report/verdict.js';
@@ -265,7 +265,7 @@ describe('merge refuses shards that are not the shares of one drill', () => {
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), version: 5 }));
     const error = refusal(shards);
     expect(error).toBeInstanceOf(ReportError);
-    expect(error.message).toBe(`${file}: not a queue-drill report of version 6 (version: 5)`);
+    expect(error.message).toBe(`${file}: not a queue-drill report of version ${REPORT_VERSION} (version: 5)`);
     expect(error.exitCode).toBe(2);
   });
 
