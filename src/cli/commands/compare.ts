@@ -47,6 +47,7 @@ export const compareCommand = defineCommand({
     const { resolveScenarios } = await import('../../scenarios/resolve.js');
     const { serversFromFlags } = await import('../../port/servers.js');
     const { toolVersion } = await import('../../kernel/version.js');
+    const { printedCommand } = await import('../../kernel/printed-command.js');
     const { UsageError } = await import('../../kernel/errors.js');
     const { scenarioLine } = await import('../progress.js');
     const queues = list(args.queues);
@@ -78,7 +79,7 @@ export const compareCommand = defineCommand({
         servers: serversFromFlags(args),
         expectations,
         signal: stop.signal,
-        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        command: printedCommand(process.argv.slice(2)),
         toolVersion: toolVersion(),
         onColumn: (event) => {
           if (event.phase === 'start') process.stderr.write(`\n${event.queue}:\n`);

@@ -61,6 +61,7 @@ export const runCommand = defineCommand({
     const { serversFromFlags } = await import('../../port/servers.js');
     const { progressPrinter } = await import('../progress.js');
     const { toolVersion } = await import('../../kernel/version.js');
+    const { printedCommand } = await import('../../kernel/printed-command.js');
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
@@ -100,7 +101,7 @@ export const runCommand = defineCommand({
         ...(expectBroken === undefined ? {} : { expectBroken }),
         ...(baseline === undefined ? {} : { baseline }),
         signal: stop.signal,
-        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        command: printedCommand(process.argv.slice(2)),
         toolVersion: toolVersion(),
         onScenario: printer.onScenario,
       });
