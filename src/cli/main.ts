@@ -14,6 +14,7 @@ import { historyCommand } from './commands/history.js';
 import { keyCommand } from './commands/key.js';
 import { producerCommand } from './commands/producer.js';
 import { protocolCheckCommand } from './commands/protocol-check.js';
+import { queuesCommand } from './commands/queues.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { selftestCommand } from './commands/selftest.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command<any>[] = [
   exploreCommand,
   soakCommand,
   compareCommand,
+  queuesCommand,
   selftestCommand,
   contractCommand,
   protocolCheckCommand,

@@ -16,7 +16,11 @@ export const compareCommand = defineCommand({
   positional: ['file'],
   options: {
     file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
-    queues: { type: 'string', demandOption: true, describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq)' },
+    queues: {
+      type: 'string',
+      demandOption: true,
+      describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq; queue-drill queues lists them)',
+    },
     only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
     'time-scale': { type: 'number', default: 1, describe: 'stretch every duration of every scenario by this factor, the same for every queue' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every queue' },

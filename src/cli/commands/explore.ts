@@ -16,7 +16,7 @@ export const exploreCommand = defineCommand({
   name: 'explore',
   describe: 'generate fault schedules, run each on real processes, and shrink any violation to a minimal scenario file',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     runs: { type: 'number', default: 20, describe: 'how many schedules to try' },
     seed: { type: 'number', describe: 'the seed of the schedules [default: from the clock, and printed]' },
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },

@@ -19,7 +19,7 @@ export const runCommand = defineCommand({
       default: 1,
       describe: 'stretch every duration of every scenario (leases, timeouts, delays) by this factor, for queues that cannot run leases as short',
     },
-    queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
+    queue: { type: 'string', describe: "the queue implementation for every scenario, instead of the file's (queue-drill queues lists them)" },
     'pg-url': {
       type: 'string',
       describe: "PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres]",
