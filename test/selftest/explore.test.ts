@@ -21,10 +21,13 @@ describe('queue-drill explore', () => {
       expect(scenario.faults.length).toBeLessThanOrEqual(3);
       expect(scenario.jobs).toHaveLength(1);
 
-      // Pasted as printed, in the repository (the test's working directory), through a shell.
+      // Pasted as printed, in the repository (the test's working directory), through a shell; npx with a cache of its own.
       const replay = /replay: (.*)$/m.exec(explored.stdout)![1]!;
       expect(replay).toMatch(/^npx queue-drill run /);
-      const replayed = await execa('bash', ['-c', `${replay} --out ${join(run.dir, 'replay')}`], { reject: false, env: { CI: 'true' } });
+      const replayed = await execa('bash', ['-c', `${replay} --out ${join(run.dir, 'replay')}`], {
+        reject: false,
+        env: { CI: 'true', npm_config_cache: join(run.dir, 'npm-cache') },
+      });
       expect(replayed.exitCode, replayed.stderr).toBe(1);
       const [stamp] = readdirSync(join(run.dir, 'replay')).filter((d) => d !== 'latest');
       const checked = checkReport(JSON.parse(readFileSync(join(run.dir, 'replay', stamp!, 'report.json'), 'utf8')));
