@@ -32,11 +32,13 @@ import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
 /** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
 export interface QueueImpl extends QueueAdapter {
   aliases?: readonly string[];
+  /** The reference queue's own design, on one store or another (what `queue-drill queues` calls reference). */
+  reference?: true;
   /** The saga runtime's decisions where this implementation makes them differently (a broken variant's). */
   sagaRules?: SagaRules;
 }
 
-type SqliteImpl = SqliteQueueSpec & { aliases?: readonly string[]; sagaRules?: SagaRules };
+type SqliteImpl = SqliteQueueSpec & { aliases?: readonly string[]; sagaRules?: SagaRules; reference?: true };
 
 const reference = (file: string, options: QueueOptions): SqliteQueue => new ReferenceQueue(openStore(file), options);
 
@@ -45,6 +47,7 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
   {
     name: 'reference',
     aliases: ['sqlite'],
+    reference: true,
     soundness: 'sound',
     description: "the reference queue on one SQLite file: the queue sketch's design built right (leases that expire, fencing, review)",
     open: reference,
@@ -176,13 +179,18 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
 ];
 
 function sqliteImpl(spec: SqliteImpl): QueueImpl {
-  return { ...sqliteAdapter(spec), ...(spec.aliases ? { aliases: spec.aliases } : {}), ...(spec.sagaRules ? { sagaRules: spec.sagaRules } : {}) };
+  return {
+    ...sqliteAdapter(spec),
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    ...(spec.sagaRules ? { sagaRules: spec.sagaRules } : {}),
+    ...(spec.reference ? { reference: spec.reference } : {}),
+  };
 }
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
 export const QUEUE_IMPLS: readonly QueueImpl[] = [
   sqliteImpl(SQLITE_QUEUES[0]!),
-  postgresAdapter,
+  { ...postgresAdapter, reference: true },
   bullmqAdapter,
   pgBossAdapter,
   graphileAdapter,
@@ -193,7 +201,10 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
 export class UnknownQueueError extends InputError {
   readonly code = 'QD_UNKNOWN_QUEUE';
   constructor(name: string) {
-    super(`unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, or process:CMD ARGS`);
+    super(
+      `unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, or process:CMD ARGS ` +
+        '(queue-drill queues says what each is)',
+    );
   }
 }
 

@@ -3,9 +3,9 @@ import { compareQueues } from '../compare/compare-queues.js';
 import type { Column, CompareReport } from '../compare/schema.js';
 import type { WrittenCompare } from '../compare/write-compare.js';
 import type { ExitCode } from '../kernel/errors.js';
+import { printedCommand } from '../kernel/printed-command.js';
 import { toolVersion } from '../kernel/version.js';
 import type { ScenarioReport } from '../report/schema.js';
-import { shellWord } from '../scenarios/run-drill.js';
 import { integerOption, namesOption, parallelOption, queueOption, timeScaleOption } from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
 import { OptionsError } from './options-error.js';
@@ -73,8 +73,9 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
   const parallel = parallelOption('compare', options.parallel);
   const timeScale = timeScaleOption('compare', options.timeScale);
   const out = options.out ?? 'compare-runs';
-  const command = ['queue-drill', 'compare', shellWord(source.path), '--queues', shellWord(queues.join(',')), '--seed', String(seed)];
-  if (only.length > 0) command.push('--only', shellWord(only.join(',')));
+  const words = ['compare', source.path, '--queues', queues.join(','), '--seed', String(seed)];
+  if (only.length > 0) words.push('--only', only.join(','));
+  const command = printedCommand(words);
   const { report, written } = await compareQueues({
     file: source.path,
     ...(source.loaded === undefined ? {} : { loaded: source.loaded }),
@@ -88,7 +89,7 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
     ...(options.expect === undefined ? {} : { expect: options.expect }),
     servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl },
     signal: options.signal ?? new AbortController().signal,
-    command: command.join(' '),
+    command,
     toolVersion: toolVersion(),
     ...(options.onColumn === undefined ? {} : { onColumn: options.onColumn }),
     ...(options.onScenario === undefined ? {} : { onScenario: options.onScenario }),

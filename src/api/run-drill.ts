@@ -1,11 +1,12 @@
 import { dirname } from 'node:path';
 import type { ExitCode } from '../kernel/errors.js';
+import { printedCommand } from '../kernel/printed-command.js';
 import { toolVersion } from '../kernel/version.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import { DEFAULT_RECOVERY_TOLERANCE, readBaseline } from '../report/baseline.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
-import { type DrillOptions, runDrill as runScenarios, shellWord } from '../scenarios/run-drill.js';
+import { type DrillOptions, runDrill as runScenarios } from '../scenarios/run-drill.js';
 import { integerOption, invariantsOption, namesOption, parallelOption, queueOption, timeScaleOption } from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
 import { OptionsError } from './options-error.js';
@@ -131,14 +132,15 @@ function equivalentCommand(o: {
   expectBroken: readonly string[] | undefined;
   baseline: string | undefined;
 }): string {
-  const words = ['queue-drill', 'run', shellWord(o.file)];
-  if (o.only.length > 0) words.push('--only', shellWord(o.only.join(',')));
+  const words = ['run', o.file];
+  if (o.only.length > 0) words.push('--only', o.only.join(','));
   words.push('--seed', String(o.seed));
   if (o.repeat !== 1) words.push('--repeat', String(o.repeat));
-  if (o.queue !== undefined) words.push('--queue', shellWord(o.queue));
+  if (o.queue !== undefined) words.push('--queue', o.queue);
   if (o.timeScale !== 1) words.push('--time-scale', String(o.timeScale));
-  words.push('--parallel', String(o.parallel), '--out', shellWord(o.out));
+  words.push('--parallel', String(o.parallel), '--out', o.out);
   if (o.expectBroken !== undefined) words.push('--expect-broken', o.expectBroken.join(','));
-  if (o.baseline !== undefined) words.push('--baseline', shellWord(o.baseline));
-  return words.join(' ');
+  if (o.baseline !== undefined) words.push('--baseline', o.baseline);
+  // The command line a person would type for the same drill, as every printed command is (src/kernel/printed-command.ts).
+  return printedCommand(words);
 }

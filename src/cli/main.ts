@@ -15,6 +15,7 @@ import { keyCommand } from './commands/key.js';
 import { mergeCommand } from './commands/merge.js';
 import { producerCommand } from './commands/producer.js';
 import { protocolCheckCommand } from './commands/protocol-check.js';
+import { queuesCommand } from './commands/queues.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { selftestCommand } from './commands/selftest.js';
@@ -31,6 +32,7 @@ const COMMANDS: readonly Command<any>[] = [
   exploreCommand,
   soakCommand,
   compareCommand,
+  queuesCommand,
   selftestCommand,
   contractCommand,
   protocolCheckCommand,

@@ -2,6 +2,7 @@ import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { systemClock } from '../kernel/clock.js';
 import { UsageError } from '../kernel/errors.js';
 import { seededRandom } from '../kernel/random.js';
+import type { QueueAddress } from '../observe/next-commands.js';
 import type { QueueConnection } from '../port/adapter.js';
 import { type ServerFlags, serversFromFlags } from '../port/servers.js';
 import { existingFile } from './paths.js';
@@ -22,6 +23,11 @@ export async function observedQueue(
       throw new UsageError(`--store ${args.store}: not a ${impl.name} queue store (${(error as Error).message})`, { cause: error });
     throw error;
   }
+}
+
+/** Where the observe commands' queue is, as the commands they print for a person name it. */
+export function queueAddress(args: { queue: string; store: string } & ServerFlags): QueueAddress {
+  return { queue: args.queue, store: args.store, storeKind: queueImpl(args.queue).locatorKind, servers: serversFromFlags(args) };
 }
 
 /** The SQLite errors that say a file is not a database this queue can open. */

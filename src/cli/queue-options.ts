@@ -1,6 +1,6 @@
 /** The options every command that touches one queue takes: which implementation, and where its queue is. */
 export const QUEUE_OPTIONS = {
-  queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill selftest --help lists them)' },
+  queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
   store: {
     type: 'string',
     demandOption: true,

@@ -1,7 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
@@ -42,7 +43,8 @@ export interface ExploreResult {
   counterexamples: Counterexample[];
   interrupted: boolean;
   durationMs: number;
-  out: string;
+  /** The folder holding what was written (counterexamples, the runs kept); null when nothing was, and no folder is left behind. */
+  out: string | null;
 }
 
 /**
@@ -64,13 +66,21 @@ export async function runSchedule(
   return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false }, { repeat: 1, replay: '' });
 }
 
-/** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job). */
-/** The replay's ` --expect-broken a,b` for a run that broke invariants, else nothing. */
-export function expectBrokenFlag(report: ScenarioReport): string {
+/** The command that replays a scenarios file explore or soak wrote, naming what its run broke (--expect-broken), as a person pastes it. */
+export function replayOfFile(file: string, seed: number, queue: string, report: ScenarioReport): string {
   const ids = brokenInvariants(report);
-  return ids.length > 0 ? ` --expect-broken ${ids.join(',')}` : '';
+  return printedCommand([
+    'run',
+    pathForUser(file),
+    '--seed',
+    String(seed),
+    '--queue',
+    queue,
+    ...(ids.length > 0 ? ['--expect-broken', ids.join(',')] : []),
+  ]);
 }
 
+/** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job), or the harness failed. */
 export function broken(report: ScenarioReport): string[] {
   return [...report.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
 }
@@ -88,7 +98,8 @@ export function broken(report: ScenarioReport): string[] {
  */
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = Date.now();
-  mkdirSync(options.out, { recursive: true });
+  // Made now, since each run works in a folder of it; removed at the end if a clean explore left nothing in it.
+  const made = mkdirSync(options.out, { recursive: true });
   let total = 0;
   let vacuous = 0;
   const counterexamples: Counterexample[] = [];
@@ -130,7 +141,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     );
     // Judge the shrunk schedule once more, as its replay will: what it breaks is what the replay must reproduce.
     const report = await runSchedule(schedule, options, join(options.out, `counterexample-lane${index + 1}`), seed);
-    const replay = `queue-drill run ${file} --seed ${seed} --queue ${options.queue}${expectBrokenFlag(report)}`;
+    const replay = replayOfFile(file, seed, options.queue, report);
     writeFileSync(file, `# Replay: ${replay}\n${stringify(exploreFile([scenario]))}`);
     counterexamples.push({
       lane: index + 1,
@@ -150,6 +161,18 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     counterexamples,
     interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs,
     durationMs: Date.now() - started,
-    out: options.out,
+    out: removeIfEmpty(options.out, made) ? null : options.out,
   };
+}
+
+/** Whether `out` holds nothing; if so, removes it and the empty folders above it that this explore made (up to `made`, what mkdir made). */
+function removeIfEmpty(out: string, made: string | undefined): boolean {
+  if (readdirSync(out).length > 0) return false;
+  if (made === undefined) return true;
+  const top = resolve(made);
+  for (let dir = resolve(out); readdirSync(dir).length === 0; dir = dirname(dir)) {
+    rmdirSync(dir);
+    if (dir === top) break;
+  }
+  return true;
 }

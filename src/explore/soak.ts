@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
 import { coverSchedules } from './cover.js';
-import { broken, EXPLORED_NAME, expectBrokenFlag, runSchedule } from './explore.js';
+import { broken, EXPLORED_NAME, replayOfFile, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
 
@@ -118,7 +118,7 @@ function writeViolation(
   report: ScenarioReport,
 ): SoakViolation {
   const file = join(options.out, `violation-run${found.run}.yaml`);
-  const replay = `queue-drill run ${file} --seed ${found.seed} --queue ${options.queue}${expectBrokenFlag(report)}`;
+  const replay = replayOfFile(file, found.seed, options.queue, report);
   const scenario = scheduleScenario(schedule, EXPLORED_NAME, `run ${found.run} of a soak of ${options.queue} (seed ${options.seed})`);
   writeFileSync(file, `# Replay: ${replay}\n# Broke: ${found.broken.join(', ')}\n${stringify(exploreFile([scenario]))}`);
   return { ...found, faults: schedule.faults.length, file, replay };

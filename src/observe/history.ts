@@ -10,6 +10,8 @@ export interface JobHistory {
   steps: TxRow[];
   /** From the world's ledger: what really happened outside. Empty without a ledger. */
   effects: EffectRow[];
+  /** The ledger the effects were read from; null when none was given, so the effects are left out (not none). Absent: read by the caller. */
+  ledger?: string | null;
   incidents: Incident[];
 }
 
@@ -23,19 +25,28 @@ export async function jobHistory(queue: QueueConnection, jobId: string, ledgerFi
     states: snapshot.history.filter((e) => e.jobId === jobId),
     steps: await queue.saga.rows(jobId),
     effects: ledgerFile ? readLedger(ledgerFile).filter((effect) => effect.job === jobId) : [],
+    ledger: ledgerFile ?? null,
     incidents: await queue.saga.incidents(jobId),
   };
 }
 
+/** Lines under a history's first: the command that approves the step the job waits on, and what the timeline leaves out and how to include it. */
+export interface HistoryNotes {
+  approve?: string;
+  leftOut?: string;
+}
+
 /** The history as a timeline a person reads, every source merged in time order. */
-export function renderHistory(history: JobHistory): string {
+export function renderHistory(history: JobHistory, notes: HistoryNotes = {}): string {
   const { job } = history;
   const head = [
     `job ${job.id} (${job.action}) key ${job.key.slice(0, 16)}…: ` +
       `${job.status}${job.outcome && job.outcome !== job.status ? ` (${job.outcome})` : ''}, attempt ${job.attempts} of ${job.maxAttempts}`,
   ];
   if (job.reviewReason && job.status === 'review') head.push(`  review: ${job.reviewReason}`);
+  if (notes.approve) head.push(`  approve: ${notes.approve}`);
   if (job.resultDigest) head.push(`  verified result ${job.resultDigest}`);
+  if (notes.leftOut) head.push(`  ${notes.leftOut}`);
   // Ties in time are broken by what causes what: an effect is applied, then checkpointed, then the state moves.
   const lines: Array<[string, number, string]> = [
     ...history.effects.map((f): [string, number, string] => [

@@ -1,6 +1,7 @@
 import { parseUtc } from '../kernel/clock.js';
 import { JOB_STATUSES, type JobStatus } from '../kernel/vocabulary.js';
 import type { QueueConnection } from '../port/adapter.js';
+import { approveCommandFor, historyCommandFor, ledgerBeside, type QueueAddress } from './next-commands.js';
 
 /** The queue sketch's observability list, computed from the queue alone. */
 export interface QueueStatus {
@@ -16,7 +17,7 @@ export interface QueueStatus {
   leaseTimeouts: number;
   /** Writes refused because the writer's lease was lost. */
   refusedWrites: number;
-  review: Array<{ jobId: string; reason: string | null; lastError: string | null }>;
+  review: Array<{ jobId: string; reason: string | null; lastError: string | null; awaitingApproval: boolean }>;
   incidents: number;
 }
 
@@ -43,13 +44,15 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
     completionMs: durations.length === 0 ? null : { p50: percentile(durations, 50), p95: percentile(durations, 95), max: durations.at(-1)! },
     leaseTimeouts: history.filter((e) => e.kind === 'transition' && e.from === 'running' && /^lease of .* expired/.test(e.reason)).length,
     refusedWrites: history.filter((e) => e.kind === 'refused').length,
-    review: jobs.filter((j) => j.status === 'review').map((j) => ({ jobId: j.id, reason: j.reviewReason, lastError: j.lastError })),
+    review: jobs
+      .filter((j) => j.status === 'review')
+      .map((j) => ({ jobId: j.id, reason: j.reviewReason, lastError: j.lastError, awaitingApproval: j.outcome === 'awaiting_approval' })),
     incidents: (await queue.saga.incidents()).length,
   };
 }
 
-/** The status as lines a person reads. */
-export function renderStatus(status: QueueStatus): string {
+/** The status as lines a person reads; given where the queue is, each job in review with the commands that approve it (if it waits for that) and show it. */
+export function renderStatus(status: QueueStatus, address?: QueueAddress): string {
   const c = status.counts;
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const lines = [
@@ -62,7 +65,11 @@ export function renderStatus(status: QueueStatus): string {
   ];
   if (status.review.length > 0) {
     lines.push('in review:');
-    for (const r of status.review) lines.push(`  job ${r.jobId}: ${r.reason ?? '(no reason)'}`);
+    for (const r of status.review) {
+      lines.push(`  job ${r.jobId}: ${r.reason ?? '(no reason)'}`);
+      if (address && r.awaitingApproval) lines.push(`    approve: ${approveCommandFor(address, r.jobId)}`);
+      if (address) lines.push(`    history: ${historyCommandFor(address, r.jobId, ledgerBeside(address))}`);
+    }
   }
   return lines.join('\n');
 }

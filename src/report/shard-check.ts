@@ -110,9 +110,12 @@ function notOneDrill(first: CheckedShard, other: CheckedShard, why: string): Sha
   return new ShardMismatchError(`${first.file} and ${other.file} are not shares of one drill: ${why}`);
 }
 
-/** A shard's command line without the runner's own options (RUNNER_OPTIONS), which may differ between shards of one drill. */
+/** A shard's command line without how queue-drill was started and the runner's own options (RUNNER_OPTIONS), which may differ between shards of one drill. */
 export function sharedCommand(command: string): string {
-  const words = command.split(' ').filter(Boolean);
+  const all = command.split(' ').filter(Boolean);
+  // From the subcommand on: what started queue-drill (`npx queue-drill`, `queue-drill`, `node …/main.js`) is each machine's own.
+  const run = all.indexOf('run');
+  const words = run >= 0 ? all.slice(run) : all;
   const kept: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;

@@ -10,10 +10,13 @@ import { InputError } from '../kernel/errors.js';
 
 export const RETRY_POLICIES = ['auto', 'reconcile_then_retry', 'manual_only'] as const;
 
+/** What a step's id may be: it goes into keys and file names. */
+export const STEP_ID = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)');
+
 /** One step of a plan, with the transaction sketch's field names. */
 export const PlanStepSchema = z
   .object({
-    step_id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),
+    step_id: STEP_ID,
     tool: z.string().min(1),
     args: z.record(z.string(), z.unknown()).default({}),
     has_side_effect: z.boolean(),

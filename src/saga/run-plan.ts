@@ -102,11 +102,8 @@ async function runStep(run: PlanRun, step: PlanStep): Promise<StepResult> {
     ) {
       return { kind: 'lease_lost', step: step.step_id };
     }
-    return {
-      kind: 'review',
-      awaitingApproval: true,
-      reason: `approval required before step ${step.step_id} (${step.tool}): queue-drill approve ${run.claim.jobId} --by NAME`,
-    };
+    // No command in the reason: only where it is shown is the queue's store known, and there the complete command is printed.
+    return { kind: 'review', awaitingApproval: true, reason: `approval required before step ${step.step_id} (${step.tool})` };
   }
   // The last holder failed this call for good and died before it said so: do what it would have done
   // (unless a person has sent the job back since: then it is meant to be tried again).

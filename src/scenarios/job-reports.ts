@@ -1,4 +1,5 @@
 import { renderHistory } from '../observe/history.js';
+import { approveCommandFor, type QueueAddress } from '../observe/next-commands.js';
 import type { JobSnapshot } from '../port/snapshot.js';
 import type { JobEvent, JobReport } from '../report/schema.js';
 import { type DuplicatedEffect, duplicatesOfJob } from './duplicated-effects.js';
@@ -12,15 +13,19 @@ export function outcomeOf(job: JobSnapshot): string {
   return job.outcome ?? 'review';
 }
 
-/** A job's life as a person reads it, one line per event, from every source of evidence. */
-function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence): string[] {
-  return renderHistory({
-    job,
-    states,
-    steps: evidence.txLog.filter((t) => t.job_id === job.id),
-    effects: evidence.effects.filter((f) => f.job === job.id),
-    incidents: evidence.incidents.filter((i) => i.job_id === job.id),
-  }).split('\n');
+/** A job's life as a person reads it, one line per event, from every source of evidence; a job waiting for approval with the command that gives it. */
+function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence, address: QueueAddress | null): string[] {
+  const approve = address !== null && job.status === 'review' && job.outcome === 'awaiting_approval' ? approveCommandFor(address, job.id) : undefined;
+  return renderHistory(
+    {
+      job,
+      states,
+      steps: evidence.txLog.filter((t) => t.job_id === job.id),
+      effects: evidence.effects.filter((f) => f.job === job.id),
+      incidents: evidence.incidents.filter((i) => i.job_id === job.id),
+    },
+    approve ? { approve } : {},
+  ).split('\n');
 }
 
 /** A job's life as data, in time order (ties keep the order of the sources: history, checkpoints, effects, incidents). */
@@ -78,6 +83,7 @@ export function jobReport(
   planned: Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>,
   evidence: Evidence,
   duplicates: readonly DuplicatedEffect[],
+  address: QueueAddress | null = null,
 ): JobReport {
   const job = evidence.jobs.find((j) => j.key === planned.key);
   const states = job ? evidence.events.filter((e) => e.jobId === job.id) : [];
@@ -95,7 +101,7 @@ export function jobReport(
     maxAttempts: job?.maxAttempts ?? planned.maxAttempts,
     duplicatedEffects: job ? duplicatesOfJob(duplicates, job.key) : [],
     located,
-    history: job ? historyOf(job, states, evidence) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
+    history: job ? historyOf(job, states, evidence, address) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
     events: job ? eventsOf(job, states, evidence) : [],
   };
 }
@@ -105,6 +111,7 @@ export function jobReports(
   planned: ReadonlyArray<Pick<ResolvedJob, 'key' | 'expect' | 'maxAttempts'>>,
   evidence: Evidence,
   duplicates: readonly DuplicatedEffect[],
+  address: QueueAddress | null = null,
 ): JobReport[] {
-  return planned.map((job) => jobReport(job, evidence, duplicates));
+  return planned.map((job) => jobReport(job, evidence, duplicates, address));
 }

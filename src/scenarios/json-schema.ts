@@ -23,8 +23,9 @@ export function scenarioJsonSchema(): Record<string, unknown> {
     description:
       'scenarios.yaml for queue-drill: plans, and the drills run against a job queue (workers, jobs, faults, invariants). ' +
       'Generated from src/scenarios/schema.ts by `queue-drill schema --write`; do not edit by hand. ' +
-      'queue-drill also checks what a JSON Schema cannot: that named plans exist, that scenario names are unique, ' +
-      'and that each fault has the fields its action needs.',
+      "A step of a plan names a tool and its args; the world's catalogue gives the rest unless the step says otherwise. " +
+      "queue-drill also checks what a JSON Schema cannot: that named plans exist (in the file or the library), that a step's tool does, " +
+      'that scenario names are unique, that the queues, jobs and steps faults name exist, and that each fault has the fields its action needs.',
     ...schema,
   };
 }

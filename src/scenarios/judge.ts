@@ -118,7 +118,7 @@ export function judgeScenario(
     unfired,
     // Filled in once the verdicts are final (after the secrets' re-check below).
     nothingJudged: [],
-    jobs: jobReports(scenario.jobs, evidence, duplicates),
+    jobs: jobReports(scenario.jobs, evidence, duplicates, run.address ?? null),
     duplicatedEffects: duplicates,
     recovery: recoveryTimes(evidence),
     invariants,

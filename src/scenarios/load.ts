@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Document, LineCounter, parseDocument } from 'yaml';
-import { queueImpl } from '../adapters/registry.js';
-import { InputError } from '../kernel/errors.js';
+import { LineCounter, parseDocument } from 'yaml';
+import { crossFileIssues } from './cross-checks.js';
 import { explainIssue, markIssue } from './explain-issue.js';
 import { decodeUtf8, depthIssue, sizeIssue } from './file-limits.js';
-import { formatPath, ScenarioFileError, type ScenarioIssue, type Segment, sortIssues } from './scenario-issue.js';
-import { type ScenarioFile, ScenarioFileSchema } from './schema.js';
+import { formatPath, ScenarioFileError, type ScenarioIssue, sortIssues } from './scenario-issue.js';
+import { type ScenarioFile, ScenarioFileShape } from './schema.js';
 import { aliasIssue, locate, yamlIssue } from './yaml-positions.js';
 
 export { formatIssues, ScenarioFileError, type ScenarioIssue } from './scenario-issue.js';
@@ -71,38 +70,17 @@ export function parseScenarioText(text: string, source: string): ScenarioFile {
     throw new ScenarioFileError(source, [aliasIssue(doc, lineCounter, error)], { cause: error });
   }
 
-  const result = ScenarioFileSchema.safeParse(data, { reportInput: true, error: markIssue });
-  if (result.success) {
-    const unknown = queueIssues(result.data, doc, lineCounter);
-    if (unknown.length > 0) throw new ScenarioFileError(source, sortIssues(unknown));
-    return result.data;
-  }
-
+  // The shape and the references side by side: every problem of the file in one report, whichever layer finds it.
+  const result = ScenarioFileShape.safeParse(data, { reportInput: true, error: markIssue });
+  const found = [...(result.success ? [] : result.error.issues.flatMap((issue) => explainIssue(issue, []))), ...crossFileIssues(data)];
+  if (result.success && found.length === 0) return result.data;
   const seen = new Set<string>();
   const issues: ScenarioIssue[] = [];
-  for (const { path, message } of result.error.issues.flatMap((issue) => explainIssue(issue, []))) {
+  for (const { path, message } of found) {
     const id = `${formatPath(path)}\u0000${message}`;
     if (seen.has(id)) continue;
     seen.add(id);
     issues.push({ path: formatPath(path), ...locate(doc, lineCounter, path), message });
   }
   throw new ScenarioFileError(source, sortIssues(issues));
-}
-
-/** Every `queue:` of the file (its defaults and each scenario's) that names no queue implementation, at its line. */
-function queueIssues(file: ScenarioFile, doc: Document, lineCounter: LineCounter): ScenarioIssue[] {
-  const named: Array<{ path: Segment[]; queue: string | undefined }> = [
-    { path: ['defaults', 'queue'], queue: file.defaults?.queue },
-    ...file.scenarios.map((scenario, index) => ({ path: ['scenarios', index, 'queue'], queue: scenario.queue })),
-  ];
-  return named.flatMap(({ path, queue }) => {
-    if (queue === undefined) return [];
-    try {
-      queueImpl(queue);
-      return [];
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      return [{ path: formatPath(path), ...locate(doc, lineCounter, path), message: error.message }];
-    }
-  });
 }

@@ -8,6 +8,7 @@ import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
 import { WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';
 import { type Expectation, INVARIANT_IDS, type InvariantId } from './evidence.js';
+import { namedPlan } from './plan-library.js';
 import {
   BUILT_IN_DEFAULTS,
   type PointFault,
@@ -113,7 +114,7 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
   const jobs: ResolvedJob[] = [];
   const secrets: string[] = [];
   scenario.jobs.forEach((group, g) => {
-    const named = typeof group.plan === 'string' ? file.plans[group.plan]! : group.plan;
+    const named = typeof group.plan === 'string' ? namedPlan(group.plan, file.plans)! : group.plan;
     for (let i = 0; i < group.count; i++) {
       let plan: Plan = named;
       if (group.secret !== undefined) {

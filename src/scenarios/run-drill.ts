@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
 import { UsageError } from '../kernel/errors.js';
+import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
@@ -54,14 +55,10 @@ export interface DrillOptions {
   ) => void;
 }
 
-/** The command that runs exactly this scenario again, with the same seed, on the same queue. */
+/** The command that runs exactly this scenario again, with the same seed, on the same queue, as a person pastes it where they stand. */
 export function replayCommand(file: string, name: string, seed: number, queue: string, timeScale = 1): string {
-  return `queue-drill run ${shellWord(file)} --only ${name} --seed ${seed} --queue ${shellWord(queue)}${timeScale === 1 ? '' : ` --time-scale ${timeScale}`}`;
-}
-
-/** A word as a POSIX shell reads it back: as is when plain, else in single quotes (`process:python3 q.py` has a space). */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9._:/=,@+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+  const scale = timeScale === 1 ? [] : ['--time-scale', String(timeScale)];
+  return printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { startWorld } from '../harness/world-process.js';
 import { type Clock, systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import { Releasers } from '../kernel/releasers.js';
+import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
 import type { QueueAdapter, ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { WorldClient } from '../world/client.js';
@@ -31,6 +32,8 @@ export interface ScenarioRun {
   /** Where the drill's queue was (passwords hidden). */
   store: string;
   ledger: string;
+  /** How a person reaches the drill's queue once it is over (for the commands the report prints); null when it does not outlive the drill. */
+  address?: QueueAddress | null;
   evidence: Evidence;
   pointFaults: RuleStats[];
   worldFaults: Array<{ armed: ArmedFault; describe: string }>;
@@ -53,7 +56,13 @@ export interface ScenarioRunOptions {
 function freshRunDir(runDir: string): string {
   rmSync(runDir, { recursive: true, force: true });
   mkdirSync(runDir, { recursive: true });
-  return join(runDir, 'ledger.db');
+  return join(runDir, LEDGER_FILE);
+}
+
+/** Where the drill's queue is once the drill is over: a store file stays in the run directory, a schema only if kept. */
+function addressAfter(impl: QueueAdapter, locator: string, queue: string, options: { keep: boolean; servers: ServerSettings }): QueueAddress | null {
+  if (impl.locatorKind === 'file') return { queue, store: locator, storeKind: 'file' };
+  return options.keep ? { queue, store: locator, storeKind: 'name', servers: options.servers } : null;
 }
 
 /** How the harness's own connection to the queue behaves: the scenario's lease, its seed's randomness. */
@@ -146,6 +155,7 @@ export async function runScenario(
       runDir,
       store: provisioned.where,
       ledger,
+      address: addressAfter(impl, provisioned.locator, settings.queue, { keep: options.keep, servers }),
       evidence: gathered.evidence,
       pointFaults: plan.stats(),
       ...drilled,

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { ActionField } from '../faults/action.js';
-import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
+import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
 import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';
-import { collectFields, fieldIssues, type WithFields } from '../kernel/action-fields.js';
+import { collectFields, type WithFields } from '../kernel/action-fields.js';
 import { EXPECTED_STATUSES, INVARIANT_IDS } from '../kernel/vocabulary.js';
-import { PlanSchema } from '../saga/plan.js';
+import { PlanInputSchema } from '../saga/plan-input.js';
 import { TOOL_NAMES } from '../world/catalogue.js';
 import type { WorldActionField } from '../world/fault-actions/action.js';
-import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTION_NAMES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
+import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTION_NAMES, WORLD_FAULT_ACTIONS } from '../world/fault-actions/index.js';
+import { crossFileIssues } from './cross-checks.js';
+import { PLAN_LIBRARY } from './plan-library.js';
 
 /*
  * scenarios.yaml, as data. One schema is the source of the types, of the
@@ -30,7 +32,9 @@ const ExpectSchema = z.union([
 
 /** A group of identical jobs: a plan (by name or inline), how many, and how each must end. */
 const JobGroupSchema = z.strictObject({
-  plan: z.union([z.string().min(1), PlanSchema]),
+  plan: z
+    .union([z.string().min(1), PlanInputSchema])
+    .describe(`a plan's name (this file's plans:, else the library's: ${Object.keys(PLAN_LIBRARY).join(', ')}), or a plan written here`),
   count: positiveInt.max(1000).default(1),
   max_attempts: positiveInt.max(100).optional(),
   expect: ExpectSchema,
@@ -65,13 +69,6 @@ function fieldsShape(actions: ReadonlyArray<WithFields<keyof typeof FIELD_SCHEMA
       FIELD_SCHEMAS[field.kind].optional().describe(`${field.actions.join(', ')}: ${field.describe}`),
     ]),
   );
-}
-
-/** What a field of a kind may hold, for a message about one that is missing. */
-function allowedValues(kind: string): string | undefined {
-  if (kind === 'error-kind') return `one of ${INJECTED_ERROR_KINDS.join(', ')}`;
-  if (kind === 'fail-status') return `${WORLD_FAIL_STATUSES.slice(0, -1).join(', ')} or ${WORLD_FAIL_STATUSES.at(-1)}`;
-  return undefined;
 }
 
 /** A fault at a named point in a worker, coordinator or producer, decided by the harness. */
@@ -174,76 +171,21 @@ const ScenarioSchema = SettingsSchema.partial().extend({
   invariants: z.union([z.literal('all'), z.array(z.enum(INVARIANT_IDS)).min(1)]).default('all'),
 });
 
-export const ScenarioFileSchema = z
-  .strictObject({
-    version: z.literal(1),
-    defaults: SettingsSchema.partial().default({}),
-    plans: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/), PlanSchema).default({}),
-    scenarios: z.array(ScenarioSchema).min(1),
-  })
-  .superRefine((file, ctx) => {
-    const names = new Set<string>();
-    file.scenarios.forEach((scenario, index) => {
-      if (names.has(scenario.name))
-        ctx.addIssue({ code: 'custom', path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
-      names.add(scenario.name);
-      scenario.jobs.forEach((group, j) => {
-        if (typeof group.plan === 'string' && !(group.plan in file.plans)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['scenarios', index, 'jobs', j, 'plan'],
-            message: `no plan named ${group.plan}; the plans are: ${Object.keys(file.plans).join(', ') || '(none)'}`,
-          });
-        }
-      });
-      const jobs = jobPlans(scenario.jobs, file.plans);
-      scenario.faults.forEach((fault, f) => {
-        const path = ['scenarios', index, 'faults', f];
-        for (const issue of jobReferenceIssues(fault, jobs)) ctx.addIssue({ code: 'custom', path: [...path, ...issue.path], message: issue.message });
-        if ('at' in fault) {
-          for (const issue of actionFieldIssues(fault)) ctx.addIssue({ code: 'custom', path: [...path, issue.field], message: issue.message });
-        } else {
-          const action = worldFaultAction(fault.action)!;
-          for (const issue of fieldIssues(action, WORLD_FAULT_ACTIONS, fault, { action: `a world ${action.name}`, allowed: allowedValues })) {
-            ctx.addIssue({ code: 'custom', path: [...path, issue.field], message: issue.message });
-          }
-          if (fault.world.step === undefined && fault.world.tool === undefined && fault.world.nth === undefined) {
-            ctx.addIssue({ code: 'custom', path: [...path, 'world'], message: 'say which calls: step, tool or nth' });
-          }
-        }
-      });
-    });
-  });
+/** The file's shape alone: each part checked by itself, nothing about how its parts refer to each other. */
+export const ScenarioFileShape = z.strictObject({
+  version: z.literal(1),
+  defaults: SettingsSchema.partial().default({}),
+  plans: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/), PlanInputSchema)
+    .describe(`plans by name, for this file's jobs; the library's need no declaring: ${Object.keys(PLAN_LIBRARY).join(', ')}`)
+    .default({}),
+  scenarios: z.array(ScenarioSchema).min(1),
+});
 
-/** Each job of a scenario in order (a group of count N is N jobs), by the steps of its plan; undefined for a plan not defined. */
-function jobPlans(groups: ReadonlyArray<z.infer<typeof JobGroupSchema>>, plans: Record<string, z.infer<typeof PlanSchema>>) {
-  return groups.flatMap((group) => {
-    const plan = typeof group.plan === 'string' ? plans[group.plan] : group.plan;
-    const steps = plan?.steps.map((step) => step.step_id);
-    return Array.from({ length: group.count }, () => steps);
-  });
-}
-
-/** A fault that names a job the scenario does not have, or a step its job's plan does not have. */
-function jobReferenceIssues(
-  fault: z.infer<typeof PointFaultSchema> | z.infer<typeof WorldFaultSchema>,
-  jobs: ReadonlyArray<string[] | undefined>,
-): Array<{ path: string[]; message: string }> {
-  const [where, n, step] = 'at' in fault ? ['where', fault.where?.job, undefined] : ['world', fault.world.job, fault.world.step];
-  const job = n ?? 1;
-  if (n !== undefined && job > jobs.length)
-    return [{ path: [where, 'job'], message: `no job ${job}: this scenario has ${jobs.length} (jobs count from 1)` }];
-  const steps = jobs[job - 1];
-  if (step !== undefined && steps !== undefined && !steps.includes(step))
-    return [{ path: [where, 'step'], message: `job ${job}'s plan has no step ${step}; its steps are: ${steps.join(', ')}` }];
-  return [];
-}
-
-/** What a point fault's action needs and does not take: a required field missing, a field of another action given. */
-function actionFieldIssues(fault: Record<string, unknown> & { action: string }): Array<{ field: string; message: string }> {
-  const action = pointFaultAction(fault.action);
-  return action ? fieldIssues(action, POINT_FAULT_ACTIONS, fault, { action: action.name, allowed: allowedValues }) : [];
-}
+/** The whole file: its shape, then its references (cross-checks.ts). The loader runs the two side by side, to report every problem at once. */
+export const ScenarioFileSchema = ScenarioFileShape.superRefine((file, ctx) => {
+  for (const issue of crossFileIssues(file)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+});
 
 export type ScenarioFile = z.infer<typeof ScenarioFileSchema>;
 export type ScenarioInput = z.infer<typeof ScenarioSchema>;

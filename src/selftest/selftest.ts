@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { QUEUE_IMPLS, type QueueImpl } from '../adapters/registry.js';
 import { explore } from '../explore/explore.js';
+import { printedCommand } from '../kernel/printed-command.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { NEVER_AT_REST } from '../scenarios/invariants/no-lost-job.js';
 import { runDrill } from '../scenarios/run-drill.js';
@@ -140,7 +141,7 @@ async function selftestQueue(impl: QueueImpl, options: SelftestOptions): Promise
     out: join(options.out, impl.name),
     queue: impl.name,
     signal: options.signal,
-    command: `queue-drill selftest (${impl.name})`,
+    command: printedCommand(['selftest', '--queues', impl.name]),
     toolVersion: options.toolVersion,
   });
   const flagged = flaggedScenarios(report.scenarios);

@@ -84,10 +84,10 @@ describe('runDrill', () => {
     expect(Object.keys(drill.written)).toEqual(['json', 'markdown', 'junit', 'html']);
     for (const file of Object.values(drill.written)) expect(file.startsWith(`${drill.runDir}/`) && existsSync(file), file).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8'))).toEqual(drill.report);
-    // The command line that runs the same drill, and the replay naming the file as given.
-    expect(drill.report.command).toBe(`queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal --parallel 1 --out ${out}`);
+    // The command line that runs the same drill, and the replay naming the file as given, each as a person pastes it here (in the clone: npx).
+    expect(drill.report.command).toBe(`npx queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal --parallel 1 --out ${out}`);
     expect(drill.report.scenarios[0]!.replay).toMatch(
-      new RegExp(`^queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal`),
+      new RegExp(`^npx queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal`),
     );
   });
 
@@ -141,7 +141,7 @@ describe('compare', () => {
       ['sketch-literal', 'crash-after-claim', 'fail', true],
     ]);
     expect(Object.values(result.written).every((file) => file.startsWith(`${result.dir}/`) && existsSync(file))).toBe(true);
-    expect(result.report.command).toBe(`queue-drill compare ${SMALL} --queues sqlite,sketch-literal --seed 1 --only crash-after-claim`);
+    expect(result.report.command).toBe(`npx queue-drill compare ${SMALL} --queues sqlite,sketch-literal --seed 1 --only crash-after-claim`);
   });
 
   it('refuses no queue, a queue twice, or an unknown one, before any runs', async () => {

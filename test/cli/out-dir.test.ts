@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const SMALL = resolve('test/fixtures/scenarios/drill-small.yaml');
 describe('--out', () => {
   it.each([
     { command: 'run', args: ['run', SMALL, '--only', 'crash-after-claim'], keeps: true },
-    // A clean explore keeps no run directory: it may leave --out empty.
+    // A clean explore keeps no run directory, so it leaves no --out either, and says so.
     { command: 'explore', args: ['explore', '--runs', '2', '--seed', '3', '--parallel', '1'], keeps: false },
     { command: 'compare', args: ['compare', SMALL, '--only', 'crash-after-claim', '--queues', 'sqlite'], keeps: true },
   ])('$command writes under --out only', { timeout: 60_000 }, async ({ args, keeps }) => {
@@ -32,6 +32,11 @@ describe('--out', () => {
       expect(readdirSync(cwd), 'nothing in the working directory').toEqual([]);
       expect(readdirSync(tmp), 'nothing in the temp directory').toEqual([]);
       if (keeps) expect(readdirSync(out).length).toBeGreaterThan(0);
+      else {
+        expect(existsSync(out), 'a folder left empty is not made').toBe(false);
+        expect(result.stdout).toContain('nothing found, nothing written');
+        expect(`${result.stdout}${result.stderr}`, 'no folder named that stays empty').not.toContain(out);
+      }
     } finally {
       run.remove();
     }

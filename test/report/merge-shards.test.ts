@@ -194,7 +194,7 @@ describe('merge refuses shards that are not the shares of one drill', () => {
     [
       'another command',
       (s) => (s[1]!.command = `${COMMAND} --restart-servers --shard 2/3`),
-      /the commands differ beyond --shard, --out, --parallel.*: `queue-drill run scenarios.yaml --seed 42 --queue reference --repeat 2` in the first, `.* --restart-servers` in the second/,
+      /the commands differ beyond --shard, --out, --parallel.*: `run scenarios.yaml --seed 42 --queue reference --repeat 2` in the first, `.* --restart-servers` in the second/,
     ],
     ['a report of a whole run', (s) => delete s[0]!.shard, /shard-1\/.*report.json: not a shard's report \(it has no `shard`/],
     [
@@ -270,9 +270,13 @@ describe('merge refuses shards that are not the shares of one drill', () => {
   });
 
   it('accepts shards whose commands differ only in where and how each runner ran', () => {
-    expect(sharedCommand(`${COMMAND} --shard 1/3 --out a --parallel 4 --json --pg-url postgres://x --keep`)).toBe(COMMAND);
-    expect(sharedCommand(`${COMMAND} --shard=2/3 --out=b --redis-url=redis://y`)).toBe(COMMAND);
-    expect(sharedCommand(`${COMMAND} --restart-servers --shard 1/3`)).toBe(`${COMMAND} --restart-servers`);
+    const shared = COMMAND.replace(/^queue-drill /, '');
+    expect(sharedCommand(`${COMMAND} --shard 1/3 --out a --parallel 4 --json --pg-url postgres://x --keep`)).toBe(shared);
+    expect(sharedCommand(`${COMMAND} --shard=2/3 --out=b --redis-url=redis://y`)).toBe(shared);
+    expect(sharedCommand(`${COMMAND} --restart-servers --shard 1/3`)).toBe(`${shared} --restart-servers`);
+    // Each runner prints the command as it started queue-drill: a global install, npx in a clone, node on the built file.
+    expect(sharedCommand(`npx ${COMMAND} --shard 1/3`)).toBe(shared);
+    expect(sharedCommand(`node /work/clone/dist/cli/main.js ${shared} --shard 2/3`)).toBe(shared);
   });
 });
 

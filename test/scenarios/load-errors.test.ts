@@ -336,9 +336,20 @@ const CASES: Case[] = [
     ],
   },
   {
-    name: 'missing field in a plan step',
-    text: withScenario(BASIC).replace('      - step_id: write\n', '      - step_id: write #@step\n').replace('        idempotent: true\n', ''),
-    issues: [{ path: 'plans.one.steps[0].idempotent', at: 'step', says: 'required key is missing; expected true or false', column: 9 }],
+    name: 'a plan step without its tool',
+    text: withScenario(BASIC).replace('      - step_id: write\n', '      - step_id: write #@step\n').replace('        tool: write_file\n', ''),
+    issues: [{ path: 'plans.one.steps[0].tool', at: 'step', says: 'required key is missing; expected a string', column: 9 }],
+  },
+  {
+    name: 'a step of a tool the catalogue lacks, not written out in full',
+    text: withScenario(BASIC).replace('        tool: write_file\n', '        tool: frobnicate #@tool\n').replace('        idempotent: true\n', ''),
+    issues: [
+      {
+        path: 'plans.one.steps[0].tool',
+        at: 'tool',
+        says: `no tool "frobnicate" in the world's catalogue, so nothing to take idempotent from; the tools are: ${TOOL_NAMES.join(', ')}`,
+      },
+    ],
   },
   {
     name: 'missing expectation and fault point',
@@ -357,7 +368,9 @@ const CASES: Case[] = [
   {
     name: 'unknown plan name',
     text: withScenario(BASIC.replace('plan: one', 'plan: two #@plan')),
-    issues: [{ path: 'scenarios[0].jobs[0].plan', at: 'plan', says: 'no plan named two; the plans are: one' }],
+    issues: [
+      { path: 'scenarios[0].jobs[0].plan', at: 'plan', says: "no plan named two; the plans are this file's: one; the library's: write-file, " },
+    ],
   },
   {
     name: 'faults missing their ms, kind or status',
@@ -449,6 +462,45 @@ describe('several mistakes at once', () => {
       ['scenarios[1].description', lineOf(text, 'second')],
       ['scenarios[1].invariants[1]', lineOf(text, 'inv')],
       ['scenarios[1].lease_ms', lineOf(text, 'lease')],
+    ]);
+  });
+
+  test("the shape's mistakes and the references' together: an unknown queue, plan, job and step beside a mistyped field", () => {
+    const text = yaml`
+      version: 1
+      defaults:
+        queue: rabbit #@queue
+      ${PLANS.replace(/\n/g, '\n      ')}
+      scenarios:
+        - name: first
+          description: d
+          lease_ms: slow #@lease
+          jobs:
+            - plan: none #@plan
+              expect: done
+            - plan: one
+              expect: done
+          faults:
+            - at: after_claim
+              action: crash
+              where: { job: 3 } #@job
+            - world: { job: 2, step: email } #@step
+              action: drop
+    `;
+    const issues = issuesOf(text);
+    expect(issues.map((i) => [i.path, i.line])).toEqual([
+      ['defaults.queue', lineOf(text, 'queue')],
+      ['scenarios[0].lease_ms', lineOf(text, 'lease')],
+      ['scenarios[0].jobs[0].plan', lineOf(text, 'plan')],
+      ['scenarios[0].faults[0].where.job', lineOf(text, 'job')],
+      ['scenarios[0].faults[1].world.step', lineOf(text, 'step')],
+    ]);
+    expect(issues.map((i) => i.message)).toEqual([
+      expect.stringContaining('unknown queue implementation "rabbit"'),
+      expect.stringContaining('expected an integer'),
+      expect.stringContaining('no plan named none'),
+      'no job 3: this scenario has 2 (jobs count from 1)',
+      "job 2's plan has no step email; its steps are: write",
     ]);
   });
 

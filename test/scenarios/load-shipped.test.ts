@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../src/scenarios/load.js';
+import { namedPlan } from '../../src/scenarios/plan-library.js';
 import { resolveScenarios } from '../../src/scenarios/resolve.js';
 import type { ScenarioFile } from '../../src/scenarios/schema.js';
 import { CATALOGUE, isToolName } from '../../src/world/catalogue.js';
@@ -22,7 +23,7 @@ type Fault = Scenario['faults'][number];
 /** A scenario's jobs one by one, as `job: N` counts them: plan steps, expected status and budget. */
 function jobsOf(scenario: Scenario) {
   return scenario.jobs.flatMap((group) => {
-    const plan = typeof group.plan === 'string' ? FILE.plans[group.plan]! : group.plan;
+    const plan = typeof group.plan === 'string' ? namedPlan(group.plan, FILE.plans)! : group.plan;
     const expect = typeof group.expect === 'string' ? group.expect : group.expect.status;
     const maxAttempts = group.max_attempts ?? scenario.max_attempts ?? FILE.defaults.max_attempts ?? 3;
     return Array.from({ length: group.count }, () => ({ steps: plan.steps, expect, maxAttempts }));

@@ -21,9 +21,14 @@ describe('queue-drill explore', () => {
       expect(scenario.faults.length).toBeLessThanOrEqual(3);
       expect(scenario.jobs).toHaveLength(1);
 
-      const replay = /replay: queue-drill (run .*)$/m.exec(explored.stdout)![1]!.split(' ');
-      const replayed = await cli([...replay, '--out', join(run.dir, 'replay')]);
-      expect(replayed.exitCode).toBe(1);
+      // Pasted as printed, in the repository (the test's working directory), through a shell; npx with a cache of its own.
+      const replay = /replay: (.*)$/m.exec(explored.stdout)![1]!;
+      expect(replay).toMatch(/^npx queue-drill run /);
+      const replayed = await execa('bash', ['-c', `${replay} --out ${join(run.dir, 'replay')}`], {
+        reject: false,
+        env: { CI: 'true', npm_config_cache: join(run.dir, 'npm-cache') },
+      });
+      expect(replayed.exitCode, replayed.stderr).toBe(1);
       const [stamp] = readdirSync(join(run.dir, 'replay')).filter((d) => d !== 'latest');
       const checked = checkReport(JSON.parse(readFileSync(join(run.dir, 'replay', stamp!, 'report.json'), 'utf8')));
       if (!checked.ok) throw new Error(`the replay's report.json does not validate: ${JSON.stringify(checked.issues)}`);

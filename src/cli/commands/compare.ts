@@ -15,7 +15,11 @@ export const compareCommand = defineCommand({
   positional: ['file'],
   options: {
     file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
-    queues: { type: 'string', demandOption: true, describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq)' },
+    queues: {
+      type: 'string',
+      demandOption: true,
+      describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq; queue-drill queues lists them)',
+    },
     only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
     'time-scale': { type: 'number', default: 1, describe: 'stretch every duration of every scenario by this factor, the same for every queue' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every queue' },
@@ -42,6 +46,7 @@ export const compareCommand = defineCommand({
     const { queueImpl } = await import('../../adapters/registry.js');
     const { serversFromFlags } = await import('../../port/servers.js');
     const { toolVersion } = await import('../../kernel/version.js');
+    const { printedCommand } = await import('../../kernel/printed-command.js');
     const { UsageError } = await import('../../kernel/errors.js');
     const { scenarioLine } = await import('../progress.js');
     const queues = list(args.queues);
@@ -67,7 +72,7 @@ export const compareCommand = defineCommand({
         ...(args.expect === undefined ? {} : { expect: args.expect }),
         servers: serversFromFlags(args),
         signal: stop.signal,
-        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        command: printedCommand(process.argv.slice(2)),
         toolVersion: toolVersion(),
         onColumn: (event) => {
           if (event.phase === 'start') process.stderr.write(`\n${event.queue}:\n`);

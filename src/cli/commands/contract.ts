@@ -5,7 +5,7 @@ export const contractCommand = defineCommand({
   name: 'contract',
   describe: 'check a queue implementation against the adapter contract (dedupe, single holder, fencing, lease expiry, attempts, sticky review)',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     only: { type: 'string', describe: 'only these checks (comma-separated)' },
     'pg-url': { type: 'string', describe: 'PostgreSQL for --queue postgres [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]' },
     'redis-url': { type: 'string', describe: 'Redis for --queue bullmq [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },

@@ -12,7 +12,7 @@ export const coordinatorCommand = defineCommand({
   describe: 'sweep expired leases (reconciling what dead workers left in doubt) and compensate failed sagas',
   fast: true,
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     store: { type: 'string', demandOption: true },
     world: { type: 'string', demandOption: true, describe: 'base URL of the world service' },
     id: { type: 'string', default: 'coordinator' },

@@ -16,7 +16,7 @@ export const exploreCommand = defineCommand({
   name: 'explore',
   describe: 'generate fault schedules, run each on real processes, and shrink any violation to a minimal scenario file',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     runs: { type: 'number', default: 20, describe: 'how many schedules to try' },
     seed: { type: 'number', describe: 'the seed of the schedules [default: from the clock, and printed]' },
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },
@@ -33,9 +33,7 @@ export const exploreCommand = defineCommand({
     const seed = args.seed ?? Date.now() % 2_147_483_647;
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
-    process.stderr.write(
-      `explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes, runs in ${out}\n`,
-    );
+    process.stderr.write(`explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes\n`);
     const stop = stopOnSignals();
     try {
       const result = await explore({
@@ -65,7 +63,8 @@ export const exploreCommand = defineCommand({
       process.stdout.write(
         `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} ` +
           `violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}` +
-          `${result.vacuous > 0 ? ` (${result.vacuous} run(s) with a fault that never fired)` : ''}\n`,
+          `${result.vacuous > 0 ? ` (${result.vacuous} run(s) with a fault that never fired)` : ''}\n` +
+          (result.out === null ? 'nothing found, nothing written\n' : `written to ${result.out}\n`),
       );
       process.exitCode = stop.signal.aborted ? EXIT.harnessFailed : result.counterexamples.length > 0 ? EXIT.violated : EXIT.ok;
     } finally {
@@ -82,6 +81,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
   const { runDrill } = await import('../../scenarios/run-drill.js');
   const { progressPrinter } = await import('../progress.js');
   const { toolVersion } = await import('../../kernel/version.js');
+  const { printedCommand } = await import('../../kernel/printed-command.js');
   const out = args.out ?? join('drill-runs', `exhaustive-${new Date().toISOString().replace(/:/g, '-')}`);
   mkdirSync(out, { recursive: true });
   const file = join(out, 'exhaustive.yaml');
@@ -99,7 +99,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
       out,
       queue: args.queue,
       signal: stop.signal,
-      command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+      command: printedCommand(process.argv.slice(2)),
       toolVersion: toolVersion(),
       onScenario: printer.onScenario,
     });

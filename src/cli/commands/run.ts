@@ -29,7 +29,7 @@ export const runCommand = defineCommand({
       default: 1,
       describe: 'stretch every duration of every scenario (leases, timeouts, delays) by this factor, for queues that cannot run leases as short',
     },
-    queue: { type: 'string', describe: 'the queue implementation for every scenario (queue-drill selftest lists them all)' },
+    queue: { type: 'string', describe: "the queue implementation for every scenario, instead of the file's (queue-drill queues lists them)" },
     'pg-url': {
       type: 'string',
       describe: "PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres]",
@@ -75,6 +75,7 @@ export const runCommand = defineCommand({
     const { serversFromFlags } = await import('../../port/servers.js');
     const { progressPrinter } = await import('../progress.js');
     const { toolVersion } = await import('../../kernel/version.js');
+    const { printedCommand } = await import('../../kernel/printed-command.js');
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
@@ -119,7 +120,7 @@ export const runCommand = defineCommand({
         ...(baseline === undefined ? {} : { baseline }),
         ...(shard === undefined ? {} : { shard }),
         signal: stop.signal,
-        command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+        command: printedCommand(process.argv.slice(2)),
         toolVersion: toolVersion(),
         onScenario: printer.onScenario,
       });

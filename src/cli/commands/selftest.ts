@@ -10,7 +10,7 @@ export const selftestCommand = defineCommand({
   options: {
     file: { type: 'string', default: 'scenarios.yaml' },
     only: { type: 'string', describe: 'only these scenarios (comma-separated)' },
-    queues: { type: 'string', describe: 'only these implementations (comma-separated)' },
+    queues: { type: 'string', describe: 'only these implementations (comma-separated; queue-drill queues lists them)' },
     'explore-runs': { type: 'number', default: 10, describe: 'explore runs for the reference and for variants the scenarios missed' },
     seed: { type: 'number', default: 1 },
     parallel: { type: 'number', default: 2 },

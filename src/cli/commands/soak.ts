@@ -9,7 +9,7 @@ export const soakCommand = defineCommand({
   name: 'soak',
   describe: 'run many random fault schedules on a queue that must pass, and report every violation with its replay file',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     runs: { type: 'number', default: 100, describe: 'how many schedules to run' },
     seed: { type: 'number', default: 1, describe: 'the seed of the schedules (run N uses drill seed seed + N - 1)' },
     parallel: { type: 'number', default: 2, describe: 'runs side by side' },

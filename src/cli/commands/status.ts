@@ -1,5 +1,5 @@
 import { defineCommand } from '../command.js';
-import { observedQueue } from '../observed-queue.js';
+import { observedQueue, queueAddress } from '../observed-queue.js';
 import { QUEUE_OPTIONS } from '../queue-options.js';
 
 /** `queue-drill status`: the queue's vital signs, and every job in review with its reason. */
@@ -15,7 +15,7 @@ export const statusCommand = defineCommand({
     const queue = await observedQueue(args);
     try {
       const status = await queueStatus(queue);
-      process.stdout.write(`${args.json ? JSON.stringify(status, null, 2) : renderStatus(status)}\n`);
+      process.stdout.write(`${args.json ? JSON.stringify(status, null, 2) : renderStatus(status, queueAddress(args))}\n`);
     } finally {
       await queue.close();
     }

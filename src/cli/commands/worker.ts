@@ -15,7 +15,7 @@ export const workerCommand = defineCommand({
   describe: 'run a worker process on a queue store',
   fast: true,
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (see queue-drill run --help)' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     store: { type: 'string', demandOption: true, describe: 'where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)' },
     id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
     'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },

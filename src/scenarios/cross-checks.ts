@@ -1,0 +1,167 @@
+import { queueImpl } from '../adapters/registry.js';
+import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
+import { INJECTED_ERROR_KINDS } from '../faults/points.js';
+import { fieldIssues } from '../kernel/action-fields.js';
+import { InputError } from '../kernel/errors.js';
+import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
+import { namedPlan, PLAN_LIBRARY } from './plan-library.js';
+import type { Segment } from './scenario-issue.js';
+
+/*
+ * What a scenarios file's parts say about each other, which no schema of one
+ * part can check: the queues it names exist, scenario names are unique, a
+ * job's plan name is declared (or in the library), a fault's job and step
+ * exist, a fault gives the fields its action needs and no other action's.
+ *
+ * Checked on the file as read, not as validated, and side by side with the
+ * schema: a file with a mistyped field and a fault naming a missing step gets
+ * both at once. So every read here is wary: a part that is not what it should
+ * be is the schema's to report, and is passed over here.
+ */
+
+/** One problem, at its path in the data. */
+export interface CrossIssue {
+  path: Segment[];
+  message: string;
+}
+
+type Raw = Readonly<Record<string, unknown>>;
+
+function record(value: unknown): Raw | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : undefined;
+}
+
+function list(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function positiveInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined;
+}
+
+/** What a field of a kind may hold, for a message about one that is missing. */
+export function allowedValues(kind: string): string | undefined {
+  if (kind === 'error-kind') return `one of ${INJECTED_ERROR_KINDS.join(', ')}`;
+  if (kind === 'fail-status') return `${WORLD_FAIL_STATUSES.slice(0, -1).join(', ')} or ${WORLD_FAIL_STATUSES.at(-1)}`;
+  return undefined;
+}
+
+/** A `queue:` that names no implementation. */
+function queueIssues(path: Segment[], queue: unknown): CrossIssue[] {
+  if (typeof queue !== 'string' || queue === '') return [];
+  try {
+    queueImpl(queue);
+    return [];
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return [{ path, message: error.message }];
+  }
+}
+
+/** A plan's step ids (a step without one is named after its tool), or undefined when the plan cannot be read for them. */
+function stepIdsOf(plan: unknown): string[] | undefined {
+  const steps = record(plan)?.steps;
+  if (!Array.isArray(steps)) return undefined;
+  const ids = steps.map((step) => {
+    const id = record(step)?.step_id ?? record(step)?.tool;
+    return typeof id === 'string' ? id : undefined;
+  });
+  return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined;
+}
+
+function planNames(plans: Raw): string {
+  const own = Object.keys(plans);
+  return `${own.length > 0 ? `this file's: ${own.join(', ')}; ` : ''}the library's: ${Object.keys(PLAN_LIBRARY).join(', ')}`;
+}
+
+/**
+ * Each job of a scenario in order (a group of count N is N jobs), by its
+ * plan's step ids (undefined where the plan cannot be read); null when how
+ * many jobs there are cannot be told. A plan name declared nowhere is an issue.
+ */
+function jobSteps(groups: unknown, plans: Raw, at: Segment[], issues: CrossIssue[]): Array<string[] | undefined> | null {
+  if (!Array.isArray(groups)) return null;
+  const jobs: Array<string[] | undefined> = [];
+  let countable = true;
+  groups.forEach((raw, j) => {
+    const group = record(raw);
+    const named = group?.plan;
+    let steps: string[] | undefined;
+    if (typeof named === 'string' && named !== '') {
+      const plan = namedPlan(named, plans);
+      if (plan === undefined) issues.push({ path: [...at, 'jobs', j, 'plan'], message: `no plan named ${named}; the plans are ${planNames(plans)}` });
+      steps = stepIdsOf(plan);
+    } else steps = stepIdsOf(named);
+    const count = group?.count === undefined ? 1 : positiveInt(group.count);
+    if (count === undefined) countable = false;
+    else jobs.push(...Array.from({ length: count }, () => steps));
+  });
+  return countable ? jobs : null;
+}
+
+/** A fault that names a job the scenario does not have, or a step its job's plan does not have. */
+function referenceIssues(fault: Raw, jobs: ReadonlyArray<string[] | undefined>): CrossIssue[] {
+  const point = 'at' in fault;
+  const where = record(point ? fault.where : fault.world);
+  const key = point ? 'where' : 'world';
+  const n = positiveInt(where?.job);
+  if (n !== undefined && n > jobs.length)
+    return [{ path: [key, 'job'], message: `no job ${n}: this scenario has ${jobs.length} (jobs count from 1)` }];
+  const step = point ? undefined : where?.step;
+  const steps = jobs[(n ?? 1) - 1];
+  if (typeof step === 'string' && steps !== undefined && !steps.includes(step))
+    return [{ path: [key, 'step'], message: `job ${n ?? 1}'s plan has no step ${step}; its steps are: ${steps.join(', ')}` }];
+  return [];
+}
+
+/** What a fault's action needs and does not take; a world fault that says no calls. */
+function actionIssues(fault: Raw): CrossIssue[] {
+  const name = typeof fault.action === 'string' ? fault.action : '';
+  if ('at' in fault) {
+    const action = pointFaultAction(name);
+    return action ? fieldIssues(action, POINT_FAULT_ACTIONS, fault, { action: action.name, allowed: allowedValues }).map(at) : [];
+  }
+  const action = worldFaultAction(name);
+  const issues = action ? fieldIssues(action, WORLD_FAULT_ACTIONS, fault, { action: `a world ${action.name}`, allowed: allowedValues }).map(at) : [];
+  const world = record(fault.world);
+  if (world && world.step === undefined && world.tool === undefined && world.nth === undefined)
+    issues.push({ path: ['world'], message: 'say which calls: step, tool or nth' });
+  return issues;
+}
+
+function at(issue: { field: string; message: string }): CrossIssue {
+  return { path: [issue.field], message: issue.message };
+}
+
+/** One scenario's problems of reference, at their paths from the file's root. */
+function scenarioIssues(scenario: Raw, index: number, plans: Raw): CrossIssue[] {
+  const here: Segment[] = ['scenarios', index];
+  const issues: CrossIssue[] = queueIssues([...here, 'queue'], scenario.queue);
+  const jobs = jobSteps(scenario.jobs, plans, here, issues);
+  list(scenario.faults).forEach((raw, f) => {
+    const fault = record(raw);
+    if (!fault) return;
+    const found = [...(jobs === null ? [] : referenceIssues(fault, jobs)), ...actionIssues(fault)];
+    issues.push(...found.map((issue) => ({ path: [...here, 'faults', f, ...issue.path], message: issue.message })));
+  });
+  return issues;
+}
+
+/** Every problem of reference in a scenarios file as read (before or without its validation). */
+export function crossFileIssues(data: unknown): CrossIssue[] {
+  const file = record(data);
+  if (!file) return [];
+  const plans = record(file.plans) ?? {};
+  const issues: CrossIssue[] = queueIssues(['defaults', 'queue'], record(file.defaults)?.queue);
+  const names = new Set<string>();
+  list(file.scenarios).forEach((raw, index) => {
+    const scenario = record(raw);
+    if (!scenario) return;
+    if (typeof scenario.name === 'string') {
+      if (names.has(scenario.name)) issues.push({ path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
+      names.add(scenario.name);
+    }
+    issues.push(...scenarioIssues(scenario, index, plans));
+  });
+  return issues;
+}
