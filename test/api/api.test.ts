@@ -85,7 +85,9 @@ describe('runDrill', () => {
     for (const file of Object.values(drill.written)) expect(file.startsWith(`${drill.runDir}/`) && existsSync(file), file).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8'))).toEqual(drill.report);
     // The command line that runs the same drill, and the replay naming the file as given, each as a person pastes it here (in the clone: npx).
-    expect(drill.report.command).toBe(`npx queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal --parallel 1 --out ${out}`);
+    expect(drill.report.command).toBe(
+      `npx queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal --parallel 1 --out ${out}`,
+    );
     expect(drill.report.scenarios[0]!.replay).toMatch(
       new RegExp(`^npx queue-drill run ${SMALL} --only crash-after-claim --seed 5 --queue sketch-literal`),
     );
@@ -102,7 +104,9 @@ describe('runDrill', () => {
     const { exitCode, report } = await drill;
     expect(exitCode).toBe(EXIT.harnessFailed);
     expect(Date.now() - abortedAt).toBeLessThan(20_000);
-    expect(report.scenarios[0]!.error).toMatch(/interrupted/);
+    expect(report.scenarios[0]!.verdict).toBe('interrupted');
+    expect(report.scenarios[0]!.interrupted).toMatch(/interrupted/);
+    expect(report.interruption?.by).toBeDefined();
     await waitFor(() => processesMentioning(out).length === 0, { timeoutMs: 5_000, what: 'every drill process to be gone' });
   });
 

@@ -78,7 +78,18 @@ describe('a racing schedule replayed 20 times', () => {
       const [first, ...rest] = scenarios.map(decisions);
       expect(first!.filter((d) => d.endsWith('fired')).length, 'some hits fired').toBeGreaterThan(0);
       expect(first!.filter((d) => d.endsWith('continued')).length, 'some hits went on').toBeGreaterThan(0);
-      for (const [n, other] of rest.entries()) expect(other, `run ${n + 2} against run 1`).toEqual(first);
+      // The same hit, decided the same in every run that reached it. Which hits a run reaches is the OS's: on a loaded
+      // machine a live worker can lose its lease and its job be claimed once more (a hit more, decided like any other).
+      const decided = (list: string[]) => new Map(list.map((d) => [d.slice(0, d.lastIndexOf(': ')), d.slice(d.lastIndexOf(': ') + 2)]));
+      const firstDecided = decided(first!);
+      for (const [n, other] of rest.entries()) {
+        const otherDecided = decided(other);
+        const shared = [...firstDecided.keys()].filter((hit) => otherDecided.has(hit));
+        expect(shared.length, `run ${n + 2} reached most of run 1's hits`).toBeGreaterThan(firstDecided.size / 2);
+        for (const hit of shared) expect(otherDecided.get(hit), `run ${n + 2} against run 1 at ${hit}`).toBe(firstDecided.get(hit));
+        // Every fault that fired in run 1 fired in this run too, at the same hit.
+        for (const [hit, decision] of firstDecided) if (decision === 'fired') expect(otherDecided.get(hit), `run ${n + 2} at ${hit}`).toBe('fired');
+      }
       // The runs really raced: the workers did not take the jobs the same way every time.
       expect(new Set(scenarios.map(claimers)).size, 'different workers claimed the jobs in different runs').toBeGreaterThan(1);
     } finally {

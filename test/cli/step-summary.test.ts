@@ -39,7 +39,7 @@ describe('run with GITHUB_STEP_SUMMARY set', () => {
     expect(text).toContain('Queue `sketch-literal` · seed `3`');
     expect(text).toMatch(/^- ❌ `crash-after-claim` fail: broke `no-lost-job`, `lease-released`/m);
     expect(text).toContain(
-      '```sh\nqueue-drill run test/fixtures/scenarios/drill-small.yaml --only crash-after-claim --seed 3 --queue sketch-literal --expect-broken ',
+      '```sh\nnpx queue-drill run test/fixtures/scenarios/drill-small.yaml --only crash-after-claim --seed 3 --queue sketch-literal --expect-broken ',
     );
     // Exactly the summary of the report the run wrote, naming its report.html.
     const html = join(run.dir, 'runs', readlinkSync(join(run.dir, 'runs', 'latest')), 'report.html');
