@@ -276,6 +276,7 @@ function scenarioSummary(scenario: ScenarioReport, label: string, out: string[])
   out.push(
     ...faultLines(scenario).map((line) => `- Fault ${line}`),
     ...jobGroupLines(scenario).map((line) => `- ${line}`),
+    ...nextCommandLines(scenario).map((line) => `- ${line}`),
     ...recoveryLines(scenario).map((line) => `- ${line}`),
     `- Invariants: ${invariantsLine(scenario.invariants)}`,
     `- Queue ${code(scenario.queue)} (${text(scenario.queueVersion)})${settings.length > 0 ? ` with its adapter’s options ${settings.join(', ')}` : ''}, ` +
@@ -309,6 +310,16 @@ function jobGroupLines(scenario: ScenarioReport): string[] {
     const more = jobs.length > ids.length ? ` and ${jobs.length - ids.length} more` : '';
     return `${jobs.length === 1 ? 'Job' : 'Jobs'} ${ids.join(', ')}${more}: ${jobLine(jobs[0]!, scenario.interrupted !== null)}`;
   });
+}
+
+/** What a person can do next about a job, as its life printed it (the approval a waiting job needs), while the store outlives the drill. */
+function nextCommandLines(scenario: ScenarioReport): string[] {
+  return scenario.jobs.flatMap((job) =>
+    job.history.flatMap((line) => {
+      const approve = /^\s*approve: (.+)$/.exec(line);
+      return approve ? [`Job ${jobName(job.id)} waits for a person's approval; to approve it: ${code(approve[1]!)}`] : [];
+    }),
+  );
 }
 
 /** How one job ended against what was expected, in how many attempts, and what it applied twice. */

@@ -323,3 +323,16 @@ describe('renderMarkdown, for an interrupted drill', () => {
     expect(summary).toContain(`- Invariants: 0 held; not judged (${INTERRUPTED_NOTE}): `);
   });
 });
+
+describe('what a person can do next', () => {
+  it('gives the approval a waiting job needs, as its life printed it, on the scenario', () => {
+    const report = passingReport();
+    const job = report.scenarios[0]!.jobs[0]!;
+    job.history = [...job.history, '  approve: npx queue-drill approve 1 --store /tmp/run/queue.db'];
+    expect(renderMarkdown(report)).toContain(
+      `- Job \`${job.id}\` waits for a person's approval; to approve it: \`npx queue-drill approve 1 --store /tmp/run/queue.db\`\n`,
+    );
+    // Without such a line in a job's life, nothing is said.
+    expect(renderMarkdown(passingReport())).not.toContain('waits for a person');
+  });
+});

@@ -75,9 +75,10 @@ describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
     expect(existsSync(judged.artefacts.store)).toBe(true);
 
     // A replay command from the merged report runs its scenario again, as from a run's.
+    // As printed in a clone (npx queue-drill run …); pasted commands are test/selftest/printed-commands.test.ts's.
     const replay = judged.replay.split(' ');
-    expect(replay.slice(0, 2)).toEqual(['queue-drill', 'run']);
-    const again = await cli(...replay.slice(1), '--out', join(temp.dir, 'replay'));
+    expect(replay.slice(0, 3)).toEqual(['npx', 'queue-drill', 'run']);
+    const again = await cli(...replay.slice(2), '--out', join(temp.dir, 'replay'));
     expect(again.exitCode, again.stderr).toBe(0);
     expect(readReport(join(temp.dir, 'replay', 'latest', 'report.json')).scenarios.map((s) => [s.name, s.verdict])).toEqual([[judged.name, 'pass']]);
   });
