@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { secretsInPayload, storableError } from '../kernel/redact.js';
 import type { SagaStore } from '../port/checkpoint.js';
 import type { Claim, DeliveryHandler, Settlement, WorkOptions, WriteResult } from '../port/delivery.js';
@@ -34,6 +34,10 @@ export async function leaseWorker(
       options.log({ event: 'job-crashed', jobId: claim.jobId, error: storableError(error, secretsInPayload(parsedOrNull(claim.payload))) });
     }
     processed++;
+    // A turn of the event loop between two jobs: a store whose calls are synchronous (SQLite) and a handler
+    // with nothing to wait for settle in promises alone, and without it a worker with a backlog would hear
+    // no SIGTERM (its stop) and run no timer until the backlog was gone.
+    await setImmediate();
   }
   return { processed };
 }

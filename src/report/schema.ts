@@ -43,7 +43,9 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * rest is `interrupted` (its reason in `interrupted`; nothing judged, nothing
  * claimed broken), `interruption` names the signal and each scenario run that
  * never started, and the summary counts both; each fault keeps its limits
- * (`first`, `probability`; a world fault its `times`) and its argument (`arg`).
+ * (`first`, `probability`; a world fault its `times`) and its argument (`arg`);
+ * later, without a version of its own (a reader may ignore it): each
+ * scenario's `phases`, where its wall time went.
  */
 export const REPORT_VERSION = 7;
 
@@ -208,6 +210,21 @@ export const RecoveryReportSchema = z.strictObject({
   killToSettledMs: milliseconds().nullable(),
 });
 
+/**
+ * Where one scenario's wall time went, phase by phase, in the order they run
+ * (what happened inside the drill is on its timeline). Not in a report of a
+ * scenario that never ran, nor in one written before it was added.
+ */
+export const ScenarioPhasesSchema = z.strictObject({
+  startedAt: utcTimestamp(),
+  provisionMs: milliseconds().describe("the drill's queue made, and the harness connected to it"),
+  drillMs: milliseconds().describe('the world and the processes started, and supervised until the drill ended (at rest, stuck, out of time)'),
+  stopMs: milliseconds().describe('every process stopped'),
+  evidenceMs: milliseconds().describe('the evidence gathered'),
+  teardownMs: milliseconds().describe("the queue and the harness's connection released"),
+  judgeMs: milliseconds().describe('the invariants judged and the report entry made'),
+});
+
 /** One run of one scenario. */
 export const ScenarioReportSchema = z.strictObject({
   name: text(),
@@ -234,6 +251,7 @@ export const ScenarioReportSchema = z.strictObject({
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
   durationMs: milliseconds(),
+  phases: ScenarioPhasesSchema.optional().describe("where the scenario's wall time went"),
   runDir: text(),
   replay: text().describe('the exact command that replays this scenario (a failing one: with the invariants it broke, --expect-broken)'),
   reproduction: z
@@ -413,6 +431,8 @@ export type FaultReport = z.infer<typeof FaultReportSchema>;
 export type WorldFaultReport = z.infer<typeof WorldFaultReportSchema>;
 /** One kill and its recovery times. */
 export type RecoveryReport = z.infer<typeof RecoveryReportSchema>;
+/** Where a scenario's wall time went. */
+export type ScenarioPhases = z.infer<typeof ScenarioPhasesSchema>;
 /** Verdict counts. */
 export type ReportSummary = z.infer<typeof ReportSummarySchema>;
 

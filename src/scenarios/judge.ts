@@ -110,6 +110,8 @@ export function judgeScenario(
     interrupted: null,
     queueSettings: run.queueSettings ?? {},
     durationMs: run.durationMs,
+    // Judging is timed by whoever judges (run-judged.ts), once the entry is made.
+    ...(run.phases ? { phases: { ...run.phases, judgeMs: 0 } } : {}),
     runDir: run.runDir,
     replay: meta.replay,
     faultPoints,

@@ -27,7 +27,9 @@ export async function runJudged(
   const fit: DrillFit = (await impl.fit?.(drillDemands(scenario), resolveServers(options.servers, scenario.settings))) ?? { ok: true, mapping: {} };
   if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...meta, runDir });
   const run = await runScenario(scenario, runDir, signal, options);
-  return judgeScenario({ ...run, queueSettings: fit.mapping }, { ...meta, interruptedBy: abortCause(signal) });
+  const judging = Date.now();
+  const report = judgeScenario({ ...run, queueSettings: fit.mapping }, { ...meta, interruptedBy: abortCause(signal) });
+  return report.phases ? { ...report, phases: { ...report.phases, judgeMs: Date.now() - judging } } : report;
 }
 
 /** Why a scenario that restarts the queue's server cannot run here, or null when it can (or restarts nothing). */

@@ -9,8 +9,9 @@ import { type Clock, systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import { Releasers } from '../kernel/releasers.js';
 import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
-import type { QueueAdapter, ServerSettings } from '../port/adapter.js';
+import type { QueueAdapter, QueueConnection, ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
+import type { ScenarioPhases } from '../report/schema.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
 import type { Evidence } from './evidence.js';
@@ -41,6 +42,8 @@ export interface ScenarioRun {
   ending: DrillEnding;
   error: string | null;
   durationMs: number;
+  /** Where the wall time went (judging is the judge's to add); absent from a run made by hand (a test's). */
+  phases?: Omit<ScenarioPhases, 'judgeMs'>;
 }
 
 /** How a scenario runs besides what the scenario says: the servers a queue may need, and whether its queue is kept. */
@@ -104,6 +107,8 @@ export async function runScenario(
   const servers: ServerSettings = resolveServers(options.servers, settings);
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
   const releasers = new Releasers();
+  const phase = phaseClock(started);
+  let run: ScenarioRun;
   try {
     // Made (schema and all) before any child starts, so the children never race on it. The id is unique
     // among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
@@ -112,29 +117,16 @@ export async function runScenario(
     releasers.add("the drill's queue", () => provisioned.teardown({ keep: options.keep }));
     const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers));
     releasers.add("the harness's connection", () => queue.close());
+    phase.end('provisionMs');
     const supervisor = new Supervisor(runDir, provisioned.env);
     releasers.add("the drill's processes", () => supervisor.stopAll());
-    const seen = controlTimeline(timeline);
-    const processes = new DrillProcesses(
-      supervisor,
-      controlWith({ plan, onEvent: seen.onControl, clock, ...restartHook(impl, servers) }),
-      timeline,
-      settings.restart,
-    );
     const barrier = join(runDir, 'start-barrier');
-    const supervised: Supervised = {
-      scenario,
-      queue,
-      processes,
-      producerRelease: new ProducerRelease(barrier, producerNames(scenario), timeline),
-      timeline,
-      held: seen.held,
-      signal,
-      deadline: started + settings.timeout_ms,
-      again: [],
-    };
+    const control = { plan, clock, ...restartHook(impl, servers) };
+    const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline: started + settings.timeout_ms });
     const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier });
+    phase.end('drillMs');
     await supervisor.stopAll();
+    phase.end('stopMs');
     timeline.record(
       drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
       `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
@@ -149,7 +141,8 @@ export async function runScenario(
       atRest: drilled.ending === 'at-rest',
       retryPolicy: retryPolicyOf(impl, { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms }),
     });
-    return {
+    phase.end('evidenceMs');
+    run = {
       scenario,
       queueVersion: impl.version,
       runDir,
@@ -162,10 +155,65 @@ export async function runScenario(
       // The drill's own failure first: evidence it left missing is only what followed from it.
       error: drilled.error ?? missingEvidenceError(gathered.missing),
       durationMs: Date.now() - started,
+      phases: phase.phases,
     };
   } finally {
     await releasers.releaseAll();
   }
+  phase.end('teardownMs');
+  return run;
+}
+
+/** What the supervision loop watches: the drill's processes under the fault plan's control, and the producers' release. */
+function supervision(drill: {
+  scenario: ResolvedScenario;
+  queue: QueueConnection;
+  supervisor: Supervisor;
+  control: Omit<Parameters<typeof controlWith>[0], 'onEvent'>;
+  timeline: Timeline;
+  barrier: string;
+  signal: AbortSignal;
+  deadline: number;
+}): Supervised {
+  const seen = controlTimeline(drill.timeline);
+  const processes = new DrillProcesses(
+    drill.supervisor,
+    controlWith({ ...drill.control, onEvent: seen.onControl }),
+    drill.timeline,
+    drill.scenario.settings.restart,
+  );
+  return {
+    scenario: drill.scenario,
+    queue: drill.queue,
+    processes,
+    producerRelease: new ProducerRelease(drill.barrier, producerNames(drill.scenario), drill.timeline),
+    timeline: drill.timeline,
+    held: seen.held,
+    signal: drill.signal,
+    deadline: drill.deadline,
+    again: [],
+  };
+}
+
+/** The phases of one scenario's run, each ended in turn: how long since the one before ended (the first: since `started`). */
+function phaseClock(started: number) {
+  const phases: Omit<ScenarioPhases, 'judgeMs'> = {
+    startedAt: new Date(started).toISOString(),
+    provisionMs: 0,
+    drillMs: 0,
+    stopMs: 0,
+    evidenceMs: 0,
+    teardownMs: 0,
+  };
+  let last = started;
+  return {
+    phases,
+    end(name: Exclude<keyof ScenarioPhases, 'startedAt' | 'judgeMs'>): void {
+      const now = Date.now();
+      phases[name] = now - last;
+      last = now;
+    },
+  };
 }
 
 /** The drill proper: the world and its faults, the processes, the supervision; a failure of the harness is its ending, not a throw. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimNoTransactionQueue } from '../../src/adapters/claim-no-transaction/claim-no-transaction-queue.js';
+import { StoreBusyError } from '../../src/adapters/sqlite/busy.js';
 import { type Claimed, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import type { Db } from '../../src/adapters/sqlite/store.js';
 import { DIGEST, type StoreFixture, storeFixture } from './fixture.js';
@@ -27,8 +28,8 @@ function race(name: (typeof CASES)[number]['name']): {
   jobId: number;
 } {
   const entry = CASES.find((c) => c.name === name)!;
-  const w2Queue = fx.open(name);
-  w2Queue.db.pragma('busy_timeout = 20'); // in one thread, waiting for w1's lock could only time out
+  // In one thread, waiting for w1's lock could only run out of time: a short budget says so at once.
+  const w2Queue = fx.open(name, { busyWait: { policy: { budgetMs: 20 } } });
   const jobId = fx.add(w2Queue);
   let w2: Claimed | null | Error | undefined;
   const db = fx.traced((sql) => {
@@ -63,8 +64,8 @@ describe('claim-no-transaction', () => {
     fx = storeFixture('claim-race-ref');
     const { w1, w2, w2Queue, jobId } = race('reference');
     expect(w1?.job.id).toBe(jobId);
-    expect(w2).toBeInstanceOf(Error);
-    expect((w2 as Error & { code?: string }).code).toBe('SQLITE_BUSY');
+    expect(w2).toBeInstanceOf(StoreBusyError);
+    expect((w2 as StoreBusyError).cause).toMatchObject({ code: 'SQLITE_BUSY' });
     // Once w1's claim has committed, w2 finds nothing left to claim.
     expect(w2Queue.claim('w2')).toBeNull();
     expect(fx.moves(w2Queue, jobId)).toEqual(['(new)>pending by producer (0)', 'pending>running by w1 (1)']);

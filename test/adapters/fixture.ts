@@ -27,7 +27,8 @@ export interface StoreFixture {
   clock: ManualClock;
   options: QueueOptions;
   /** Opens the implementation called `name` on the fixture's file: another process's connection. */
-  open(name: string): SqliteQueue;
+  /** Opens the queue called `name` on the store, with `extra` options on top of the fixture's. */
+  open(name: string, extra?: Partial<QueueOptions>): SqliteQueue;
   /**
    * A bare connection to the file that calls `onStatement` with the text of
    * every statement just before SQLite starts running it: a way to act in the
@@ -60,8 +61,8 @@ export function storeFixture(prefix: string): StoreFixture {
     file,
     clock,
     options,
-    open(name) {
-      const queue = openSqliteQueue(name, file, options);
+    open(name, extra = {}) {
+      const queue = openSqliteQueue(name, file, { ...options, ...extra });
       opened.push(queue.db);
       return queue;
     },

@@ -84,6 +84,26 @@ describe('referenceConnection', () => {
     ]);
   });
 
+  it('hears its stop between two jobs of a backlog, though nothing in a job waits for anything (a SIGTERM is heard so)', async () => {
+    const { queue } = open();
+    for (let n = 0; n < 200; n++) await queue.enqueue({ key: `k${n}`, action: 'sleep', payload: '{}', maxAttempts: 2 });
+    const stop = new AbortController();
+    // A timer, as a signal's handler is: it runs only when the worker's loop gives the event loop a turn.
+    setTimeout(() => stop.abort(), 0);
+    const { processed } = await queue.work(async () => ({ kind: 'done', digest: DIGEST }), {
+      workerId: 'w1',
+      stop: stop.signal,
+      pollMs: 5,
+      exitWhenDrained: true,
+      maxJobs: 0,
+      maxAttemptMs: 10_000,
+      log: () => undefined,
+    });
+    expect(processed).toBeGreaterThan(0);
+    expect(processed).toBeLessThan(200);
+    expect((await queue.snapshot()).jobs.filter((j) => j.status === 'pending')).toHaveLength(200 - processed);
+  });
+
   it("takeover: expired leases are found and released with a checkpoint, or all at once by the queue's upkeep", async () => {
     const { queue, clock } = open();
     for (const key of ['a', 'b']) await queue.enqueue({ key, action: 'sleep', payload: '{}', maxAttempts: 2 });

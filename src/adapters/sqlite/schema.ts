@@ -5,6 +5,29 @@ import { JOB_STATUSES, transitionTriggerSql } from '../../queue/states.js';
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const statusList = sqlList(JOB_STATUSES);
 
+/** The index the claim reads the next job from, in the order it claims (see JOB_INDEXES_SQL). */
+export const CLAIM_INDEX = 'idx_agent_jobs_claim';
+
+/** The index the lease sweep reads expired leases from. */
+export const LEASE_INDEX = 'idx_agent_jobs_leases';
+
+/*
+ * Each of a claim's reads is served by an index of its own, so what a job
+ * costs does not grow with the backlog: the look-up of the next job walks
+ * the ready jobs in the very order it claims them (oldest first) and stops at
+ * the first one that is due, with no sort of every ready job; the sweep of
+ * expired leases reads only running jobs whose lease ended, never every
+ * running one; the coordinator's claim finds compensating jobs without a
+ * scan. Each is partial: a job leaves it when it leaves those states, so a
+ * store of done jobs keeps them small. A query uses a partial index only
+ * where its WHERE repeats the index's condition word for word (SQLite proves
+ * nothing more), and names it (INDEXED BY) so the plan cannot drift.
+ */
+const JOB_INDEXES_SQL = `
+CREATE INDEX IF NOT EXISTS ${CLAIM_INDEX} ON agent_jobs(created_at, id) WHERE status IN ('pending', 'retry');
+CREATE INDEX IF NOT EXISTS ${LEASE_INDEX} ON agent_jobs(lease_until) WHERE status = 'running';
+CREATE INDEX IF NOT EXISTS idx_agent_jobs_compensating ON agent_jobs(id) WHERE status = 'compensating';`;
+
 /** What a store's schema may leave out; the reference's is REFERENCE_SCHEMA_RULES. */
 export interface SchemaRules {
   /** Whether idempotency_key is UNIQUE: the store, not a look-up, refuses a second job for a key. */
@@ -44,10 +67,14 @@ CREATE TABLE IF NOT EXISTS agent_jobs (
   review_reason TEXT,
   outcome TEXT CHECK (outcome IS NULL OR outcome IN (${sqlList(JOB_OUTCOMES)}))
 );
-CREATE INDEX IF NOT EXISTS idx_agent_jobs_ready ON agent_jobs(status, next_run_at, lease_until);
+${JOB_INDEXES_SQL}
 
+-- The history is written in every claim's and every lease holder's transaction, and read whole (the
+-- evidence, the observers), by job only by a person's command. So it keeps its writes cheap: no index by
+-- job (a page more to write in each of those transactions; one job's history is a scan), and a plain rowid,
+-- which grows with every row since none is ever deleted (AUTOINCREMENT would write sqlite_sequence too).
 CREATE TABLE IF NOT EXISTS agent_job_events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  id INTEGER PRIMARY KEY,
   job_id INTEGER NOT NULL REFERENCES agent_jobs(id),
   kind TEXT NOT NULL CHECK (kind IN ('transition', 'refused')),
   from_status TEXT,
@@ -61,7 +88,6 @@ CREATE TABLE IF NOT EXISTS agent_job_events (
   -- A release to retry: the delay chosen before the next attempt.
   delay_ms INTEGER
 );
-CREATE INDEX IF NOT EXISTS idx_agent_job_events_job ON agent_job_events(job_id, id);
 ${transitionTriggerSql('agent_jobs')}
 
 ${sagaTablesSql({ log: 'agent_tx_log', incidents: 'agent_incidents', jobId: 'job_id INTEGER NOT NULL REFERENCES agent_jobs(id)' })}`;
@@ -80,8 +106,9 @@ export function sagaTablesSql(names: { log: string; incidents: string; jobId: st
 -- The transaction sketch's transaction log: one row per checkpoint of a plan step, written
 -- before and after each call to the world, so whoever resumes a job (a worker
 -- after a crash, the coordinator) knows where it stands.
+-- Append-only too, so a plain rowid (see agent_job_events).
 CREATE TABLE IF NOT EXISTS ${names.log} (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  id INTEGER PRIMARY KEY,
   ${names.jobId},
   step_id TEXT NOT NULL,
   action TEXT NOT NULL CHECK (action IN (${sqlList(TX_ACTIONS)})),

@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import { utc } from '../../kernel/clock.js';
 import { classifyError } from '../../kernel/job-errors.js';
-import type { Random } from '../../kernel/random.js';
+import { type Random, seededRandom } from '../../kernel/random.js';
 import { storableError } from '../../kernel/redact.js';
 import type { ExpiredLeaseRelease } from '../../port/adapter.js';
 import type { Incident, TxEntry, TxRow } from '../../port/checkpoint.js';
@@ -10,6 +10,7 @@ import type { ExpiredLease } from '../../queue/lease-store.js';
 import { decideRecovery, type EffectKind, type RecoveryDecision } from '../../queue/recovery.js';
 import { type RetryDelayPolicy, retryDelayMs, SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
 import type { JobStatus } from '../../queue/states.js';
+import { type BusyPolicy, type BusyRetry, DEFAULT_BUSY_POLICY, retryBusy } from './busy.js';
 import { appendTx } from './sql/append-tx.js';
 import { beginCompensation } from './sql/begin-compensation.js';
 import { type Claimer, claim } from './sql/claim.js';
@@ -29,6 +30,8 @@ import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js
 import { type LeaseWriter, writeUnderLease } from './sql/write-under-lease.js';
 import { type Db, openStore, statement } from './store.js';
 
+const PROGRESS = 'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t';
+
 /** How a queue connection behaves: its clock, its randomness, its leases and retries. */
 export interface QueueOptions {
   clock: Clock;
@@ -41,6 +44,19 @@ export interface QueueOptions {
   retryDelay?: RetryDelayPolicy;
   /** @default 3 */
   defaultMaxAttempts?: number;
+  /** How it waits for the write lock other processes hold (./busy.ts). */
+  busyWait?: {
+    /** @default DEFAULT_BUSY_POLICY */
+    policy?: Partial<BusyPolicy>;
+    /**
+     * The waits' jitter. @default a stream seeded by the process id: how often
+     * the lock is taken is timing, never replayed, and two processes must not
+     * draw the same waits and meet again.
+     */
+    random?: Random;
+    /** @default sleepSync */
+    sleep?: (ms: number) => void;
+  };
 }
 
 /** A job to enqueue under its idempotency key. */
@@ -82,6 +98,7 @@ export class SqliteQueue {
   protected readonly recordsReleases: boolean = true;
   /** How a producer's enqueue reaches the store; a broken variant swaps it. */
   protected readonly enqueuer: Enqueuer = enqueue;
+  private readonly busyRetry: BusyRetry;
 
   constructor(
     readonly db: Db,
@@ -91,6 +108,19 @@ export class SqliteQueue {
     this.skewMarginMs = options.skewMarginMs ?? 1_000;
     this.retryDelay = options.retryDelay ?? SEED_RETRY_DELAY;
     this.defaultMaxAttempts = options.defaultMaxAttempts ?? 3;
+    const wait = options.busyWait ?? {};
+    this.busyRetry = {
+      policy: { ...DEFAULT_BUSY_POLICY, ...wait.policy },
+      random: wait.random ?? seededRandom(process.pid),
+      ...(wait.sleep ? { sleep: wait.sleep } : {}),
+    };
+    // The queue waits for the write lock itself, in short jittered waits (busy.ts), rather than in SQLite's handler.
+    db.pragma(`busy_timeout = ${this.busyRetry.policy.sqliteTimeoutMs}`);
+  }
+
+  /** Runs one operation (one transaction, or a read), again after a jittered wait while another writer holds the lock. */
+  protected busy<T>(name: string, operation: () => T): T {
+    return retryBusy(name, operation, this.busyRetry);
   }
 
   /** Opens the queue on a store file, creating the schema if needed. */
@@ -104,34 +134,35 @@ export class SqliteQueue {
 
   /** Adds a job unless its idempotency key is taken; `created` says which. */
   enqueue(request: SqliteEnqueueRequest): { created: boolean; jobId: number } {
-    return this.enqueuer(this.db, {
-      key: request.key,
-      action: request.action,
-      payloadJson: typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload),
-      maxAttempts: request.maxAttempts ?? this.defaultMaxAttempts,
-      at: utc(this.now()),
-    });
+    const payloadJson = typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload);
+    const maxAttempts = request.maxAttempts ?? this.defaultMaxAttempts;
+    return this.busy('enqueue', () =>
+      this.enqueuer(this.db, { key: request.key, action: request.action, payloadJson, maxAttempts, at: utc(this.now()) }),
+    );
   }
 
   /** Claims the oldest ready job for `workerId`, or null when none is ready. */
   claim(workerId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = this.claimer(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
+    // The time is read on each try: a claim that waited for the lock still gets its whole lease.
+    const job = this.busy('claim', () => this.claimer(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs }));
     return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
   }
 
   /** Renews a held lease. */
   heartbeat(lease: Lease, leaseMs = this.leaseMs): LeaseWriteResult {
-    return heartbeat(this.db, lease, this.now(), leaseMs, this.write);
+    return this.busy('heartbeat', () => heartbeat(this.db, lease, this.now(), leaseMs, this.write));
   }
 
   /** Marks a held job done; needs the verified result's digest. */
   complete(lease: Lease, resultDigest: string): LeaseWriteResult {
-    return complete(this.db, lease, this.now(), resultDigest, this.write);
+    return this.busy('complete', () => complete(this.db, lease, this.now(), resultDigest, this.write));
   }
 
   /** Releases a held job for a later attempt (or to review when none is left); the delay follows the attempt (the job's, when not given). */
-  retry(lease: Lease, error: string, attempt: number = readJob(this.db, lease.jobId)?.attempts ?? 1): LeaseWriteResult {
-    return retry(this.db, lease, { now: this.now(), delayMs: this.retryDelayFor(attempt), error }, this.write);
+  retry(lease: Lease, error: string, attempt: number = this.job(lease.jobId)?.attempts ?? 1): LeaseWriteResult {
+    // Drawn once, outside the busy retries: how often the lock was taken must not move the jitter's stream.
+    const delayMs = this.retryDelayFor(attempt);
+    return this.busy('retry', () => retry(this.db, lease, { now: this.now(), delayMs, error }, this.write));
   }
 
   /** How long a job waits after failing `attempt`: the policy's delay, with jitter; a broken variant swaps it. */
@@ -141,7 +172,8 @@ export class SqliteQueue {
 
   /** Sends a held job to review with a reason: a failure for a person, or a prepared step awaiting approval. */
   review(lease: Lease, reason: string, error?: string, outcome: 'review' | 'awaiting_approval' = 'review'): LeaseWriteResult {
-    return review(this.db, lease, { now: this.now(), reason, outcome, ...(error === undefined ? {} : { error }) }, this.write);
+    const given = error === undefined ? {} : { error };
+    return this.busy('review', () => review(this.db, lease, { now: this.now(), reason, outcome, ...given }, this.write));
   }
 
   /**
@@ -168,98 +200,95 @@ export class SqliteQueue {
 
   /** Hands a held job whose plan failed for good to the coordinator for compensation. */
   beginCompensation(lease: Lease, reason: string, error: string): LeaseWriteResult {
-    return beginCompensation(this.db, lease, { now: this.now(), reason, error }, this.write);
+    return this.busy('beginCompensation', () => beginCompensation(this.db, lease, { now: this.now(), reason, error }, this.write));
   }
 
   /** The coordinator takes the oldest compensating job, or null. */
   claimCompensation(coordinatorId: string, leaseMs = this.leaseMs): Claimed | null {
-    const job = claimCompensation(this.db, { coordinatorId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs });
+    const job = this.busy('claimCompensation', () =>
+      claimCompensation(this.db, { coordinatorId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs }),
+    );
     return job ? { job, lease: { jobId: job.id, workerId: coordinatorId, fence: job.lease_fence } } : null;
   }
 
   /** Ends a saga in review: compensated, or a failed compensation for manual recovery. */
   finishCompensation(lease: Lease, outcome: 'compensated' | 'compensation_failed', reason: string): LeaseWriteResult {
-    return finishCompensation(this.db, lease, { now: this.now(), outcome, reason }, this.write);
+    return this.busy('finishCompensation', () => finishCompensation(this.db, lease, { now: this.now(), outcome, reason }, this.write));
   }
 
   /** Takes back expired leases now (claims do this too); returns the jobs released. */
   sweepExpiredLeases(by: 'worker' | 'coordinator' = 'coordinator', who: string | null = null) {
-    return this.db
-      .transaction(() => sweepExpiredLeases(this.db, { now: this.now(), skewMarginMs: this.skewMarginMs, actor: by, worker: who }))
-      .immediate();
+    return this.busy('sweepExpiredLeases', () =>
+      this.db
+        .transaction(() => sweepExpiredLeases(this.db, { now: this.now(), skewMarginMs: this.skewMarginMs, actor: by, worker: who }))
+        .immediate(),
+    );
   }
 
   /** Running jobs whose lease expired, for the coordinator's reconciling sweep. */
   expiredLeases(): JobRow[] {
-    return expiredLeases(this.db, this.now(), this.skewMarginMs);
+    return this.busy('expiredLeases', () => expiredLeases(this.db, this.now(), this.skewMarginMs));
   }
 
   /** Takes one expired lease back if it is still the same one, committing `checkpoint` with it (the coordinator's sweep). */
   releaseExpired(job: ExpiredLease, release: ExpiredLeaseRelease, by: string, checkpoint?: TxEntry): boolean {
-    return releaseExpired(this.db, job, release, {
-      by,
-      now: this.now(),
-      skewMarginMs: this.skewMarginMs,
-      checkpoint,
-      recorded: this.recordsReleases,
-    });
+    return this.busy('releaseExpired', () =>
+      releaseExpired(this.db, job, release, { by, now: this.now(), skewMarginMs: this.skewMarginMs, checkpoint, recorded: this.recordsReleases }),
+    );
   }
 
   /** Makes a held lease expire now. */
   expireLease(jobId: number): void {
-    expireLease(this.db, jobId);
+    this.busy('expireLease', () => expireLease(this.db, jobId));
   }
 
   /** A person's decision to run a job in review again (with `checkpoint`, an approval, committed with it). */
   requeueFromReview(jobId: number, by: string, note: string, checkpoint?: TxEntry): boolean {
-    return requeueFromReview(this.db, { jobId, by, note, now: this.now(), checkpoint });
+    return this.busy('requeueFromReview', () => requeueFromReview(this.db, { jobId, by, note, now: this.now(), checkpoint }));
   }
 
   /** Appends a saga checkpoint if `lease` still holds the job. */
   appendTx(lease: Lease, entry: TxEntry): boolean {
-    return appendTx(this.db, lease, entry, this.now());
+    return this.busy('appendTx', () => appendTx(this.db, lease, entry, this.now()));
   }
 
   /** The saga's checkpoints (of one job, or all). */
   txLog(jobId?: number): TxRow[] {
-    return readTx(this.db, jobId);
+    return this.busy('txLog', () => readTx(this.db, jobId));
   }
 
   recordIncident(jobId: number, stepId: string, error: string): void {
-    recordIncident(this.db, { jobId, stepId, error, at: utc(this.now()) });
+    this.busy('recordIncident', () => recordIncident(this.db, { jobId, stepId, error, at: utc(this.now()) }));
   }
 
   incidents(jobId?: number): Incident[] {
-    return readIncidents(this.db, jobId);
+    return this.busy('incidents', () => readIncidents(this.db, jobId));
   }
 
   /** Changes whenever a history row or a checkpoint is written. */
   progress(): string {
-    const row = statement(
-      this.db,
-      'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t',
-    ).get() as { e: number; t: number };
+    const row = this.busy('progress', () => statement(this.db, PROGRESS).get() as { e: number; t: number });
     return `${row.e}:${row.t}`;
   }
 
   job(jobId: number): JobRow | undefined {
-    return readJob(this.db, jobId);
+    return this.busy('job', () => readJob(this.db, jobId));
   }
 
   jobs(): JobRow[] {
-    return readJobs(this.db);
+    return this.busy('jobs', () => readJobs(this.db));
   }
 
   history(jobId: number): JobEvent[] {
-    return readHistory(this.db, jobId);
+    return this.busy('history', () => readHistory(this.db, jobId));
   }
 
   events(): JobEvent[] {
-    return readAllEvents(this.db);
+    return this.busy('events', () => readAllEvents(this.db));
   }
 
   counts(): Record<JobStatus, number> {
-    return countByStatus(this.db);
+    return this.busy('counts', () => countByStatus(this.db));
   }
 
   close(): void {

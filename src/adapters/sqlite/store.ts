@@ -38,3 +38,26 @@ export function statement(db: Db, sql: string): Database.Statement {
   }
   return prepared;
 }
+
+const transactions = new WeakMap<Db, Map<unknown, unknown>>();
+
+/**
+ * `body` as a transaction of `db`, made once per connection and body: each
+ * db.transaction() call builds a new wrapper (four functions and their
+ * properties), which a claim or a complete made per call paid for on every job.
+ * `body` must be a function made once (not a closure per call): its
+ * arguments carry what changes from call to call.
+ */
+export function transactionOf<A extends unknown[], R>(db: Db, body: (...args: A) => R): Database.Transaction<(...args: A) => R> {
+  let made = transactions.get(db);
+  if (!made) {
+    made = new Map();
+    transactions.set(db, made);
+  }
+  let transaction = made.get(body) as Database.Transaction<(...args: A) => R> | undefined;
+  if (!transaction) {
+    transaction = db.transaction(body);
+    made.set(body, transaction);
+  }
+  return transaction;
+}

@@ -17,7 +17,9 @@ export interface ClaimInput {
 // FOR NO KEY UPDATE, the lock UPDATE itself takes, so the history's foreign
 // key checks (FOR KEY SHARE) on this row never wait for it.
 // The job's status before the claim comes back with it, for the history.
-const TAKE = `
+// The look-up walks the ready index (schema.ts) in the claim's order and stops at the first due job: no sort.
+/** The claim's look-up and take, in one statement (exported for its plan's test). */
+export const CLAIM_SQL = `
 WITH next AS (
   SELECT id, status FROM agent_jobs
   WHERE status IN ('pending', 'retry') AND next_run_at <= clock_timestamp() AND attempts < max_attempts
@@ -41,7 +43,7 @@ RETURNING next.status AS claimed_from, ${jobColumns('j')}`;
  */
 export async function claim(db: Queryable, input: ClaimInput): Promise<JobRow | null> {
   await sweepExpiredLeases(db, { skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
-  const taken = await firstRow<JobRow & { claimed_from: 'pending' | 'retry' }>(db, TAKE, { workerId: input.workerId, leaseMs: input.leaseMs });
+  const taken = await firstRow<JobRow & { claimed_from: 'pending' | 'retry' }>(db, CLAIM_SQL, { workerId: input.workerId, leaseMs: input.leaseMs });
   if (!taken) return null;
   const { claimed_from: from, ...job } = taken;
   await appendEvent(db, {

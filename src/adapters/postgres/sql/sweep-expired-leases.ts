@@ -18,12 +18,18 @@ export type ExpiredJob = Pick<JobRow, 'id' | 'lease_fence' | 'attempts'>;
 
 const EXPIRED_WHERE = `status = 'running' AND lease_until < clock_timestamp() - ${millis('@skewMarginMs')}`;
 
-const EXPIRED = `SELECT ${JOB_COLUMNS} FROM agent_jobs WHERE ${EXPIRED_WHERE} ORDER BY id`;
+// The cutoff is read once, in a subquery: a volatile clock_timestamp() compared row by row cannot bound an index
+// scan, so the sweep would read every running job's row; a value fixed for the statement lets the lease index
+// (schema.ts) read only the running jobs whose lease ended.
+const EXPIRED = `SELECT ${JOB_COLUMNS} FROM agent_jobs
+WHERE status = 'running' AND lease_until < (SELECT clock_timestamp() - ${millis('@skewMarginMs')})
+ORDER BY id`;
 
 // The sweep locks what it takes back, and skips what another transaction has
 // locked (another claimer sweeping it, a holder renewing it): claimers never
 // wait on each other, and what one skips the other releases.
-const EXPIRED_LOCKED = `${EXPIRED} FOR NO KEY UPDATE SKIP LOCKED`;
+/** The claim's sweep: the expired leases, locked (exported for its plan's test). */
+export const EXPIRED_LOCKED_SQL = `${EXPIRED} FOR NO KEY UPDATE SKIP LOCKED`;
 
 // Guarded by the epoch read before and by the expiry itself, so a heartbeat
 // that just renewed the lease, or a new claim, is never overwritten. Under READ
@@ -77,7 +83,7 @@ export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, releas
  */
 export async function sweepExpiredLeases(db: Queryable, input: SweepInput): Promise<Array<{ jobId: number; to: ExpiredLeaseRelease['to'] }>> {
   const released: Array<{ jobId: number; to: ExpiredLeaseRelease['to'] }> = [];
-  for (const job of await rows<JobRow>(db, EXPIRED_LOCKED, { skewMarginMs: input.skewMarginMs })) {
+  for (const job of await rows<JobRow>(db, EXPIRED_LOCKED_SQL, { skewMarginMs: input.skewMarginMs })) {
     const release = defaultRelease(job);
     if (await releaseExpiredLease(db, job, release, input)) released.push({ jobId: job.id, to: release.to });
   }

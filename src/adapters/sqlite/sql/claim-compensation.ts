@@ -2,10 +2,14 @@ import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
 import { type Db, statement } from '../store.js';
 
-// A compensating job is free when nobody holds it, when this coordinator held
-// it (it comes back to a saga it paused), or when its holder's lease expired (a
-// coordinator that died mid-compensation). The fence moves on every time.
-const TAKE = `
+/**
+ * The coordinator's take of a compensating job. One is free when nobody holds
+ * it, when this coordinator held it (it comes back to a saga it paused), or
+ * when its holder's lease expired (a coordinator that died mid-compensation).
+ * The fence moves on every time. The look-up reads the compensating jobs'
+ * index (schema.ts), never the whole table.
+ */
+export const CLAIM_COMPENSATION_SQL = `
 UPDATE agent_jobs
 SET leased_by = @coordinatorId, lease_until = @leaseUntil, lease_fence = lease_fence + 1, updated_at = @at
 WHERE id = (
@@ -20,7 +24,7 @@ export function claimCompensation(db: Db, input: { coordinatorId: string; now: n
   return db
     .transaction(
       () =>
-        (statement(db, TAKE).get({
+        (statement(db, CLAIM_COMPENSATION_SQL).get({
           coordinatorId: input.coordinatorId,
           leaseUntil: utc(input.now + input.leaseMs),
           cutoff: utc(input.now - input.skewMarginMs),

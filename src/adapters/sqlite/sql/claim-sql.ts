@@ -1,3 +1,4 @@
+import { CLAIM_INDEX } from '../schema.js';
 import type { ClaimRules } from './claim-rules.js';
 
 /** A claim's two statements: the look-up of the next job, and the take of it under a fresh lease. */
@@ -16,8 +17,11 @@ const quoted = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).jo
  */
 export function claimSql(rules: ClaimRules): ClaimSql {
   const ready = [`(status IN ('pending', 'retry') AND ${rules.ready})`, ...rules.alsoFrom.map((s) => `(status = '${s.status}' AND ${s.ready})`)];
+  // Only pending and retry jobs: the claim index holds exactly those, in this order (schema.ts). A claim that also
+  // takes from other states (a variant's) cannot use it, and reads the table as before.
+  const indexed = rules.alsoFrom.length === 0 ? ` INDEXED BY ${CLAIM_INDEX}` : '';
   const lookUp = `
-SELECT id, status FROM agent_jobs
+SELECT id, status FROM agent_jobs${indexed}
 WHERE ${ready.join('\n   OR ')}
 ORDER BY created_at, id
 LIMIT 1`;

@@ -2,7 +2,7 @@ import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
 import type { JobStatus } from '../../../queue/states.js';
 import { workBetweenCheckAndAct } from '../../work-window.js';
-import { type Db, statement } from '../store.js';
+import { type Db, statement, transactionOf } from '../store.js';
 import { appendEvent } from './append-event.js';
 import { type ClaimRules, REFERENCE_CLAIM_RULES } from './claim-rules.js';
 import { claimSql } from './claim-sql.js';
@@ -36,7 +36,7 @@ export function claimWith(given: Partial<ClaimRules> = {}): Claimer {
     const at = utc(input.now);
     if (sweeper) {
       if (rules.oneTransaction) sweep(db, input);
-      else db.transaction(() => sweep(db, input)).immediate();
+      else transactionOf(db, sweep).immediate(db, input);
     }
     const params = Object.assign({ at }, ...rules.alsoFrom.map((s) => s.params(input.now))) as Record<string, unknown>;
     const next = statement(db, sql.lookUp).get(params) as { id: number; status: JobStatus } | undefined;
@@ -52,7 +52,7 @@ export function claimWith(given: Partial<ClaimRules> = {}): Claimer {
     else recordClaim(db, job, next.status as 'pending' | 'retry', at);
     return job;
   };
-  return rules.oneTransaction ? (db, input) => db.transaction(() => claimOnce(db, input)).immediate() : claimOnce;
+  return rules.oneTransaction ? (db, input) => transactionOf(db, claimOnce).immediate(db, input) : claimOnce;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { creationEvent } from '../../../queue/history-event.js';
 import { workBetweenCheckAndAct } from '../../work-window.js';
-import { type Db, statement } from '../store.js';
+import { type Db, statement, transactionOf } from '../store.js';
 import { appendEvent } from './append-event.js';
 
 /** A job to add, as the store writes it: payload already JSON, times already UTC strings. */
@@ -50,20 +50,19 @@ export function enqueueWith(given: Partial<EnqueueRules> = {}): Enqueuer {
   const rules: EnqueueRules = { ...REFERENCE_ENQUEUE_RULES, ...given };
   const insert = `${INSERT}${rules.dedupe === 'unique-key' ? '\nON CONFLICT (idempotency_key) DO NOTHING' : ''}\nRETURNING id`;
   const existing = (db: Db, key: string) => statement(db, EXISTING).get(key) as { id: number } | undefined;
+  const insertAndRecord = (db: Db, input: EnqueueInput) => {
+    const inserted = statement(db, insert).get(input) as { id: number } | undefined;
+    if (!inserted) return { created: false, jobId: existing(db, input.key)!.id };
+    recordCreation(db, inserted.id, input.at);
+    return { created: true, jobId: inserted.id };
+  };
   return (db, input) => {
     if (rules.dedupe === 'check-then-insert') {
       const found = existing(db, input.key);
       if (found) return { created: false, jobId: found.id };
       workBetweenCheckAndAct(rules.workMs);
     }
-    return db
-      .transaction(() => {
-        const inserted = statement(db, insert).get(input) as { id: number } | undefined;
-        if (!inserted) return { created: false, jobId: existing(db, input.key)!.id };
-        recordCreation(db, inserted.id, input.at);
-        return { created: true, jobId: inserted.id };
-      })
-      .immediate();
+    return transactionOf(db, insertAndRecord).immediate(db, input);
   };
 }
 

@@ -2,6 +2,7 @@ import { utc } from '../../../kernel/clock.js';
 import type { JobRow } from '../../../queue/job.js';
 import { defaultRelease } from '../../../queue/release.js';
 import type { Actor } from '../../../queue/states.js';
+import { LEASE_INDEX } from '../schema.js';
 import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
 
@@ -17,8 +18,9 @@ export interface SweepInput {
   worker: string | null;
 }
 
-const EXPIRED = `
-SELECT * FROM agent_jobs
+/** The look-up of expired leases. From the lease index (schema.ts): only running jobs whose lease ended are read, however many run or wait. */
+export const EXPIRED_LEASES_SQL = `
+SELECT * FROM agent_jobs INDEXED BY ${LEASE_INDEX}
 WHERE status = 'running' AND lease_until < @cutoff
 ORDER BY id`;
 
@@ -33,7 +35,7 @@ WHERE id = @id AND status = 'running' AND lease_fence = @fence AND lease_until <
 
 /** Running jobs whose lease expired (by more than the skew margin). */
 export function expiredLeases(db: Db, now: number, skewMarginMs: number): JobRow[] {
-  return statement(db, EXPIRED).all({ cutoff: utc(now - skewMarginMs) }) as JobRow[];
+  return statement(db, EXPIRED_LEASES_SQL).all({ cutoff: utc(now - skewMarginMs) }) as JobRow[];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { JobRow, Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Actor, JobStatus } from '../../../queue/states.js';
-import { type Db, statement } from '../store.js';
+import { type Db, statement, transactionOf } from '../store.js';
 import { appendEvent } from './append-event.js';
 
 /** What a lease holder's write does to the row it still holds. */
@@ -38,36 +38,34 @@ export type LeaseWriter = (
  */
 export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWriter {
   const held = `SELECT * FROM agent_jobs WHERE ${guard}`;
-  return (db, lease, at, actor, plan, onRefused) =>
-    db
-      .transaction((): LeaseWriteResult => {
-        const row = statement(db, held).get(lease) as JobRow | undefined;
-        if (!row) return refuse(db, lease, at, actor, plan, onRefused);
-        const write = plan(row);
-        // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
-        const after = statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${guard} RETURNING status`).get({
-          ...write.params,
-          ...lease,
-          at,
-        }) as { status: JobStatus };
-        if (after.status !== row.status) {
-          appendEvent(db, {
-            jobId: lease.jobId,
-            kind: 'transition',
-            from: row.status,
-            to: after.status,
-            attempt: row.attempts,
-            fence: lease.fence,
-            worker: lease.workerId,
-            actor,
-            reason: write.reason,
-            at,
-            delayMs: write.delayMs ?? null,
-          });
-        }
-        return { ok: true, status: after.status };
-      })
-      .immediate();
+  const body: LeaseWriter = (db, lease, at, actor, plan, onRefused) => {
+    const row = statement(db, held).get(lease) as JobRow | undefined;
+    if (!row) return refuse(db, lease, at, actor, plan, onRefused);
+    const write = plan(row);
+    // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
+    const after = statement(db, `UPDATE agent_jobs SET ${write.set}, updated_at = @at WHERE ${guard} RETURNING status`).get({
+      ...write.params,
+      ...lease,
+      at,
+    }) as { status: JobStatus };
+    if (after.status !== row.status) {
+      appendEvent(db, {
+        jobId: lease.jobId,
+        kind: 'transition',
+        from: row.status,
+        to: after.status,
+        attempt: row.attempts,
+        fence: lease.fence,
+        worker: lease.workerId,
+        actor,
+        reason: write.reason,
+        at,
+        delayMs: write.delayMs ?? null,
+      });
+    }
+    return { ok: true, status: after.status };
+  };
+  return (db, lease, at, actor, plan, onRefused) => transactionOf(db, body).immediate(db, lease, at, actor, plan, onRefused);
 }
 
 /**
