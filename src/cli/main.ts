@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { exitCodeFor, UsageError } from '../kernel/errors.js';
-import { redact } from '../kernel/redact.js';
+import { UsageError } from '../kernel/errors.js';
 import { type Command, parseFast, withOptions, yargsCommandName } from './command.js';
 import { approveCommand } from './commands/approve.js';
 import { compareCommand } from './commands/compare.js';
@@ -23,6 +22,7 @@ import { soakCommand } from './commands/soak.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
+import { withExitCode } from './exit-code.js';
 
 // Each command has its own option types; the table only needs what every command shares.
 // biome-ignore lint/suspicious/noExplicitAny: commands differ in their options' types, which run() checks for itself.
@@ -80,20 +80,14 @@ async function viaYargs(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
-/** The one place errors become exit codes and messages. */
+/** Runs a command: the fast parser for the processes a drill starts, yargs for people (help, strict options). */
 async function main(argv: string[]): Promise<void> {
-  try {
+  await withExitCode(async () => {
     const [name, ...rest] = argv;
     const fast = COMMANDS.find((command) => command.fast && command.name === name);
     if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? [], fast.variadic));
     else await viaYargs(argv);
-  } catch (error) {
-    // Whatever failed, its message may quote a payload: redacted like every other text we write.
-    const text = redact(error instanceof Error ? error.message : String(error));
-    const code = typeof error === 'object' && error !== null && 'code' in error ? ` [${String(error.code)}]` : '';
-    process.stderr.write(`queue-drill: ${text}${code}\n`);
-    process.exitCode = exitCodeFor(error);
-  }
+  });
 }
 
 await main(process.argv.slice(2));

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueueImpl } from '../adapters/registry.js';
 import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
@@ -6,6 +5,7 @@ import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueConnection } from '../port/adapter.js';
 import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
+import { waitForWork } from '../queue/wait-for-work.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';
@@ -47,10 +47,12 @@ export async function runCoordinator(options: CoordinatorOptions): Promise<void>
   log({ event: 'started', pid: process.pid });
   try {
     while (!options.stop.aborted) {
+      const changeCount = queue.wakeSignals?.changeCount();
       for (const released of await reconcileExpiredLeases(queue, options.world, options.id, options.queue.sagaRules))
         log({ event: 'lease-expired', ...released });
-      await compensateWaiting(queue, options, log);
-      await sleep(options.tickMs, undefined, { signal: options.stop }).catch(() => undefined);
+      const retryNextTick = await compensateWaiting(queue, options, log);
+      // A saga it must try again is its own to take at once: no write or lease will wake it for that, so it ticks.
+      await waitForWork(retryNextTick ? undefined : queue.wakeSignals, changeCount, options.tickMs, options.stop);
     }
   } finally {
     await queue.close();
@@ -58,12 +60,13 @@ export async function runCoordinator(options: CoordinatorOptions): Promise<void>
   }
 }
 
-async function compensateWaiting(queue: QueueConnection, options: CoordinatorOptions, log: ReturnType<typeof jsonLogger>): Promise<void> {
-  if (!queue.compensation) return;
+/** Compensates every saga that waits; true when one is left to try again next tick. */
+async function compensateWaiting(queue: QueueConnection, options: CoordinatorOptions, log: ReturnType<typeof jsonLogger>): Promise<boolean> {
+  if (!queue.compensation) return false;
   for (;;) {
-    if (options.stop.aborted) return;
+    if (options.stop.aborted) return false;
     const claim = await queue.compensation.claim(options.id);
-    if (!claim) return;
+    if (!claim) return false;
     const payload = JSON.parse(claim.payload) as { plan?: unknown };
     const secrets = secretsInPayload(payload);
     const outcome = await compensatePlan({
@@ -79,7 +82,7 @@ async function compensateWaiting(queue: QueueConnection, options: CoordinatorOpt
       await queue.compensation.finish(claim, outcome.kind, outcome.reason);
     } else {
       // Try again next tick; the lease keeps other coordinators off until then.
-      return;
+      return true;
     }
   }
 }

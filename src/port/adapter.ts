@@ -5,6 +5,7 @@ import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
 import type { SagaStore, TxEntry } from './checkpoint.js';
 import type { Claim, DeliveryHandler, WorkOptions, WriteResult } from './delivery.js';
 import type { QueueSnapshot } from './snapshot.js';
+import type { WakeSignals } from './wake-signals.js';
 
 /*
  * The adapter contract: the only way the harness and its roles (producer,
@@ -194,6 +195,8 @@ export interface QueueConnection {
   takeover?: TakeoverOps;
   compensation?: CompensationOps;
   human?: HumanOps;
+  /** Lets idle workers and the coordinator sleep until there may be work; without it they poll. */
+  wakeSignals?: WakeSignals;
   close(): Promise<void>;
 }
 

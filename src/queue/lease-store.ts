@@ -2,6 +2,7 @@ import type { Random } from '../kernel/random.js';
 import type { JobStatus } from '../kernel/vocabulary.js';
 import type { ExpiredLeaseRelease } from '../port/adapter.js';
 import type { Incident, TxEntry, TxRow } from '../port/checkpoint.js';
+import type { WakeSignals } from '../port/wake-signals.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from './job.js';
 import type { RetryDelayPolicy } from './retry-delay.js';
 
@@ -59,6 +60,8 @@ export interface LeaseStore {
   claimCompensation(coordinatorId: string): Promise<JobRow | null>;
   /** compensating to review, with the saga's outcome and reason. */
   finishCompensation(lease: Lease, outcome: 'compensated' | 'compensation_failed', reason: string): Promise<LeaseWriteResult>;
+  /** Optional: lets idle workers and the coordinator sleep until there may be work (null: they poll). */
+  wakeSignals?: WakeSignals | null;
   /** Running jobs whose lease expired by more than the skew margin. */
   expiredLeases(): Promise<JobRow[]>;
   /**

@@ -1,9 +1,10 @@
-import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate } from 'node:timers/promises';
 import { secretsInPayload, storableError } from '../kernel/redact.js';
 import type { SagaStore } from '../port/checkpoint.js';
 import type { Claim, DeliveryHandler, Settlement, WorkOptions, WriteResult } from '../port/delivery.js';
 import type { LeaseStore } from './lease-store.js';
 import { leaseOf, toClaim, toWriteResult } from './rows.js';
+import { waitForWork } from './wait-for-work.js';
 
 /*
  * The reference queue's consumption loop: claim the oldest ready job, hand it
@@ -21,10 +22,11 @@ export async function leaseWorker(
 ): Promise<{ processed: number }> {
   let processed = 0;
   while (!options.stop.aborted && (options.maxJobs === 0 || processed < options.maxJobs)) {
+    const changeCount = store.wakeSignals?.changeCount();
     const row = await store.claim(options.workerId);
     if (!row) {
       if (options.exitWhenDrained && drained(await store.counts())) break;
-      await sleep(options.pollMs, undefined, { signal: options.stop }).catch(() => undefined);
+      await waitForWork(store.wakeSignals, changeCount, options.pollMs, options.stop);
       continue;
     }
     const claim = toClaim(row);

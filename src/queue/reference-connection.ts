@@ -80,6 +80,7 @@ export function referenceConnection(store: LeaseStore, options: { leaseMs: numbe
     human: {
       requeueFromReview: (jobId, by, note, checkpoint) => store.requeueFromReview(Number(jobId), by, note, checkpoint),
     },
+    ...(store.wakeSignals ? { wakeSignals: store.wakeSignals } : {}),
     close: () => store.close(),
   };
 }

@@ -11,6 +11,9 @@ export const CLAIM_INDEX = 'idx_agent_jobs_claim';
 /** The index the lease sweep reads expired leases from. */
 export const LEASE_INDEX = 'idx_agent_jobs_leases';
 
+/** The index of compensating jobs (few at a time). */
+export const COMPENSATING_INDEX = 'idx_agent_jobs_compensating';
+
 /*
  * Each of a claim's reads is served by an index of its own, so what a job
  * costs does not grow with the backlog: the look-up of the next job walks
@@ -26,7 +29,7 @@ export const LEASE_INDEX = 'idx_agent_jobs_leases';
 const JOB_INDEXES_SQL = `
 CREATE INDEX IF NOT EXISTS ${CLAIM_INDEX} ON agent_jobs(created_at, id) WHERE status IN ('pending', 'retry');
 CREATE INDEX IF NOT EXISTS ${LEASE_INDEX} ON agent_jobs(lease_until) WHERE status = 'running';
-CREATE INDEX IF NOT EXISTS idx_agent_jobs_compensating ON agent_jobs(id) WHERE status = 'compensating';`;
+CREATE INDEX IF NOT EXISTS ${COMPENSATING_INDEX} ON agent_jobs(id) WHERE status = 'compensating';`;
 
 /** What a store's schema may leave out; the reference's is REFERENCE_SCHEMA_RULES. */
 export interface SchemaRules {

@@ -12,7 +12,12 @@ import type { SqliteQueue } from './sqlite-queue.js';
  * variant that overrides one of SqliteQueue's methods is seen here as it is.
  */
 export class SqliteLeaseStore implements LeaseStore {
-  constructor(readonly queue: SqliteQueue) {}
+  readonly wakeSignals: LeaseStore['wakeSignals'];
+
+  constructor(readonly queue: SqliteQueue) {
+    const signals = queue.wakeSignals;
+    this.wakeSignals = signals && { changeCount: signals.changeCount, msUntilDue: async () => signals.msUntilDue() };
+  }
 
   async enqueue(request: { key: string; action: string; payloadJson: string; maxAttempts: number }): Promise<{ created: boolean; jobId: number }> {
     return this.queue.enqueue({ key: request.key, action: request.action, payload: request.payloadJson, maxAttempts: request.maxAttempts });

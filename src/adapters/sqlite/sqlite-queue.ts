@@ -20,6 +20,7 @@ import { type Enqueuer, enqueue } from './sql/enqueue.js';
 import { expireLease } from './sql/expire-lease.js';
 import { finishCompensation } from './sql/finish-compensation.js';
 import { heartbeat } from './sql/heartbeat.js';
+import { msUntilDue } from './sql/next-due.js';
 import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
 import { countByStatus, readAllEvents, readHistory, readJob, readJobs } from './sql/reads.js';
 import { releaseExpired } from './sql/release-expired.js';
@@ -146,6 +147,19 @@ export class SqliteQueue {
     // The time is read on each try: a claim that waited for the lock still gets its whole lease.
     const job = this.busy('claim', () => this.claimer(this.db, { workerId, now: this.now(), leaseMs, skewMarginMs: this.skewMarginMs }));
     return job ? { job, lease: { jobId: job.id, workerId, fence: job.lease_fence } } : null;
+  }
+
+  /**
+   * What an idle worker needs to sleep until there may be work (src/queue/wait-for-work.ts), or null for a
+   * variant whose claim is not the reference's: what it may claim, and when, is its own, so its workers poll.
+   */
+  get wakeSignals(): { changeCount(): number; msUntilDue(): number | null } | null {
+    if (this.claimer !== claim) return null;
+    return {
+      // Moves whenever another connection (another process) commits: no read of the tables, no lock taken.
+      changeCount: () => this.db.pragma('data_version', { simple: true }) as number,
+      msUntilDue: () => this.busy('msUntilDue', () => msUntilDue(this.db, this.now(), this.skewMarginMs)),
+    };
   }
 
   /** Renews a held lease. */

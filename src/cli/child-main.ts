@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+import { type Command, parseFast } from './command.js';
+import { withExitCode } from './exit-code.js';
+
+/**
+ * The entry the drill's own processes start from (the harness spawns this, a
+ * person runs main.js). A drill starts several processes a scenario and again
+ * on every restart, so each loads only its own command: the CLI's every
+ * command, yargs and the scenario tooling cost a child more start-up than its
+ * work. Anything else, or asking for help, goes to the whole CLI.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: commands differ in their options' types, which run() checks for itself.
+const CHILD_COMMANDS: Readonly<Record<string, () => Promise<Command<any>>>> = {
+  worker: async () => (await import('./commands/worker.js')).workerCommand,
+  producer: async () => (await import('./commands/producer.js')).producerCommand,
+  coordinator: async () => (await import('./commands/coordinator.js')).coordinatorCommand,
+  world: async () => (await import('./commands/world.js')).worldCommand,
+  enqueue: async () => (await import('./commands/enqueue.js')).enqueueCommand,
+};
+
+const [name, ...rest] = process.argv.slice(2);
+const load = name === undefined ? undefined : CHILD_COMMANDS[name];
+if (load !== undefined && !rest.includes('--help')) {
+  await withExitCode(async () => {
+    const command = await load();
+    await command.run(parseFast(command.options, rest, command.positional ?? [], command.variadic));
+  });
+} else {
+  await import('./main.js');
+}

@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+const UNBUNDLED = fileURLToPath(new URL('../../dist/cli/child-main.js', import.meta.url));
+
+describe("the children's entry: a drill's processes load only their own command", () => {
+  let run: ReturnType<typeof tempRunDir>;
+  beforeEach(() => {
+    run = tempRunDir('child-entry');
+  });
+  afterEach(() => run.remove());
+
+  it('the harness starts the bundle that npm run build writes', () => {
+    expect(CLI_PATH).toMatch(/dist\/bundle\/child-main\.js$/);
+  });
+
+  for (const [entry, path] of [
+    ['bundled', CLI_PATH],
+    ['unbundled', UNBUNDLED],
+  ] as const) {
+    it(`${entry}: runs a child's command, fails as the CLI does, and hands every other command to the whole CLI`, async () => {
+      const store = `${run.dir}/${entry}.db`;
+      const worker = await execa(process.execPath, [path, 'worker', '--store', store, '--id', 'w1', '--exit-when-drained'], { reject: false });
+      expect(worker.exitCode).toBe(0);
+      expect(worker.stdout).toContain('"event":"stopped"');
+      const bad = await execa(process.execPath, [path, 'worker', '--store', store], { reject: false });
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toMatch(/^queue-drill: .*\bid\b/);
+      const status = await execa(process.execPath, [path, 'status', '--store', store], { reject: false });
+      expect(status.exitCode).toBe(0);
+      expect(status.stdout).toMatch(/^jobs: 0/);
+      const help = await execa(process.execPath, [path, 'worker', '--help'], { reject: false });
+      expect(help.stdout).toContain('--lease-ms');
+    });
+  }
+});
