@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { InputError } from '../../kernel/errors.js';
 import { redact } from '../../kernel/redact.js';
 
@@ -86,9 +86,11 @@ export class PgUnreachableError extends InputError {
  * PgUnreachableError, a failure of `work` is its own.
  */
 export async function withPgClient<T>(url: string, work: (client: pg.Client) => Promise<T>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<T> {
+  // The driver is loaded here, not at the top: every process on another queue imports this file through the registry.
+  const { default: driver } = await import('pg');
   let client: pg.Client;
   try {
-    client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'queue-drill' });
+    client = new driver.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'queue-drill' });
   } catch (error) {
     // A URL the driver cannot even parse.
     throw new PgUnreachableError(url, error);

@@ -3,7 +3,6 @@ import type { QueueAdapter } from '../../port/adapter.js';
 import { referenceCapabilities } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
-import { PgLeaseStore } from './pg-lease-store.js';
 import { createSchema, dropSchema, schemaNameFor } from './provision.js';
 import { restartPostgres } from './restart-server.js';
 
@@ -46,6 +45,8 @@ export const postgresAdapter: QueueAdapter = {
     const url = resolvePgUrl(options.servers?.pgUrl);
     // A server that does not answer is one line naming it, not a driver's stack trace at the first query.
     await assertPgReachable(url);
+    // Loaded here: the driver it needs costs every process on another queue start-up time (the registry imports this file).
+    const { PgLeaseStore } = await import('./pg-lease-store.js');
     return referenceConnection(new PgLeaseStore({ url, schema: locator }, options), { leaseMs: options.leaseMs });
   },
 };
