@@ -15,6 +15,7 @@ const CHILD_COMMANDS: Readonly<Record<string, () => Promise<Command<any>>>> = {
   producer: async () => (await import('./commands/producer.js')).producerCommand,
   coordinator: async () => (await import('./commands/coordinator.js')).coordinatorCommand,
   world: async () => (await import('./commands/world.js')).worldCommand,
+  'world-host': async () => (await import('./commands/world-host.js')).worldHostCommand,
   enqueue: async () => (await import('./commands/enqueue.js')).enqueueCommand,
 };
 

@@ -22,6 +22,7 @@ import { soakCommand } from './commands/soak.js';
 import { statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { worldCommand } from './commands/world.js';
+import { worldHostCommand } from './commands/world-host.js';
 import { withExitCode } from './exit-code.js';
 
 // Each command has its own option types; the table only needs what every command shares.
@@ -41,6 +42,7 @@ const COMMANDS: readonly Command<any>[] = [
   workerCommand,
   producerCommand,
   worldCommand,
+  worldHostCommand,
   coordinatorCommand,
   enqueueCommand,
   approveCommand,

@@ -7,6 +7,7 @@ import type { ScenarioReport } from '../report/schema.js';
 import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { runJudged } from '../scenarios/run-judged.js';
+import { WorldHost } from '../scenarios/runner/world-host.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
 import { exploreLanes, type Lane } from './lanes.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
@@ -57,13 +58,14 @@ export const EXPLORED_NAME = 'explored';
 /** Runs one schedule on real processes and judges it by the invariants (expectations are 'any'). */
 export async function runSchedule(
   schedule: Schedule,
-  options: Pick<ExploreOptions, 'queue' | 'signal'>,
+  options: Pick<ExploreOptions, 'queue' | 'signal'> & { worlds?: WorldHost },
   dir: string,
   seed: number,
 ): Promise<ScenarioReport> {
   const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, EXPLORED_NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
-  return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false }, { repeat: 1, replay: '' });
+  const worlds = options.worlds ? { worlds: options.worlds } : {};
+  return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false, ...worlds }, { repeat: 1, replay: '' });
 }
 
 /** The command that replays a scenarios file explore or soak wrote, naming what its run broke (--expect-broken), as a person pastes it. */
@@ -103,6 +105,9 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   let total = 0;
   let vacuous = 0;
   const counterexamples: Counterexample[] = [];
+  // One process serves every run's world, stopped with the explore.
+  const worlds = WorldHost.inTempDir();
+  const runOptions = { ...options, worlds };
   const lane = async ({ index, seed, numRuns, examples }: Lane): Promise<void> => {
     let n = 0;
     let failing = false;
@@ -111,7 +116,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       n++;
       if (!failing) total++;
       const dir = join(options.out, `lane${index + 1}-run${n}`);
-      const report = await runSchedule(schedule, options, dir, seed);
+      const report = await runSchedule(schedule, runOptions, dir, seed);
       options.onRun?.({ lane: index + 1, run: n, report, shrinking: failing });
       if (!failing && report.unfired.length > 0) vacuous++;
       const found = broken(report);
@@ -140,7 +145,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`,
     );
     // Judge the shrunk schedule once more, as its replay will: what it breaks is what the replay must reproduce.
-    const report = await runSchedule(schedule, options, join(options.out, `counterexample-lane${index + 1}`), seed);
+    const report = await runSchedule(schedule, runOptions, join(options.out, `counterexample-lane${index + 1}`), seed);
     const replay = replayOfFile(file, seed, options.queue, report);
     writeFileSync(file, `# Replay: ${replay}\n${stringify(exploreFile([scenario]))}`);
     counterexamples.push({
@@ -154,7 +159,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       shrinks: details.numShrinks,
     });
   };
-  await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map(lane));
+  try {
+    await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map(lane));
+  } finally {
+    await worlds.stop();
+  }
   return {
     runs: total,
     vacuous,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import type { ScenarioReport } from '../report/schema.js';
+import { WorldHost } from '../scenarios/runner/world-host.js';
 import { coverSchedules } from './cover.js';
 import { broken, EXPLORED_NAME, replayOfFile, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
@@ -73,6 +74,8 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   let next = 0;
   let runs = 0;
   const outOfTime = () => options.signal.aborted || Date.now() - started >= options.timeBudgetMs;
+  // One process serves every run's world, stopped with the soak.
+  const worlds = WorldHost.inTempDir();
   const lane = async (): Promise<void> => {
     while (next < schedules.length && !outOfTime()) {
       const index = next++;
@@ -80,7 +83,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
       // Each run its own drill seed, so two runs of one schedule shape still differ in timing draws.
       const seed = options.seed + index;
       const runDir = join(options.out, `run${run}`);
-      const report = await runSchedule(schedules[index]!, options, runDir, seed);
+      const report = await runSchedule(schedules[index]!, { ...options, worlds }, runDir, seed);
       if (options.signal.aborted) break;
       runs++;
       const found = broken(report);
@@ -94,7 +97,11 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
       violations.push(writeViolation(options, schedules[index]!, { run, seed, broken: found, runDir }, report));
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, options.runs)) }, () => lane()));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, options.runs)) }, () => lane()));
+  } finally {
+    await worlds.stop();
+  }
   violations.sort((a, b) => a.run - b.run);
   const result: SoakResult = {
     queue: options.queue,

@@ -26,8 +26,13 @@ function announcedPort(logFile: string, pid: number): number | undefined {
 }
 
 /** Starts `queue-drill world` on a ledger file and waits until it says which port it listens on. */
-export async function startWorld(supervisor: Supervisor, ledger: string, name = 'world', timeoutMs = 10_000): Promise<WorldProcess> {
-  const child = supervisor.spawn(name, ['world', '--ledger', ledger]);
+export function startWorld(supervisor: Supervisor, ledger: string, name = 'world', timeoutMs = 10_000): Promise<WorldProcess> {
+  return startListening(supervisor, name, ['world', '--ledger', ledger], timeoutMs);
+}
+
+/** Starts `queue-drill ARGS` as child `name` and waits until it says (as a world does) which port it listens on. */
+export async function startListening(supervisor: Supervisor, name: string, args: readonly string[], timeoutMs = 10_000): Promise<WorldProcess> {
+  const child = supervisor.spawn(name, args);
   const port = await waitFor(
     () => {
       if (!child.alive) throw new Error(`${name} exited before it listened; see ${child.logFile}.err`);

@@ -13,8 +13,9 @@ import { runDirAt, type WrittenReport, writeReport } from '../report/write-repor
 import { abortCause } from './interrupted.js';
 import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
-import { resolveScenarios } from './resolve.js';
+import { type ResolvedScenario, resolveScenarios } from './resolve.js';
 import { runJudged } from './run-judged.js';
+import { WorldHost } from './runner/world-host.js';
 import type { ScenarioFile } from './schema.js';
 
 export interface DrillOptions {
@@ -87,32 +88,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     throw new UsageError(`--shard ${shard.index}/${shard.count}: the drill has ${all.length} scenario run(s), so at most ${all.length} shards`);
   // Round robin in the drill's order (src/report/shard.ts): the same split on every machine given the same command.
   const queue = shard ? runsOfShare(all, shard) : all;
-  const total = queue.length;
-  const results: Array<ScenarioReport | undefined> = new Array(queue.length);
-  let next = 0;
-  let completed = 0;
-  // A few scenarios at a time (each is a handful of mostly idle processes
-  // waiting out leases); reports keep the file's order whatever finishes first.
-  const lane = async (): Promise<void> => {
-    while (next < queue.length && !options.signal.aborted) {
-      const index = next++;
-      const { scenario, repeat } = queue[index]!;
-      options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
-      const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, options.timeScale ?? 1);
-      const report = await runJudged(
-        scenario,
-        dir,
-        options.signal,
-        { servers: options.servers ?? {}, keep: options.keep ?? false, restartServers: options.restartServers ?? false },
-        { repeat, replay },
-      );
-      results[index] = withReproduction(report, options.expectBroken);
-      completed++;
-      options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));
+  const results = await runScenarios(queue, runDir, options);
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const interrupted = options.signal.aborted;
   // What an interruption left undone is part of what the drill found: each run never started, by name.
@@ -144,4 +120,40 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => runKey({ name: scenario.name, repeat })) } } : {}),
   };
   return { report, written: writeReport(runDir, report) };
+}
+
+/** The scenario runs, a few at a time; each one's report in the drill's order (none for a run an interruption left unstarted). */
+async function runScenarios(
+  queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>,
+  runDir: string,
+  options: DrillOptions,
+): Promise<Array<ScenarioReport | undefined>> {
+  const total = queue.length;
+  const results: Array<ScenarioReport | undefined> = new Array(queue.length);
+  let next = 0;
+  let completed = 0;
+  // One process serves every scenario's world (each its own ledger and port), stopped with the drill.
+  const worlds = new WorldHost(runDir);
+  const runOptions = { servers: options.servers ?? {}, keep: options.keep ?? false, restartServers: options.restartServers ?? false, worlds };
+  // A few scenarios at a time (each is a handful of mostly idle processes
+  // waiting out leases); reports keep the file's order whatever finishes first.
+  const lane = async (): Promise<void> => {
+    while (next < queue.length && !options.signal.aborted) {
+      const index = next++;
+      const { scenario, repeat } = queue[index]!;
+      options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
+      const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
+      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, options.timeScale ?? 1);
+      const report = await runJudged(scenario, dir, options.signal, runOptions, { repeat, replay });
+      results[index] = withReproduction(report, options.expectBroken);
+      completed++;
+      options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));
+  } finally {
+    await worlds.stop();
+  }
+  return results;
 }

@@ -22,6 +22,7 @@ import { DrillProcesses } from './runner/drill-processes.js';
 import { ProducerRelease } from './runner/producer-release.js';
 import { againProducerSpecs, producerNames, roleSpecs } from './runner/role-args.js';
 import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
+import type { WorldHost } from './runner/world-host.js';
 import { Timeline } from './timeline.js';
 
 /** What one run of one scenario left behind: the evidence, the faults' record, and how it ended. */
@@ -53,6 +54,8 @@ export interface ScenarioRunOptions {
   keep: boolean;
   /** Let the restart_server fault restart the queue's server (--restart-servers). @default false */
   restartServers?: boolean;
+  /** Where the scenario's world is served: a drill's shared host (./runner/world-host.ts), else a world process of its own. */
+  worlds?: WorldHost;
 }
 
 /** Empties the run directory (this run's alone: nothing left from an earlier run may pass for its evidence); the ledger's path in it. */
@@ -123,9 +126,12 @@ export async function runScenario(
     const barrier = join(runDir, 'start-barrier');
     const control = { plan, clock, ...restartHook(impl, servers) };
     const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline: started + settings.timeout_ms });
-    const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier });
+    const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier, worlds: options.worlds });
+    releasers.add("the scenario's world", drilled.closeWorld);
     phase.end('drillMs');
     await supervisor.stopAll();
+    // After every process that calls it: its ledger is then closed, and the evidence may read it.
+    await drilled.closeWorld();
     phase.end('stopMs');
     timeline.record(
       drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
@@ -219,16 +225,19 @@ function phaseClock(started: number) {
 /** The drill proper: the world and its faults, the processes, the supervision; a failure of the harness is its ending, not a throw. */
 async function drill(
   supervised: Supervised,
-  run: { runDir: string; ledger: string; locator: string; supervisor: Supervisor; barrier: string },
-): Promise<{ ending: DrillEnding; error: string | null; worldFaults: WorldFaults }> {
+  run: { runDir: string; ledger: string; locator: string; supervisor: Supervisor; barrier: string; worlds: WorldHost | undefined },
+): Promise<{ ending: DrillEnding; error: string | null; worldFaults: WorldFaults; closeWorld: () => Promise<void> }> {
   const { scenario, timeline } = supervised;
   let client: WorldClient | null = null;
   let worldFaults: WorldFaults = [];
   let ending: DrillEnding;
   let error: string | null = null;
+  // A world process of its own is stopped with the other processes; a hosted world is closed by the host.
+  let closeWorld = async (): Promise<void> => {};
   try {
-    const world = await startWorld(run.supervisor, run.ledger);
-    timeline.record('spawn', `world on ${world.url}`, { name: 'world#1', pid: world.child.pid });
+    const world = run.worlds ? await run.worlds.open(run.ledger, join(run.runDir, 'world.1.log')) : await ownWorld(run.supervisor, run.ledger);
+    closeWorld = world.close;
+    timeline.record('spawn', `world on ${world.url}`, { name: 'world#1', pid: world.pid });
     client = new WorldClient(world.url, { timeoutMs: 5_000 });
     worldFaults = await armWorldFaults(client, scenario, timeline);
     const jobsFile = join(run.runDir, 'jobs.json');
@@ -246,7 +255,13 @@ async function drill(
     worldFaults = await firedCounts(client, worldFaults);
     client.close();
   }
-  return { ending, error, worldFaults };
+  return { ending, error, worldFaults, closeWorld };
+}
+
+/** A world process for this scenario alone, stopped with its other processes. */
+async function ownWorld(supervisor: Supervisor, ledger: string): Promise<{ url: string; pid: number; close: () => Promise<void> }> {
+  const world = await startWorld(supervisor, ledger);
+  return { url: world.url, pid: world.child.pid, close: async () => {} };
 }
 
 /** Arms the scenario's world faults, each on the timeline. */

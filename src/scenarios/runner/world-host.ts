@@ -1,0 +1,102 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Supervisor } from '../../harness/supervisor.js';
+import { startListening, type WorldProcess } from '../../harness/world-process.js';
+
+/** A world opened in the host: where its scenario reaches it, and how the harness closes it (once; a second close does nothing). */
+export interface HostedWorld {
+  url: string;
+  port: number;
+  /** The host's: the process that serves this world. */
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** How long a control request may take: opening a world is a ledger and a listening socket. */
+const CONTROL_TIMEOUT_MS = 10_000;
+
+/** One JSON request to the host's control port. */
+function post(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+          if (res.statusCode === 200) resolve(answer);
+          else reject(new Error(`the world host refused ${path}: ${String(answer.error ?? res.statusCode)}`));
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(CONTROL_TIMEOUT_MS, () => req.destroy(new Error(`the world host did not answer ${path} within ${CONTROL_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * The worlds of a drill's scenarios, served by one `queue-drill world-host`
+ * process (src/world/world-host.ts) started at the first scenario and stopped
+ * with the drill: each scenario still gets a world of its own (its ledger, its
+ * port, its call log), without a process start for it. A host that died is
+ * started again at the next open.
+ */
+export class WorldHost {
+  private readonly supervisor: Supervisor;
+  private host: Promise<WorldProcess> | null = null;
+
+  /** `logDir`: where the host's own log goes (the drill's run directory); removed by stop() if `removeOnStop`. */
+  constructor(
+    private readonly logDir: string,
+    private readonly removeOnStop = false,
+  ) {
+    mkdirSync(logDir, { recursive: true });
+    this.supervisor = new Supervisor(logDir);
+  }
+
+  /** A host whose log lives in a temporary folder of its own, removed by stop(): for runs that keep only what failed (explore, soak). */
+  static inTempDir(): WorldHost {
+    return new WorldHost(mkdtempSync(join(tmpdir(), 'queue-drill-worlds-')), true);
+  }
+
+  private async running(): Promise<WorldProcess> {
+    const current = this.host && (await this.host.catch(() => null));
+    if (current?.child.alive) return current;
+    this.host = startListening(this.supervisor, 'world-host', ['world-host']);
+    return this.host;
+  }
+
+  /** Opens a world on `ledger`, its calls logged to `logFile`. */
+  async open(ledger: string, logFile: string): Promise<HostedWorld> {
+    const host = await this.running();
+    const { port } = (await post(host.port, '/open', { ledger, log: logFile })) as { port: number };
+    let closed: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      pid: host.child.pid,
+      close: () => {
+        closed ??= host.child.alive ? post(host.port, '/close', { port }).then(() => undefined) : Promise.resolve();
+        return closed;
+      },
+    };
+  }
+
+  /** Stops the host (every world it still holds closes with it). */
+  async stop(): Promise<void> {
+    await this.supervisor.stopAll();
+    if (this.removeOnStop) rmSync(this.logDir, { recursive: true, force: true });
+  }
+}
