@@ -89,6 +89,14 @@ describe('report.html', () => {
     expect(html).toContain('<li>later: crash at before_complete (every hit, probability 0.5): 0 fired of 0 hits</li>');
   });
 
+  it("names the log of the process a fault fired in, as a run lists its logs (by name alone)", () => {
+    const report = drillReport();
+    const scenario = report.scenarios.find((s) => s.timeline.some((e) => e.kind === 'fault-fired'))!;
+    scenario.artefacts.logs = ['p1.1.log', 'w1.1.log', 'w1.1.log.err'];
+    const html = renderHtml(report);
+    expect(html).toMatch(/<li class="fired">[^<]*w1#1:[^<]*<code>w1\.1\.log<\/code><\/li>/);
+  });
+
   it('says a drill was interrupted, marks the half-run as such, and lists the runs never started', () => {
     const html = renderHtml(interruptedReport());
     expect(html).toContain('<title>queue-drill: 1/4 passed, interrupted</title>');

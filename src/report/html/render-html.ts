@@ -129,8 +129,11 @@ function jobsTable(scenario: ScenarioReport): string {
 /** Each fault armed, its limits, and where it fired: the process, the time, and that process's log. */
 function faultsList(scenario: ScenarioReport): string {
   const fired = scenario.timeline.filter((e) => e.kind === 'fault-fired');
-  const logOf = (process: string | undefined) =>
-    scenario.artefacts.logs.find((log) => process !== undefined && log.endsWith(`/${process.replace('#', '.')}.log`));
+  // A process `w1#2` logs to `w1.2.log` in its scenario's directory (listed by name alone, or with a path).
+  const logOf = (process: string | undefined) => {
+    const name = process === undefined ? undefined : `${process.replace('#', '.')}.log`;
+    return scenario.artefacts.logs.find((log) => name !== undefined && (log === name || log.endsWith(`/${name}`)));
+  };
   const items = [
     ...scenario.faults.map(
       (f) => `<li>${h(`${f.id}: ${f.action} at ${f.point} (${faultLimits(f).join(', ')}): ${f.fired} fired of ${f.hits} hits`)}</li>`,
