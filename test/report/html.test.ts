@@ -89,7 +89,7 @@ describe('report.html', () => {
     expect(html).toContain('<li>later: crash at before_complete (every hit, probability 0.5): 0 fired of 0 hits</li>');
   });
 
-  it("names the log of the process a fault fired in, as a run lists its logs (by name alone)", () => {
+  it('names the log of the process a fault fired in, as a run lists its logs (by name alone)', () => {
     const report = drillReport();
     const scenario = report.scenarios.find((s) => s.timeline.some((e) => e.kind === 'fault-fired'))!;
     scenario.artefacts.logs = ['p1.1.log', 'w1.1.log', 'w1.1.log.err'];

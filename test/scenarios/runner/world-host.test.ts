@@ -37,7 +37,10 @@ describe("the world host: every scenario's world in one process", () => {
     await two.close();
     expect(readLedger(join(run.dir, 'one.db')).map((effect) => effect.key)).toEqual(['k1']);
     expect(readLedger(join(run.dir, 'two.db'))).toEqual([]);
-    const lines = readFileSync(join(run.dir, 'one.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { event: string });
+    const lines = readFileSync(join(run.dir, 'one.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string });
     expect(lines.map((line) => line.event)).toEqual(['listening', 'call', 'stopped']);
     expect(readFileSync(join(run.dir, 'two.log'), 'utf8')).not.toContain('"call"');
   });
