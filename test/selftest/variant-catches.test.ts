@@ -10,8 +10,9 @@ import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
  * Each broken variant, run on the shipped scenario that catches it, breaks
- * exactly the invariants listed here, each with a line of evidence of the kind
- * shown: its own mistake, seen for what it is. Between them the variants break
+ * exactly the invariants listed here (and, where its mistake only sometimes
+ * reaches another, at most those listed as such), each with a line of evidence
+ * of the kind shown: its own mistake, seen for what it is. Between them the variants break
  * every invariant on evidence from a real run (the last test checks that), so
  * no checker is trusted that was only ever seen failing on hand-built evidence.
  * The drills run one at a time (see vitest.config.ts), on the shipped file.
@@ -22,6 +23,8 @@ interface Catch {
   scenario: string;
   /** Each invariant the variant must break there, and a line of its evidence. */
   breaks: Partial<Record<InvariantId, RegExp>>;
+  /** Invariants its mistake breaks too on some runs, as the race falls (a line of evidence each): allowed, never required. */
+  sometimes?: Partial<Record<InvariantId, RegExp>>;
 }
 
 const JOB = String.raw`job \d+ \(key [0-9a-f]{8}…\)`;
@@ -41,6 +44,11 @@ const CATCHES: readonly Catch[] = [
     breaks: {
       'single-holder': new RegExp(`^${JOB}: claimed by w\\d \\(event #\\d+ .*\\) while the lease of w\\d \\(event #\\d+ .*\\) was live`),
       'history-complete': new RegExp(`^${JOB}: event #\\d+ \\w+→running .* starts from \\w+, but the job was running after event #\\d+`),
+    },
+    // Two claims of one job outside a transaction can both count an attempt while the history records one:
+    // how often depends on how the workers' look-ups and updates interleave (2 runs in 6 on a quiet machine).
+    sometimes: {
+      'attempts-bounded': new RegExp(`^${JOB}: attempts is \\d+, but the history holds \\d+ claim\\(s\\)`),
     },
   },
   {
@@ -171,9 +179,11 @@ describe('each broken variant, on the scenario that catches it', () => {
         const [report] = reportIn(run.dir).scenarios;
         expect(report!.verdict, `${variant} @ ${scenario}`).toBe('fail');
         const broken = report!.invariants.filter((v) => v.status === 'broken');
-        expect(broken.map((v) => v.id).sort()).toEqual(Object.keys(expected.breaks).sort());
+        const sometimes = expected.sometimes ?? {};
+        const required = broken.map((v) => v.id).filter((id) => !(id in sometimes));
+        expect(required.sort()).toEqual(Object.keys(expected.breaks).sort());
         for (const verdict of broken) {
-          const line = expected.breaks[verdict.id]!;
+          const line = expected.breaks[verdict.id] ?? sometimes[verdict.id]!;
           expect(verdict.evidence, `${verdict.id}: a line like ${line}`).toContainEqual(expect.stringMatching(line));
         }
       } finally {
