@@ -27,13 +27,17 @@ export function appendEffect(file: string, effect: AppliedEffect): void {
   appendFileSync(file, `${JSON.stringify(effect)}\n`);
 }
 
-/** Every applied effect in the file, in the order they were applied. */
+/**
+ * Every applied effect in the file, in the order they were applied. Only whole
+ * lines count: a read racing another process's append can end in the middle of
+ * its line, and that effect is applied only once its line (and newline) is written.
+ */
 export function readEffects(file: string): AppliedEffect[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line) as AppliedEffect);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  // The last piece is '' after a whole last line, or an append still being written.
+  lines.pop();
+  return lines.filter((line) => line.length > 0).map((line) => JSON.parse(line) as AppliedEffect);
 }
 
 /** The effects applied for one key: reconciliation asks this before applying again. */
