@@ -106,7 +106,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   let vacuous = 0;
   const counterexamples: Counterexample[] = [];
   // One process serves every run's world, stopped with the explore.
-  const worlds = WorldHost.inTempDir();
+  const worlds = new WorldHost(options.out, true);
   const runOptions = { ...options, worlds };
   const lane = async ({ index, seed, numRuns, examples }: Lane): Promise<void> => {
     let n = 0;

@@ -75,7 +75,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   let runs = 0;
   const outOfTime = () => options.signal.aborted || Date.now() - started >= options.timeBudgetMs;
   // One process serves every run's world, stopped with the soak.
-  const worlds = WorldHost.inTempDir();
+  const worlds = new WorldHost(options.out, true);
   const lane = async (): Promise<void> => {
     while (next < schedules.length && !outOfTime()) {
       const index = next++;

@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Supervisor } from '../../harness/supervisor.js';
 import { startListening, type WorldProcess } from '../../harness/world-process.js';
 
@@ -57,18 +55,17 @@ export class WorldHost {
   private readonly supervisor: Supervisor;
   private host: Promise<WorldProcess> | null = null;
 
-  /** `logDir`: where the host's own log goes (the drill's run directory); removed by stop() if `removeOnStop`. */
+  /**
+   * `logDir`: where the host's own log goes (the drill's run directory). With `removeLogs`, stop()
+   * removes it: for runs that keep only what failed (explore, soak), so a clean run's folder ends empty.
+   * (A host in a temporary folder of its own would leave that folder behind when the harness is SIGKILLed.)
+   */
   constructor(
-    private readonly logDir: string,
-    private readonly removeOnStop = false,
+    logDir: string,
+    private readonly removeLogs = false,
   ) {
     mkdirSync(logDir, { recursive: true });
     this.supervisor = new Supervisor(logDir);
-  }
-
-  /** A host whose log lives in a temporary folder of its own, removed by stop(): for runs that keep only what failed (explore, soak). */
-  static inTempDir(): WorldHost {
-    return new WorldHost(mkdtempSync(join(tmpdir(), 'queue-drill-worlds-')), true);
   }
 
   private async running(): Promise<WorldProcess> {
@@ -97,6 +94,7 @@ export class WorldHost {
   /** Stops the host (every world it still holds closes with it). */
   async stop(): Promise<void> {
     await this.supervisor.stopAll();
-    if (this.removeOnStop) rmSync(this.logDir, { recursive: true, force: true });
+    if (!this.removeLogs) return;
+    for (const child of this.supervisor.all()) for (const file of [child.logFile, `${child.logFile}.err`]) rmSync(file, { force: true });
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorldHost } from '../../../src/scenarios/runner/world-host.js';
@@ -52,6 +52,17 @@ describe("the world host: every scenario's world in one process", () => {
     const client = new WorldClient(world.url, { timeoutMs: 2_000 });
     await expect(client.call('write_file', 'k1', { path: 'a.txt', content: 'x' }, META)).rejects.toThrow();
     client.close();
+  });
+
+  it("told to, stop removes the host's own log: a clean explore's folder ends empty", async () => {
+    const out = join(run.dir, 'explore-out');
+    mkdirSync(out);
+    const quiet = new WorldHost(out, true);
+    const world = await quiet.open(join(run.dir, 'q.db'), join(run.dir, 'q.log'));
+    expect(readdirSync(out)).toContain('world-host.1.log');
+    await world.close();
+    await quiet.stop();
+    expect(readdirSync(out)).toEqual([]);
   });
 
   it('a host that died is started again at the next open; stop leaves no process', async () => {
