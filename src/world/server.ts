@@ -38,7 +38,7 @@ export interface WorldServer {
 }
 
 /** The whole body as text; rejects with a 413 WorldError past MAX_BODY_BYTES instead of buffering an endless upload. */
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -81,7 +81,7 @@ function dispatch(req: IncomingMessage, res: ServerResponse, world: WorldContext
 }
 
 // Resolves once listening; a taken port rejects (EADDRINUSE) instead of crashing the process through an unhandled 'error'.
-function listen(server: Server, port: number): Promise<void> {
+export function listen(server: Server, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -92,7 +92,7 @@ function listen(server: Server, port: number): Promise<void> {
 }
 
 /** Stops accepting and ends every open connection: an idle keep-alive socket would otherwise hold close() open. */
-function closeServer(server: Server): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import { WorldLedger } from './ledger.js';
-import { startWorldServer, type WorldServer } from './server.js';
+import { send } from './respond.js';
+import { closeServer, listen, readBody, startWorldServer, type WorldServer } from './server.js';
 
 /*
  * Many worlds in one process, for a drill that runs scenario after scenario:
@@ -29,45 +30,15 @@ export interface RunWorldHostOptions {
   write?: (text: string) => void;
 }
 
-interface HostedWorld {
+interface OpenWorld {
   server: WorldServer;
   ledger: WorldLedger;
   log: ReturnType<typeof jsonLogger>;
 }
 
-/** Largest control body: two paths. */
-const MAX_CONTROL_BYTES = 64 * 1024;
-
-function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_CONTROL_BYTES) req.destroy(new Error('control body too large'));
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      try {
-        const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object');
-        resolve(value as Record<string, unknown>);
-      } catch (error) {
-        reject(error);
-      }
-    });
-    req.on('error', reject);
-  });
-}
-
-function answer(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
 /** The worlds a host holds, by port. */
 class Worlds {
-  private readonly open = new Map<number, HostedWorld>();
+  private readonly open = new Map<number, OpenWorld>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -111,25 +82,16 @@ class Worlds {
 
 async function control(req: IncomingMessage, res: ServerResponse, worlds: Worlds): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-  if (req.method !== 'POST' || (path !== '/open' && path !== '/close')) return answer(res, 404, { error: `no route ${req.method} ${path}` });
-  const body = await readJson(req);
+  if (req.method !== 'POST' || (path !== '/open' && path !== '/close')) return send(res, 404, { error: `no route ${req.method} ${path}` });
+  // A world's own body reader (its size limit included); anything but a JSON object is refused below.
+  const parsed: unknown = JSON.parse(await readBody(req));
+  const body = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (path === '/open') {
-    if (typeof body.ledger !== 'string' || typeof body.log !== 'string')
-      return answer(res, 400, { error: 'open takes {"ledger": FILE, "log": FILE}' });
-    return answer(res, 200, { port: await worlds.add(body.ledger, body.log) });
+    if (typeof body.ledger !== 'string' || typeof body.log !== 'string') return send(res, 400, { error: 'open takes {"ledger": FILE, "log": FILE}' });
+    return send(res, 200, { port: await worlds.add(body.ledger, body.log) });
   }
-  if (typeof body.port !== 'number') return answer(res, 400, { error: 'close takes {"port": N}' });
-  return answer(res, 200, { closed: await worlds.close(body.port) });
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
+  if (typeof body.port !== 'number') return send(res, 400, { error: 'close takes {"port": N}' });
+  return send(res, 200, { closed: await worlds.close(body.port) });
 }
 
 /** Runs a world host until the signal is aborted. */
@@ -138,18 +100,16 @@ export async function runWorldHost(options: RunWorldHostOptions): Promise<void> 
   const log = jsonLogger('world-host', () => utc(options.clock.now()), write);
   const worlds = new Worlds(options.clock);
   const server = createServer((req, res) => {
-    control(req, res, worlds).catch((error: unknown) => answer(res, 500, { error: error instanceof Error ? error.message : String(error) }));
+    control(req, res, worlds).catch((error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
   });
-  const port = await listen(server);
+  await listen(server, 0);
+  const { port } = server.address() as AddressInfo;
   try {
     // Exactly this shape, as a world's: the parent parses it to learn the control port.
     write(`${JSON.stringify({ event: 'listening', port, pid: process.pid })}\n`);
     if (!options.signal.aborted) await once(options.signal, 'abort');
   } finally {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
     await worlds.closeAll();
     log({ event: 'stopped', pid: process.pid });
   }

@@ -31,6 +31,8 @@ import { expiredLeases, sweepExpiredLeases } from './sql/sweep-expired-leases.js
 import { type LeaseWriter, writeUnderLease } from './sql/write-under-lease.js';
 import { type Db, openStore, statement } from './store.js';
 
+const DATA_VERSION = 'PRAGMA data_version';
+
 const PROGRESS = 'SELECT (SELECT COALESCE(MAX(id), 0) FROM agent_job_events) AS e, (SELECT COALESCE(MAX(id), 0) FROM agent_tx_log) AS t';
 
 /** How a queue connection behaves: its clock, its randomness, its leases and retries. */
@@ -156,8 +158,9 @@ export class SqliteQueue {
   get wakeSignals(): { changeCount(): number; msUntilDue(): number | null } | null {
     if (this.claimer !== claim) return null;
     return {
-      // Moves whenever another connection (another process) commits: no read of the tables, no lock taken.
-      changeCount: () => this.db.pragma('data_version', { simple: true }) as number,
+      // Moves whenever another connection (another process) commits: no read of the tables, no lock taken. Read
+      // before every claim, so from a statement prepared once (db.pragma() prepares one on each call).
+      changeCount: () => (statement(this.db, DATA_VERSION).get() as { data_version: number }).data_version,
       msUntilDue: () => this.busy('msUntilDue', () => msUntilDue(this.db, this.now(), this.skewMarginMs)),
     };
   }
