@@ -36,6 +36,19 @@ export function timeScaleOption(fn: string, value: number | undefined): number {
   return chosen;
 }
 
+/** A drill's time scale: 0.1 to 100, or 'auto' (measured before the first scenario); 'auto' when not given. */
+export function drillTimeScaleOption(fn: string, value: number | 'auto' | undefined): number | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  return timeScaleOption(fn, value);
+}
+
+/** How often an inconclusive scenario is run again: 0 to 5. */
+export function retryInconclusiveOption(fn: string, value: number | undefined): number {
+  const chosen = integerOption(fn, 'retryInconclusive', value, 0, 0);
+  if (chosen > 5) throw new OptionsError(`${fn}: retryInconclusive must be from 0 to 5, got ${chosen}`);
+  return chosen;
+}
+
 /** A list of names: an array of non-empty strings. */
 export function namesOption(fn: string, name: string, value: readonly string[] | undefined): string[] {
   if (value === undefined) return [];

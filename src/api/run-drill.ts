@@ -7,7 +7,15 @@ import { DEFAULT_RECOVERY_TOLERANCE, readBaseline } from '../report/baseline.js'
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
 import { type DrillOptions, runDrill as runScenarios } from '../scenarios/run-drill.js';
-import { integerOption, invariantsOption, namesOption, parallelOption, queueOption, timeScaleOption } from './check-options.js';
+import {
+  drillTimeScaleOption,
+  integerOption,
+  invariantsOption,
+  namesOption,
+  parallelOption,
+  queueOption,
+  retryInconclusiveOption,
+} from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
 import { OptionsError } from './options-error.js';
 import { scenariosSource } from './scenarios-source.js';
@@ -28,8 +36,13 @@ export interface RunDrillOptions {
   parallel?: number;
   /** Where run directories are made: OUT/<UTC time>/, with OUT/latest pointing at the newest. @default 'drill-runs' */
   out?: string;
-  /** Stretch every duration of every scenario by this factor (0.1 to 100). @default 1 */
-  timeScale?: number;
+  /**
+   * Stretch every duration of every scenario by this factor (0.1 to 100), or 'auto': measure how busy this machine is
+   * before the first scenario and choose (1 on a quiet one; the report's `calibration` says what was measured). @default 'auto'
+   */
+  timeScale?: number | 'auto';
+  /** Run a scenario the machine starved (inconclusive) again, up to this many times (0 to 5), each at twice the scale. @default 0 */
+  retryInconclusive?: number;
   /** PostgreSQL for the queues that need it. @default QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres */
   pgUrl?: string;
   /** Redis for the queues that need it. @default QD_REDIS_URL, else the scenario's redis_url, else redis://127.0.0.1:6379 */
@@ -65,7 +78,10 @@ export interface DrillRun {
   written: WrittenReport;
   /** The run directory, absolute: OUT/<UTC time>/. */
   runDir: string;
-  /** What `queue-drill run` would exit with: 0 every scenario passed, 1 something broke (or regressed), 3 the harness failed or was interrupted. */
+  /**
+   * What `queue-drill run` would exit with: 0 every scenario passed, 1 something broke (or regressed), 3 the harness failed or was
+   * interrupted, 4 nothing broke but the machine starved some scenario past judging (inconclusive).
+   */
   exitCode: ExitCode;
 }
 
@@ -83,7 +99,8 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
   const seed = integerOption('runDrill', 'seed', options.seed, 1);
   const repeat = integerOption('runDrill', 'repeat', options.repeat, 1, 1);
   const parallel = parallelOption('runDrill', options.parallel);
-  const timeScale = timeScaleOption('runDrill', options.timeScale);
+  const timeScale = drillTimeScaleOption('runDrill', options.timeScale);
+  const retryInconclusive = retryInconclusiveOption('runDrill', options.retryInconclusive);
   const out = options.out ?? 'drill-runs';
   const expectBroken = invariantsOption('runDrill', 'expectBroken', options.expectBroken);
   const baseline = baselineOption(options);
@@ -97,13 +114,26 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
     out,
     ...(queue === undefined ? {} : { queue }),
     timeScale,
+    retryInconclusive,
     servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl },
     keep: options.keep ?? false,
     restartServers: options.restartServers ?? false,
     ...(expectBroken === undefined ? {} : { expectBroken }),
     ...(baseline === undefined ? {} : { baseline }),
     signal: options.signal ?? new AbortController().signal,
-    command: equivalentCommand({ file: source.path, only, seed, repeat, parallel, out, queue, timeScale, expectBroken, baseline: options.baseline }),
+    command: equivalentCommand({
+      file: source.path,
+      only,
+      seed,
+      repeat,
+      parallel,
+      out,
+      queue,
+      timeScale,
+      retryInconclusive,
+      expectBroken,
+      baseline: options.baseline,
+    }),
     toolVersion: toolVersion(),
     ...(options.onScenario === undefined ? {} : { onScenario: options.onScenario }),
   });
@@ -128,7 +158,8 @@ function equivalentCommand(o: {
   parallel: number;
   out: string;
   queue: string | undefined;
-  timeScale: number;
+  timeScale: number | 'auto';
+  retryInconclusive: number;
   expectBroken: readonly string[] | undefined;
   baseline: string | undefined;
 }): string {
@@ -137,7 +168,8 @@ function equivalentCommand(o: {
   words.push('--seed', String(o.seed));
   if (o.repeat !== 1) words.push('--repeat', String(o.repeat));
   if (o.queue !== undefined) words.push('--queue', o.queue);
-  if (o.timeScale !== 1) words.push('--time-scale', String(o.timeScale));
+  if (o.timeScale !== 'auto') words.push('--time-scale', String(o.timeScale));
+  if (o.retryInconclusive !== 0) words.push('--retry-inconclusive', String(o.retryInconclusive));
   words.push('--parallel', String(o.parallel), '--out', o.out);
   if (o.expectBroken !== undefined) words.push('--expect-broken', o.expectBroken.join(','));
   if (o.baseline !== undefined) words.push('--baseline', o.baseline);

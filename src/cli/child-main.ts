@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { watchStarvation } from '../kernel/starvation-watch.js';
 import { type Command, parseFast } from './command.js';
 import { withExitCode } from './exit-code.js';
 
@@ -17,6 +18,7 @@ const CHILD_COMMANDS: Readonly<Record<string, () => Promise<Command<any>>>> = {
   world: async () => (await import('./commands/world.js')).worldCommand,
   'world-host': async () => (await import('./commands/world-host.js')).worldHostCommand,
   enqueue: async () => (await import('./commands/enqueue.js')).enqueueCommand,
+  probe: async () => (await import('./commands/probe.js')).probeCommand,
 };
 
 const [name, ...rest] = process.argv.slice(2);
@@ -24,6 +26,8 @@ const load = name === undefined ? undefined : CHILD_COMMANDS[name];
 if (load !== undefined && !rest.includes('--help')) {
   await withExitCode(async () => {
     const command = await load();
+    // Loaded: from here, a late timer is the machine's or a wait's, not the module loading (the harness times start-up itself).
+    watchStarvation();
     await command.run(parseFast(command.options, rest, command.positional ?? [], command.variadic));
   });
 } else {

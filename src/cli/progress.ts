@@ -2,6 +2,7 @@ import { baselineLines } from '../report/baseline-lines.js';
 import { describeReproduction } from '../report/reproduction-line.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import { shardLines } from '../report/shard-lines.js';
+import { drillStarvationText, INCONCLUSIVE_ADVICE, spanText } from '../report/starvation-lines.js';
 import { countsLine, interruptionHeadline } from '../report/summary-line.js';
 import type { WrittenReport } from '../report/write-report.js';
 
@@ -9,6 +10,7 @@ const MARK: Record<ScenarioReport['verdict'], string> = {
   pass: 'PASS',
   fail: 'FAIL',
   vacuous: 'VACUOUS',
+  inconclusive: 'INCONCLUSIVE',
   not_judged: 'N/J',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
@@ -16,6 +18,33 @@ const MARK: Record<ScenarioReport['verdict'], string> = {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** What a scenario found, a line each: for an inconclusive one, what starvation explains (its own lines say every finding). */
+function findingLines(report: ScenarioReport): string[] {
+  if (report.verdict === 'inconclusive') {
+    const worst = report.starvation.worst;
+    return [
+      `inconclusive, the machine starved the drill${worst !== null ? `: worst span ${spanText(worst)}` : ''}; ${INCONCLUSIVE_ADVICE}`,
+      ...(report.inconclusive ?? []),
+    ];
+  }
+  const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
+  return [
+    ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
+    ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
+    ...report.unfired,
+    ...report.nothingJudged,
+    ...(report.error ? [report.error] : []),
+    ...(report.interrupted !== null ? [`not judged: ${report.interrupted}`] : []),
+  ];
+}
+
+/** How the machine starved a scenario that still reached a verdict of its own, and a time scale other than 1, in a few words; '' when neither. */
+function conditions(report: ScenarioReport): string {
+  const worst = report.starvation.worst;
+  const starved = worst !== null && report.verdict !== 'inconclusive' ? `  starved ${worst.ms} ms (${worst.process})` : '';
+  return `${starved}${report.timeScale !== 1 ? `  time ×${report.timeScale}` : ''}`;
 }
 
 /** One line per finished scenario: verdict, name, time, faults fired, how its jobs ended, and what broke. */
@@ -26,22 +55,14 @@ export function scenarioLine(report: ScenarioReport, index: number, total: numbe
   const ends = new Map<string, number>();
   for (const job of report.jobs) ends.set(job.actual.status, (ends.get(job.actual.status) ?? 0) + 1);
   const jobs = `${[...ends].map(([status, n]) => `${n} ${status}`).join(', ')}${report.interrupted !== null ? ' when stopped' : ''}`;
-  const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
   // An interrupted scenario's invariants are all not judged, which its own line says.
   const notJudged = report.interrupted !== null ? 0 : report.invariants.filter((v) => v.status === 'not_judged').length;
-  const why = [
-    ...(broken.length > 0 ? [`broke: ${broken.join(', ')}`] : []),
-    ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
-    ...report.unfired,
-    ...report.nothingJudged,
-    ...(report.error ? [report.error] : []),
-    ...(report.interrupted !== null ? [`not judged: ${report.interrupted}`] : []),
-  ];
+  const why = findingLines(report);
   // A replay says whether it reproduced, pass or fail: a replay that passed where the original failed did not.
   const reproduction = report.reproduction ? `\n        ${describeReproduction(report.reproduction)}` : '';
   return (
     `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${seconds(report.durationMs)}  faults ${fired}/${armed} fired  jobs: ` +
-    `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}` +
+    `${jobs}${notJudged > 0 ? `  ${notJudged} not judged` : ''}${conditions(report)}` +
     `${why.length > 0 ? `\n        ${why.join('\n        ')}\n        replay: ${report.replay}` : ''}${reproduction}`
   );
 }
@@ -95,9 +116,11 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
       const notJudged =
         unjudged > 0 ? `; ${unjudged} invariant verdict${unjudged === 1 ? '' : 's'} not judged (the queue cannot give their evidence)` : '';
       const interrupted = interruptionHeadline(report);
+      const starved = drillStarvationText(report);
       stream.write(
         `\n${interrupted !== null ? `${interrupted}\n` : ''}` +
           `${countsLine(report.summary)} in ${seconds(report.durationMs)} (seed ${report.seed})${notJudged}\n` +
+          `${starved !== null ? `${starved}\n` : ''}` +
           shardText(report) +
           baselineText(report) +
           `report: ${Object.values(written).join('\n        ')}\n`,

@@ -6,6 +6,8 @@ export function whyNotPassed(report: ScenarioReport): string | null {
   if (report.error !== null) return `error: ${report.error}`;
   if (report.notJudged !== null) return `not judged: ${report.notJudged}`;
   if (report.interrupted !== null) return `interrupted: ${report.interrupted}`;
+  // Before the breaches: an inconclusive scenario's breaches are liveness ones starvation explains, and its first line says which span.
+  if (report.verdict === 'inconclusive') return `inconclusive (starved): ${report.inconclusive?.[0] ?? 'the machine starved the drill'}`;
   const broken = report.invariants.find((v) => v.status === 'broken');
   if (broken) return `${broken.id}: ${broken.evidence[0] ?? broken.statement}`;
   if (report.expectations.length > 0) return report.expectations[0]!;

@@ -9,8 +9,10 @@ import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
  * scenario (or `'*'` for the rest), the verdicts that are fine. A cell
  * matches when its verdict is one of them. Without a file, every cell is
  * expected to be judged one way or another (pass, fail, vacuous or not
- * judged): only an error (a harness failure, a queue that cannot be reached)
- * or an interruption is a mismatch, since comparing real queues means expecting some to fail.
+ * judged): only an error (a harness failure, a queue that cannot be reached),
+ * an interruption, or an inconclusive run (the machine starved it, so the
+ * queue was not compared there) is a mismatch, since comparing real queues
+ * means expecting some to fail, never a cell that was not compared.
  *
  *   reference: { '*': pass }
  *   bullmq:
@@ -18,8 +20,8 @@ import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
  *     zombie-complete: fail
  */
 
-/** Every verdict but an error or an interruption: the default expectation of a cell. */
-export const JUDGED: readonly ScenarioVerdict[] = SCENARIO_VERDICTS.filter((v) => v !== 'error' && v !== 'interrupted');
+/** Every verdict but an error, an interruption or an inconclusive run: the default expectation of a cell. */
+export const JUDGED: readonly ScenarioVerdict[] = SCENARIO_VERDICTS.filter((v) => v !== 'error' && v !== 'interrupted' && v !== 'inconclusive');
 
 const Verdicts = z.union([z.enum(SCENARIO_VERDICTS), z.array(z.enum(SCENARIO_VERDICTS)).min(1)]);
 const ExpectFileSchema = z.record(z.string().min(1), z.record(z.string().min(1), Verdicts));

@@ -3,6 +3,7 @@ import { escapeHtml as h } from '../report/html/escape.js';
 import { BASE_STYLE, COPY_SCRIPT } from '../report/html/page-assets.js';
 import { anchorOf } from '../report/html/render-html.js';
 import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
+import { cellsHeadline, columnCounts } from './column-counts.js';
 import type { Cell, Column, CompareReport } from './schema.js';
 
 /*
@@ -11,7 +12,8 @@ import type { Cell, Column, CompareReport } from './schema.js';
  * are inline, like report.html's). What was compared first (each queue's
  * version, the servers it needs, the options its adapter set, its wall time),
  * then the scenario × queue matrix: each cell's verdict by shape and word as
- * well as colour, each invariant it broke with one line of evidence, its
+ * well as colour, each invariant it broke with one line of evidence (an
+ * inconclusive cell: what starvation explains, naming the starved process), its
  * recovery time, whether it was what was expected, and a link to that
  * scenario in its column's own report.html, by a path relative to this page,
  * so the comparison's directory can be moved or archived whole.
@@ -21,16 +23,18 @@ const WORD: Record<ScenarioVerdict, string> = {
   pass: 'PASS',
   fail: 'FAIL',
   vacuous: 'VACUOUS',
+  inconclusive: 'INCONCLUSIVE',
   not_judged: 'NOT JUDGED',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
 };
 
-/** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, a bar, a square, a diamond. */
+/** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, an hourglass, a bar, a square, a diamond. */
 const SHAPE: Record<ScenarioVerdict, string> = {
   pass: '<circle cx="6" cy="6" r="5"/>',
   fail: '<path d="M1 1 11 11M11 1 1 11" class="stroke"/>',
   vacuous: '<path d="M6 1 11 11H1Z" class="hollow"/>',
+  inconclusive: '<path d="M1 1H11L1 11H11Z" class="hollow"/>',
   not_judged: '<rect x="1" y="5" width="10" height="2"/>',
   interrupted: '<rect x="1.5" y="1.5" width="9" height="9"/>',
   error: '<path d="M6 0 12 6 6 12 0 6Z"/>',
@@ -51,8 +55,7 @@ ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; pad
 
 /** The comparison as one self-contained HTML page, for the directory `dir` it is written to (its links are relative to it). */
 export function renderCompareHtml(report: CompareReport, dir: string): string {
-  const unexpected = report.cells.filter((c) => !c.matched).length;
-  const verdict = unexpected === 0 ? 'every cell as expected' : `${unexpected} cell${unexpected === 1 ? '' : 's'} not as expected`;
+  const verdict = cellsHeadline(report.cells);
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const title = `${plural(report.scenarios.length, 'scenario')} × ${plural(report.queues.length, 'queue')}: ${verdict}`;
   return [
@@ -101,10 +104,7 @@ function queuesTable(report: CompareReport, dir: string): string {
   const rows = report.queues.map((column) => {
     const settings = Object.entries(column.settings).map(([k, v]) => `<code>${h(`${k}=${String(v)}`)}</code>`);
     const s = column.summary;
-    const counts = s
-      ? `${s.passed} pass, ${s.failed} fail, ${s.vacuous} vacuous, ${s.notJudged} not judged, ${s.errors} error` +
-        `${s.interrupted + s.notStarted > 0 ? `, ${s.interrupted} interrupted, ${s.notStarted} never started` : ''}`
-      : `could not run: ${column.error ?? 'unknown'}`;
+    const counts = s ? columnCounts(s) : `could not run: ${column.error ?? 'unknown'}`;
     const href = columnReportHref(column, dir);
     return (
       `<tr><th scope="row"><code>${h(column.queue)}</code></th><td>${h(column.version ?? '?')}</td>` +
@@ -140,8 +140,10 @@ function cellHtml(cell: Cell | undefined, column: Column, index: number, dir: st
   // A scenario a column never reached (the comparison was interrupted first) has no cell.
   if (cell === undefined) return '<td class="cell"><span class="muted">never ran</span></td>';
   const expected = cell.matched ? '' : ` <strong class="unexpected-mark">not as expected (expected ${h(cell.expected.join(' or '))})</strong>`;
-  const broken = cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${h(b.evidence)}</span></li>`);
-  const why = cell.broken.length === 0 && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
+  // An inconclusive cell's liveness breaches are starvation's doing: its line says what starvation explains, instead of a list of breaches.
+  const inconclusive = cell.verdict === 'inconclusive';
+  const broken = inconclusive ? [] : cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${h(b.evidence)}</span></li>`);
+  const why = broken.length === 0 && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
   const recovery = cell.recoveryMs !== null ? `<p>recovered in ${seconds(cell.recoveryMs)}</p>` : '';
   const href = columnReportHref(column, dir);
   const link = href !== null && cell.runDir !== null ? `<a class="go" href="${h(`${href}#${anchorOf(index)}`)}">in its report</a>` : '';

@@ -5,8 +5,10 @@ import type { Cell, CompareReport } from './schema.js';
  * The comparison as JUnit XML: one testsuite per queue, one testcase per
  * cell. A cell is a failure when it is not what the command was asked to
  * expect (so a CI gate on a comparison fails exactly when `compare` exits 1),
- * skipped when it was not judged, passed otherwise; its verdict and its line
- * of evidence are in the message either way.
+ * except an inconclusive cell, which is an <error> (the machine starved it:
+ * not the queue's failure, as in the drill's own junit.xml); skipped when it
+ * was not judged, or inconclusive and expected to be; passed otherwise; its
+ * verdict and its line of evidence are in the message either way.
  */
 
 function testCase(cell: Cell): TestCase {
@@ -19,9 +21,12 @@ function testCase(cell: Cell): TestCase {
       `expected: ${cell.expected.join(' or ')}`,
       `run: ${cell.runDir ?? '(never ran)'}`,
     ];
-    return { name: cell.scenario, seconds: time, outcome: { kind: 'failure', type: cell.verdict, message: line, body: body.join('\n') } };
+    const kind = cell.verdict === 'inconclusive' ? 'error' : 'failure';
+    return { name: cell.scenario, seconds: time, outcome: { kind, type: cell.verdict, message: line, body: body.join('\n') } };
   }
-  if (cell.verdict === 'not_judged') return { name: cell.scenario, seconds: time, outcome: { kind: 'skipped', message: line } };
+  // Expected or not, an inconclusive cell is never a pass: what it would have shown was not judged.
+  if (cell.verdict === 'not_judged' || cell.verdict === 'inconclusive')
+    return { name: cell.scenario, seconds: time, outcome: { kind: 'skipped', message: line } };
   return { name: cell.scenario, seconds: time, outcome: { kind: 'passed' } };
 }
 

@@ -1,11 +1,13 @@
 import type { ScenarioVerdict } from '../report/schema.js';
+import { cellsHeadline, columnCounts } from './column-counts.js';
 import type { Cell, Column, CompareReport } from './schema.js';
 
 /*
  * compare.md: the comparison as a person reads it. First what was compared
  * (each queue, its version, the servers it needs, the options its adapter
  * set, how long its column took), then the matrix, then every cell that did
- * not pass with its one line of evidence. Text from the reports is data:
+ * not pass with its one line of evidence (an inconclusive cell's: what
+ * starvation explains, naming the starved process). Text from the reports is data:
  * pipes and backticks are escaped so they cannot break the table.
  */
 
@@ -13,6 +15,7 @@ const MARK: Record<ScenarioVerdict, string> = {
   pass: '✅ pass',
   fail: '❌ fail',
   vacuous: '⚠️ vacuous',
+  inconclusive: '⏳ inconclusive (starved)',
   not_judged: '➖ not judged',
   interrupted: '⏹️ interrupted',
   error: '💥 error',
@@ -36,13 +39,7 @@ function seconds(ms: number): string {
 
 function columnLine(column: Column): string {
   const settings = Object.entries(column.settings).map(([k, v]) => code(`${k}=${String(v)}`));
-  const counts = column.summary
-    ? `${column.summary.passed} pass, ${column.summary.failed} fail, ${column.summary.vacuous} vacuous, ` +
-      `${column.summary.notJudged} not judged, ${column.summary.errors} error` +
-      (column.summary.interrupted + column.summary.notStarted > 0
-        ? `, ${column.summary.interrupted} interrupted, ${column.summary.notStarted} never started`
-        : '')
-    : `could not run: ${mdText(column.error ?? 'unknown')}`;
+  const counts = column.summary ? columnCounts(column.summary) : `could not run: ${mdText(column.error ?? 'unknown')}`;
   return row([
     code(column.queue),
     mdText(column.version ?? '?'),
@@ -55,7 +52,8 @@ function columnLine(column: Column): string {
 
 function cellText(cell: Cell | undefined): string {
   if (!cell) return '—';
-  const broken = cell.broken.length > 0 ? `: ${cell.broken.map((b) => code(b.id)).join(', ')}` : '';
+  // An inconclusive cell's liveness breaches are starvation's doing, not the queue's: the cell names none as broken.
+  const broken = cell.broken.length > 0 && cell.verdict !== 'inconclusive' ? `: ${cell.broken.map((b) => code(b.id)).join(', ')}` : '';
   const recovery = cell.recoveryMs !== null ? ` · ${seconds(cell.recoveryMs)}` : '';
   return `${MARK[cell.verdict]}${broken}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
 }
@@ -66,12 +64,11 @@ function scaleNote(k: number): string {
 
 /** The comparison as GitHub-flavoured Markdown. */
 export function renderCompareMarkdown(report: CompareReport): string {
-  const unexpected = report.cells.filter((c) => !c.matched).length;
   const out = [
     '# queue-drill comparison',
     '',
     `**${report.scenarios.length} scenarios × ${report.queues.length} queues, seed ${report.seed}${scaleNote(report.timeScale)}: ` +
-      `${unexpected === 0 ? 'every cell as expected' : `${unexpected} cell${unexpected === 1 ? '' : 's'} not as expected`}** (exit code ${report.exitCode})`,
+      `${cellsHeadline(report.cells)}** (exit code ${report.exitCode})`,
     '',
     '```sh',
     report.command,
@@ -103,8 +100,9 @@ export function renderCompareMarkdown(report: CompareReport): string {
     out.push('## What did not pass', '');
     for (const cell of notPassed) {
       out.push(`- ${code(cell.queue)} × ${code(cell.scenario)}: ${MARK[cell.verdict]}${cell.matched ? '' : ' (unexpected)'}`);
-      for (const b of cell.broken) out.push(`  - ${code(b.id)}: ${mdText(b.evidence)}`);
-      if (cell.broken.length === 0 && cell.why !== null) out.push(`  - ${mdText(cell.why)}`);
+      const inconclusive = cell.verdict === 'inconclusive';
+      if (!inconclusive) for (const b of cell.broken) out.push(`  - ${code(b.id)}: ${mdText(b.evidence)}`);
+      if ((inconclusive || cell.broken.length === 0) && cell.why !== null) out.push(`  - ${mdText(cell.why)}`);
     }
     out.push('');
   }

@@ -16,9 +16,11 @@ import { ReportSummarySchema, SCENARIO_VERDICTS } from '../report/schema.js';
  * The version of compare.json's shape; bumped on any change a reader must know
  * about. 2: a cell's verdict may be `interrupted` (its column was stopped
  * before the drill reached rest), and a column's summary counts interrupted
- * and never-started runs (report version 7).
+ * and never-started runs (report version 7). 3: a cell's verdict may be
+ * `inconclusive` (the machine starved it; its `why` names the starved span),
+ * and a column's summary counts inconclusive runs (report version 8).
  */
-export const COMPARE_VERSION = 2;
+export const COMPARE_VERSION = 3;
 
 const text = () => z.string().min(1);
 const utc = () => z.iso.datetime();

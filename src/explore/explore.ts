@@ -82,8 +82,12 @@ export function replayOfFile(file: string, seed: number, queue: string, report: 
   ]);
 }
 
-/** Whether the run broke something: an invariant (not an unfired fault, not an 'any' job), or the harness failed. */
+/**
+ * Whether the run broke something: an invariant (not an unfired fault, not an 'any' job), or the harness failed.
+ * A run the machine starved past judging (inconclusive) broke nothing anyone can replay: it is no counterexample.
+ */
 export function broken(report: ScenarioReport): string[] {
+  if (report.verdict === 'inconclusive') return [];
   return [...report.invariants.filter((v) => v.status === 'broken').map((v) => v.id), ...(report.error ? [`harness: ${report.error}`] : [])];
 }
 

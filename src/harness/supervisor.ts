@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { execa, type Options, type ResultPromise } from 'execa';
 import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
+import { STARVED_LOG_ENV } from '../kernel/starvation-watch.js';
 import { CLI_PATH } from './cli-path.js';
 import { reaperEnv } from './reaper.js';
 
@@ -18,6 +19,9 @@ import { reaperEnv } from './reaper.js';
  * for why), named to the child by QUEUE_DRILL_CONTROL_FD=3, and served by the
  * handler the `control` factory returns until the child exits.
  */
+
+/** What a child's starved-spans file adds to its log file's name: w1.2.log.starved. */
+export const STARVED_SUFFIX = '.starved';
 
 /** The file descriptor of a child's control channel, the first after stdin, stdout, stderr. */
 const CONTROL_FD = 3;
@@ -87,7 +91,8 @@ export class Supervisor {
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
     const script = options.script ?? CLI_PATH;
     const common = { detached: true, cleanup: false, reject: false } as const;
-    const env = { ...this.env, ...reaperEnv() };
+    // Each child measures the time it was not run, into a file of its own beside its log (src/kernel/starvation-watch.ts).
+    const env = { ...this.env, ...reaperEnv(), [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` };
     const execaOptions: Options = options.control
       ? {
           ...common,

@@ -8,7 +8,7 @@
  */
 
 /** 0: all held; 1: an invariant broke (or a job ended wrong, or a fault never fired); 2: bad input; 3: the harness itself failed. */
-export const EXIT = { ok: 0, violated: 1, badInput: 2, harnessFailed: 3 } as const;
+export const EXIT = { ok: 0, violated: 1, badInput: 2, harnessFailed: 3, inconclusive: 4 } as const;
 
 /** One of the CLI's exit codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

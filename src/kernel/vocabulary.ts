@@ -41,6 +41,34 @@ export const INVARIANT_IDS = [
 /** One invariant's id. */
 export type InvariantId = (typeof INVARIANT_IDS)[number];
 
+/**
+ * What an invariant promises. A safety invariant is a promise a correct queue
+ * keeps under any timing (a stale holder's write is refused however late it
+ * comes), so its breach is a breach on any machine. A liveness invariant is
+ * about getting somewhere within the drill's time (every job ended, no lease
+ * left at a rest reached), which a starved machine can honestly take away:
+ * its breach may be inconclusive when starvation explains it
+ * (src/scenarios/starvation.ts).
+ */
+export const INVARIANT_KINDS = {
+  'no-lost-job': 'liveness',
+  'no-duplicate-effect': 'safety',
+  'dedupe-on-enqueue': 'safety',
+  'attempts-bounded': 'safety',
+  'retry-backoff': 'safety',
+  'lease-released': 'liveness',
+  'single-holder': 'safety',
+  'review-routing': 'safety',
+  'review-sticky': 'safety',
+  'done-is-verified': 'safety',
+  'transitions-allowed': 'safety',
+  'history-complete': 'safety',
+  'secrets-redacted': 'safety',
+  'saga-compensation': 'safety',
+} as const satisfies Readonly<Record<InvariantId, 'safety' | 'liveness'>>;
+/** Safety or liveness. */
+export type InvariantKind = (typeof INVARIANT_KINDS)[InvariantId];
+
 /** How an invariant came out: it held, it broke, or the queue could not give the evidence it needs. */
 export const INVARIANT_STATUSES = ['held', 'broken', 'not_judged'] as const;
 /** One invariant's status in a verdict. */
@@ -75,6 +103,8 @@ export const TIMELINE_KINDS = [
   'at-rest',
   'watchdog',
   'stall',
+  'ready',
+  'starved',
   'enqueue-again',
   'server-restart',
   'approve',

@@ -16,7 +16,10 @@ import type { ScenarioReport } from './schema.js';
  *     baseline's and more than `slackMs` longer (both, so neither a 30 ms
  *     jitter on a 50 ms recovery nor a slow machine's uniform 10% counts).
  * Improvements (failed there, passes now), scenarios new or gone, and
- * scenarios not judged on either side are listed and never fail.
+ * scenarios not judged on either side are listed and never fail. A scenario
+ * inconclusive on either side (the machine starved it) is neither a
+ * regression nor an improvement: a starved run shows nothing about the queue,
+ * and its recovery times are the machine's as much as the queue's.
  *
  * The baseline is read leniently, by the few fields compared, so a report of
  * an earlier report version still serves.
@@ -113,6 +116,8 @@ function firedIds(scenario: Pick<BaselineScenario, 'faults' | 'worldFaults'>): s
 
 function regressionsOf(then: BaselineScenario, now: ScenarioReport, tolerance: RecoveryTolerance): Regression[] {
   const found: Regression[] = [];
+  // Starved on either side: nothing to compare (neither now-fails, nor now-vacuous, nor a recovery slowed by the machine).
+  if (then.verdict === 'inconclusive' || now.verdict === 'inconclusive') return found;
   const name = label(now);
   if (then.verdict === 'pass' && (now.verdict === 'fail' || now.verdict === 'error')) {
     const broken = now.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
@@ -154,6 +159,7 @@ export function compareWithBaseline(
       continue;
     }
     comparison.regressions.push(...regressionsOf(then, now, tolerance));
+    // Inconclusive then is not a failure then, so a pass now is no improvement on it.
     if ((then.verdict === 'fail' || then.verdict === 'error' || then.verdict === 'vacuous') && now.verdict === 'pass') {
       comparison.improvements.push(`${label(now)}: ${then.verdict} in the baseline, pass now`);
     }

@@ -4,6 +4,7 @@ import { describeReproduction } from './reproduction-line.js';
 import { faultLimits, invariantOutcomes, jobGroups } from './scenario-facts.js';
 import { allRuns, scenarioLabel } from './scenario-label.js';
 import type { DrillReport, ScenarioReport } from './schema.js';
+import { attemptLines, INCONCLUSIVE_ADVICE, starvationText, timeScaleValue } from './starvation-lines.js';
 import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
 
 /*
@@ -19,8 +20,12 @@ import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
  *   (type "vacuous": a drill whose fault never fired, or that gave an
  *   invariant nothing to judge where it should have, has not passed); error
  *   is an <error> (the harness failed); interrupted is an <error> (type
- *   "interrupted": stopped before rest, so not judged, and never green); not
- *   judged (the queue cannot run it as asked, nothing ran) is <skipped>.
+ *   "interrupted": stopped before rest, so not judged, and never green);
+ *   inconclusive is an <error> (type "inconclusive": the machine starved the
+ *   drill; not the queue's failure, so not a <failure>, but never green
+ *   either), its lines, each naming the starved process and span, in the
+ *   body; not judged (the queue cannot run it as asked, nothing ran) is
+ *   <skipped>.
  * - Each invariant the queue could not give the evidence for, in a scenario
  *   that ran, is a <skipped> testcase of its own ("<scenario>: <invariant>"),
  *   saying why: a check that was not performed, which is what skipped means.
@@ -30,9 +35,13 @@ import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
  * - With --baseline, one more suite: a <failure> per regression, else one
  *   passing case.
  *
- * Each scenario's <system-out> holds its summary (description, invariants,
- * faults with their limits, jobs, recovery, replay) and, when it did not
- * pass, the eventful part of its timeline; report.html has the rest.
+ * Each suite's <properties> say what the drill ran with: the queue, the seed,
+ * the command, the scenarios file and the time scale with how it was chosen
+ * ("1.5 (auto: start 589 ms, timer 4 ms late)", "1 (given)"). Each scenario's
+ * <system-out> holds its summary (each earlier attempt when the machine
+ * starved it and it ran again, description, invariants, faults with their
+ * limits, jobs, recovery, starvation, replay) and, when it did not pass, the
+ * eventful part of its timeline; report.html has the rest.
  */
 
 /** The report as JUnit XML (UTF-8): a testsuite per queue, a testcase per scenario run. */
@@ -52,7 +61,14 @@ export function renderJunit(report: DrillReport): string {
     const time = testCases.reduce((sum, c) => sum + Number(seconds(c.seconds)), 0);
     out.push(`  <testsuite${attributes({ name: queue, ...counts(testCases), time: seconds(time), timestamp: report.startedAt })}>`);
     out.push('    <properties>');
-    const properties = { queue, seed: String(report.seed), command: report.command, file: report.file, ...interruptionProperty(report) };
+    const properties = {
+      queue,
+      seed: String(report.seed),
+      command: report.command,
+      file: report.file,
+      'time-scale': timeScaleValue(report),
+      ...interruptionProperty(report),
+    };
     for (const [name, value] of Object.entries(properties)) out.push(`      <property${attributes({ name, value })}/>`);
     out.push('    </properties>');
     for (const { testCase, systemOut } of cases) out.push(...withSystemOut(renderCase(queue, testCase), systemOut));
@@ -134,6 +150,19 @@ function scenarioCase(scenario: ScenarioReport, label: string): TestCase {
       const message = `interrupted, not judged: ${scenario.interrupted ?? ''}`;
       return { name: label, seconds, outcome: { kind: 'error', type: 'interrupted', message, body: `${message}\n\n${replay}` } };
     }
+    case 'inconclusive': {
+      const lines = scenario.inconclusive ?? [];
+      const message = `inconclusive, the machine starved the drill: ${lines[0] ?? starvationText(scenario.starvation) ?? ''}`;
+      const body = [
+        `inconclusive, the machine starved the drill (${INCONCLUSIVE_ADVICE}); what starvation explains:`,
+        ...lines.map((line) => `  ${line}`),
+        ...starvationLine(scenario),
+        ...findings(scenario),
+        '',
+        replay,
+      ];
+      return { name: label, seconds, outcome: { kind: 'error', type: 'inconclusive', message, body: body.join('\n') } };
+    }
     case 'fail':
       return { name: label, seconds, outcome: { kind: 'failure', ...failure(scenario), body: [...findings(scenario), '', replay].join('\n') } };
     case 'vacuous': {
@@ -163,7 +192,10 @@ function failure(scenario: ScenarioReport): { type: string; message: string } {
   return { type: 'expectation', message: `${wrong} of ${scenario.jobs.length} jobs did not end as expected${line !== '' ? `: ${line}` : ''}` };
 }
 
-/** Everything a failure or vacuous verdict rests on, a line each: the broken invariants with their evidence, the jobs, the faults, the empty judgements. */
+/**
+ * Everything a failure, vacuous or inconclusive verdict rests on, a line each: the broken invariants with their evidence, the jobs,
+ * the faults, the empty judgements.
+ */
 function findings(scenario: ScenarioReport): string[] {
   const broken = scenario.invariants.filter((v) => v.status === 'broken');
   const wrongJobs = scenario.jobs.filter((job) => !job.matches);
@@ -181,11 +213,22 @@ function findings(scenario: ScenarioReport): string[] {
   ];
 }
 
-/** A scenario's summary for its <system-out>: what it drills, how its invariants came out, its faults, jobs, recovery, and how to replay it. */
+/** How much the machine starved the scenario, as a line to add; none when nothing starved it. */
+function starvationLine(scenario: ScenarioReport): string[] {
+  const line = starvationText(scenario.starvation);
+  return line === null ? [] : [`starvation: ${line}`];
+}
+
+/** A scenario's summary for its <system-out>: its earlier attempts, what it drills, how its invariants came out, its faults, jobs, recovery, its replay. */
 function systemOut(scenario: ScenarioReport): string {
   const outcomes = invariantOutcomes(scenario.invariants);
   const ids = (vs: ReadonlyArray<{ id: string }>) => vs.map((v) => v.id).join(', ');
+  const attempts = attemptLines(scenario);
   const lines = [
+    // Every earlier attempt first, so the verdict below is read as the last of them.
+    ...(attempts.length > 0
+      ? ['attempts (the machine starved each earlier one; it ran again at twice its time scale):', ...attempts.map((l) => `  ${l}`), '']
+      : []),
     ...(scenario.description !== '' ? [scenario.description, ''] : []),
     `verdict: ${scenario.verdict}${scenario.interrupted !== null ? ` (${scenario.interrupted})` : ''}`,
     ...(scenario.reproduction ? [describeReproduction(scenario.reproduction)] : []),
@@ -202,15 +245,19 @@ function systemOut(scenario: ScenarioReport): string {
     }),
     ...scenario.recovery.map(
       (r) =>
-        `recovery: ${r.process} killed at ${r.point ?? '-'}, job ${r.jobId ?? '-'}: taken back after ${r.killToReclaimMs ?? 'never'} ms, ` +
-        `settled after ${r.killToSettledMs ?? 'never'} ms`,
+        `recovery: ${r.process} killed at ${r.point ?? '-'}, job ${r.jobId ?? '-'}: ` +
+        `${r.killToReclaimMs !== null ? `taken back after ${r.killToReclaimMs} ms` : 'never taken back'}, ` +
+        `${r.killToSettledMs !== null ? `settled after ${r.killToSettledMs} ms` : 'never settled'}`,
     ),
+    ...starvationLine(scenario),
+    ...(scenario.timeScale !== 1 ? [`time scale: every duration ×${scenario.timeScale}`] : []),
     `replay: ${scenario.replay}`,
     `run directory: ${scenario.runDir}`,
   ];
   if (scenario.verdict !== 'pass') {
     const events = eventfulTimeline(scenario);
-    if (events.length > 0) lines.push('', 'timeline (fault points passed with nothing happening left out):', ...events.map(timelineLine));
+    if (events.length > 0)
+      lines.push('', 'timeline (fault points passed with nothing happening, and processes becoming ready, left out):', ...events.map(timelineLine));
   }
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@ import { faultLimits, invariantOutcomes, jobGroups, jobsConcerned } from './scen
 import { allRuns, scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict, Verdict } from './schema.js';
 import { shardLines } from './shard-lines.js';
+import { drillStarvationText, INCONCLUSIVE_ADVICE, INCONCLUSIVE_MEANING, starvationText, timeScaleText } from './starvation-lines.js';
 import { countsLine, interruptionHeadline } from './summary-line.js';
 import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
 import { visibleText } from './visible-text.js';
@@ -11,11 +12,14 @@ import { visibleText } from './visible-text.js';
 /*
  * The report as a person reads it in a pull request or an issue: a summary,
  * not the whole record. First what was run and what it found (the verdict
- * table, the seed, the command), then what did not pass with its evidence,
+ * table, the seed, the time scale and how it was chosen, the command), then what did not pass with its evidence,
  * the lives of the jobs concerned and the eventful part of its timeline, and
- * the command that replays it; then each scenario in a few lines: what it
- * drills, its faults with their limits, how its jobs ended against what was
- * expected and in how many attempts, and how long recovery took. The whole
+ * the command that replays it (an inconclusive one with what starvation
+ * explains: the process and span that starved it); then each scenario in a
+ * few lines: each earlier attempt when the machine starved it and it ran
+ * again, what it drills, its faults with their limits, how its jobs ended
+ * against what was expected and in how many attempts, how long recovery took,
+ * and how much the machine starved it. The whole
  * timeline and every job's life are a click away in report.html; report.json
  * holds everything.
  *
@@ -25,11 +29,21 @@ import { visibleText } from './visible-text.js';
  * evidence goes in code blocks.
  */
 
-const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', interrupted: '⏹️', error: '❌' };
+/** Each verdict's marker, in every Markdown view (report.md, the step summary). */
+export const MARKER: Record<ScenarioVerdict, string> = {
+  pass: '✅',
+  fail: '❌',
+  vacuous: '⚠️',
+  inconclusive: '⏳',
+  not_judged: '➖',
+  interrupted: '⏹️',
+  error: '❌',
+};
 const WORD: Record<ScenarioVerdict, string> = {
   pass: 'pass',
   fail: 'fail',
   vacuous: 'vacuous',
+  inconclusive: 'inconclusive (starved)',
   not_judged: 'not judged',
   interrupted: 'interrupted',
   error: 'error',
@@ -69,10 +83,11 @@ function headline(report: DrillReport): string {
   const counts = [
     summary.failed > 0 ? `${summary.failed} failed` : null,
     summary.vacuous > 0 ? `${summary.vacuous} vacuous` : null,
+    summary.inconclusive > 0 ? `${summary.inconclusive} inconclusive (the machine starved ${summary.inconclusive === 1 ? 'it' : 'them'})` : null,
     summary.notJudged > 0 ? `${summary.notJudged} not judged (the queue cannot run ${summary.notJudged === 1 ? 'it' : 'them'} as asked)` : null,
     summary.errors > 0 ? `${summary.errors} error${summary.errors === 1 ? '' : 's'}` : null,
   ].filter((part) => part !== null);
-  const mark = summary.failed + summary.errors > 0 ? '❌' : report.exitCode === 0 ? '✅' : '⚠️';
+  const mark = summary.failed + summary.errors > 0 ? '❌' : report.exitCode === 0 ? '✅' : report.exitCode === 4 ? '⏳' : '⚠️';
   return `${mark} ${summary.passed} of ${summary.scenarios} ${plural(summary.scenarios)} passed${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`;
 }
 
@@ -85,11 +100,11 @@ function header(report: DrillReport, out: string[]): void {
     '',
     ...fence(report.command, 'sh'),
     '',
-    `- Queue: ${code(report.queue)} · seed ${code(String(report.seed))} · scenarios file ${code(report.file)}` +
-      `${report.timeScale !== 1 ? ` · every duration ×${report.timeScale}` : ''}`,
+    `- Queue: ${code(report.queue)} · seed ${code(String(report.seed))} · scenarios file ${code(report.file)}${scaleText(report)}`,
     `- Started ${report.startedAt}, finished ${report.finishedAt} (${duration(report.durationMs)})`,
     `- queue-drill ${text(report.toolVersion)}, report version ${report.version}`,
     `- Invariant verdicts: ${summary.invariants.held} held, ${summary.invariants.broken} broken, ${summary.invariants.notJudged} not judged`,
+    ...starvationBullets(report),
     ...shardBullets(report),
     '- The whole report: [report.html](report.html), each scenario with its timeline (a lane per process) and every job’s life; ' +
       '[report.json](report.json), everything as data; [junit.xml](junit.xml) for CI',
@@ -122,6 +137,18 @@ function baselineSection(baseline: NonNullable<DrillReport['baseline']>, out: st
   if (others.length > 0) out.push(...others.map((line) => `- ${text(line)}`), '');
 }
 
+// How the drill chose its scale, a reader needs to judge its timings (and to replay it); nothing for the scale 1 given.
+function scaleText(report: DrillReport): string {
+  const line = timeScaleText(report);
+  return line === null ? '' : ` · ${text(line)}`;
+}
+
+// The machine's load is part of what a run found: a pass on a starved machine is worth knowing, and an inconclusive run says why.
+function starvationBullets(report: DrillReport): string[] {
+  const line = drillStarvationText(report);
+  return line === null ? [] : [`- ${text(line.charAt(0).toUpperCase() + line.slice(1))}`];
+}
+
 // Paths and commands in code spans, the rest escaped: a path may hold anything.
 function shardBullets(report: DrillReport): string[] {
   const lines = shardLines(report);
@@ -146,7 +173,7 @@ function scenarioTable(report: DrillReport, out: string[]): void {
     out.push(
       row([
         code(scenarioLabel(scenario, runs)),
-        `${MARKER[scenario.verdict]} ${WORD[scenario.verdict]}`,
+        `${MARKER[scenario.verdict]} ${WORD[scenario.verdict]}${retriedNote(scenario)}`,
         scenario.faultPoints.length > 0 ? scenario.faultPoints.map(code).join(', ') : '—',
         firedOfArmed(scenario),
         jobsCell(scenario),
@@ -159,6 +186,13 @@ function scenarioTable(report: DrillReport, out: string[]): void {
     );
   }
   out.push('');
+}
+
+// A verdict reached on a retry says so in the table: the starved attempts before it are part of what the drill found.
+function retriedNote(scenario: ScenarioReport): string {
+  const earlier = scenario.earlierAttempts ?? [];
+  if (earlier.length === 0) return '';
+  return ` at ×${scenario.timeScale}, after ${earlier.map((a) => `${MARKER[a.verdict]} ${a.verdict} at ×${a.timeScale}`).join(', ')}`;
 }
 
 function firedOfArmed(scenario: ScenarioReport): string {
@@ -207,6 +241,10 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
     out.push(`**Interrupted, so not judged:** ${text(scenario.interrupted)}. Its jobs are shown where they stood.`, '');
   }
   if (scenario.reproduction) out.push(`**A replay of a failing run:** ${text(describeReproduction(scenario.reproduction))}.`, '');
+  const attempts = attemptLines(scenario);
+  if (attempts.length > 0)
+    out.push('**Every attempt** (the machine starved each earlier one; it ran again at twice its time scale):', '', ...attempts, '');
+  if (scenario.verdict === 'inconclusive') inconclusiveFindings(scenario, out);
   brokenInvariants(scenario, out);
   listed('**Jobs that did not end as expected:**', scenario.expectations, out);
   listed('**Faults that never fired** (the drill did not test what it claims to):', scenario.unfired, out);
@@ -220,6 +258,14 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   out.push('**Replay:**', '', ...fence(scenario.replay, 'sh'), '');
 }
 
+/** Why an inconclusive scenario is neither a pass nor a failure: each finding with the starved span that explains it, and the machine's load. */
+function inconclusiveFindings(scenario: ScenarioReport, out: string[]): void {
+  out.push(`**Inconclusive: ${text(INCONCLUSIVE_MEANING)}.** To judge it, ${text(INCONCLUSIVE_ADVICE)}.`, '');
+  listed('**What starvation explains:**', scenario.inconclusive ?? [], out);
+  const starved = starvationText(scenario.starvation);
+  if (starved !== null) out.push(`**Starvation:** ${text(starved)}.`, '');
+}
+
 function listed(title: string, lines: readonly string[], out: string[]): void {
   if (lines.length > 0) out.push(title, '', ...lines.map((line) => `- ${text(line)}`), '');
 }
@@ -227,7 +273,8 @@ function listed(title: string, lines: readonly string[], out: string[]): void {
 function brokenInvariants(scenario: ScenarioReport, out: string[]): void {
   const broken = scenario.invariants.filter((v) => v.status === 'broken');
   if (broken.length === 0) return;
-  out.push('**Broken invariants:**', '');
+  // In an inconclusive scenario only liveness broke, and starvation explains it (above): not a finding against the queue.
+  out.push(scenario.verdict === 'inconclusive' ? '**Invariants that did not hold on the starved machine:**' : '**Broken invariants:**', '');
   for (const verdict of broken) {
     out.push(`- ${code(verdict.id)}: ${text(verdict.statement)}`);
     const shown = verdict.evidence.slice(0, EVIDENCE_LINES);
@@ -257,10 +304,15 @@ function jobLives(scenario: ScenarioReport, out: string[]): void {
 function timelineExcerpt(scenario: ScenarioReport, out: string[]): void {
   const events = eventfulTimeline(scenario);
   if (events.length === 0) return;
-  const passed = scenario.timeline.length - events.length;
+  const passed = scenario.timeline.filter((event) => event.kind === 'fault-hit').length;
+  const ready = scenario.timeline.filter((event) => event.kind === 'ready').length;
+  const left = [
+    ...(passed > 0 ? [`the ${passed} fault points passed with nothing happening`] : []),
+    ...(ready > 0 ? [`the ${ready} processes’ first lines (a slow start is a starved span)`] : []),
+  ];
   const shown = events.slice(0, TIMELINE_LINES);
   out.push(
-    `**What happened** (the harness’s timeline${passed > 0 ? `, without the ${passed} fault points passed with nothing happening` : ''}` +
+    `**What happened** (the harness’s timeline${left.length > 0 ? `, without ${left.join(' and ')}` : ''}` +
       `${events.length > shown.length ? `; the first ${shown.length} of ${events.length} events` : ''}; the whole in [report.html](report.html)):`,
     '',
     ...fence(shown.map(timelineLine).join('\n'), 'text'),
@@ -273,18 +325,43 @@ function scenarioSummary(scenario: ScenarioReport, label: string, out: string[])
   out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${WORD[scenario.verdict]}`, '');
   if (scenario.description !== '') out.push(text(scenario.description), '');
   const settings = Object.entries(scenario.queueSettings).map(([k, v]) => code(`${k}=${String(v)}`));
+  const starved = starvationText(scenario.starvation);
   out.push(
+    ...attemptLines(scenario),
     ...faultLines(scenario).map((line) => `- Fault ${line}`),
     ...jobGroupLines(scenario).map((line) => `- ${line}`),
     ...nextCommandLines(scenario).map((line) => `- ${line}`),
     ...recoveryLines(scenario).map((line) => `- ${line}`),
-    `- Invariants: ${invariantsLine(scenario.invariants)}`,
+    `- Invariants: ${invariantsLine(scenario.invariants, scenario.verdict)}`,
+    ...(starved !== null ? [`- Starvation: ${text(starved)}`] : []),
     `- Queue ${code(scenario.queue)} (${text(scenario.queueVersion)})${settings.length > 0 ? ` with its adapter’s options ${settings.join(', ')}` : ''}, ` +
-      `seed ${code(String(scenario.seed))}, run ${scenario.repeat}, ${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}`,
+      `seed ${code(String(scenario.seed))}, run ${scenario.repeat}${scenario.timeScale !== 1 ? `, every duration ×${scenario.timeScale}` : ''}, ` +
+      `${duration(scenario.durationMs)}, run directory ${code(scenario.runDir)}`,
     ...(scenario.reproduction ? [`- Replayed a failing run: ${text(describeReproduction(scenario.reproduction))}`] : []),
     `- Replay: ${code(scenario.replay)}`,
     '',
   );
+}
+
+/**
+ * Each earlier attempt of a retried scenario (its verdict, scale, run directory and the first line starvation explained), then this
+ * run's: no attempt is hidden behind the last one's verdict. As list items; none when it ran once.
+ */
+function attemptLines(scenario: ScenarioReport): string[] {
+  const earlier = scenario.earlierAttempts ?? [];
+  if (earlier.length === 0) return [];
+  const total = earlier.length + 1;
+  const lines = earlier.map((a, i) => {
+    const first = a.inconclusive?.[0];
+    return (
+      `- Attempt ${i + 1} of ${total}: ${MARKER[a.verdict]} ${WORD[a.verdict]} at time scale ×${a.timeScale}, ${duration(a.durationMs)}, ` +
+      `run directory ${code(a.runDir)}${first !== undefined ? `: ${text(first)}` : ''}`
+    );
+  });
+  return [
+    ...lines,
+    `- Attempt ${total} of ${total}, this run: ${MARKER[scenario.verdict]} ${WORD[scenario.verdict]} at time scale ×${scenario.timeScale}`,
+  ];
 }
 
 /** Each fault with its action's argument, where it is limited to, its limits, and how often it fired. */
@@ -349,13 +426,17 @@ function recoveryLines(scenario: ScenarioReport): string[] {
   });
 }
 
-/** The invariants in one line: which broke, how many held on something, which had nothing to judge, which were not judged and why. */
-function invariantsLine(invariants: readonly Verdict[]): string {
+/**
+ * The invariants in one line: which broke (or, inconclusive, did not hold on a starved machine), how many held, which had nothing to
+ * judge, which were not judged and why.
+ */
+function invariantsLine(invariants: readonly Verdict[], verdict: ScenarioVerdict): string {
   if (invariants.length === 0) return 'none judged';
   const ids = (vs: readonly Verdict[]) => vs.map((v) => code(v.id)).join(', ');
   const outcomes = invariantOutcomes(invariants);
+  const broken = verdict === 'inconclusive' ? '⏳ not held on the starved machine' : '❌ broken';
   return [
-    ...(outcomes.broken.length > 0 ? [`❌ broken: ${ids(outcomes.broken)}`] : []),
+    ...(outcomes.broken.length > 0 ? [`${broken}: ${ids(outcomes.broken)}`] : []),
     `${outcomes.held.length} held`,
     ...(outcomes.nothingToJudge.length > 0 ? [`nothing to judge: ${ids(outcomes.nothingToJudge)}`] : []),
     ...outcomes.notJudged.map(({ why, verdicts }) => `not judged (${text(why)}): ${ids(verdicts)}`),

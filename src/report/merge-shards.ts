@@ -13,7 +13,9 @@ import { readReport, runDirAt, type WrittenReport, writeReport } from './write-r
  * have written. The shards are checked to be every share of one drill
  * (shard-check.ts); their scenarios are put back in the drill's order, and the
  * summary, the exit code and (given one) the baseline comparison are computed
- * again by the functions a run uses, never added up from the shards' own. Each
+ * again by the functions a run uses, never added up from the shards' own: a
+ * shard that exited 4 (inconclusive) is merged like any other, its starved
+ * scenarios counted apart, and the whole exits 4 only if nothing else failed. Each
  * scenario's directory (its store, ledger and logs) is copied from beside its
  * shard's report into the new run directory, and the report's paths follow,
  * so the merged directory stands on its own as a run's does; replay commands

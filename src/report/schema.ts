@@ -45,16 +45,24 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * never started, and the summary counts both; each fault keeps its limits
  * (`first`, `probability`; a world fault its `times`) and its argument (`arg`);
  * later, without a version of its own (a reader may ignore it): each
- * scenario's `phases`, where its wall time went.
+ * scenario's `phases`, where its wall time went. 8: each scenario measures how
+ * the machine starved it (`starvation`: every span a process was not run, and
+ * `starved` spans on its timeline, with `until`; `ready` when a process was up)
+ * and runs at its own `timeScale`; a scenario whose every liveness breach,
+ * wrong path and unfired fault a starved span explains, with no safety breach,
+ * is `inconclusive` (the lines in `inconclusive`), counted apart in the
+ * summary, and a drill whose worst is inconclusive exits 4.
  */
-export const REPORT_VERSION = 7;
+export const REPORT_VERSION = 8;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
-export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'not_judged', 'interrupted', 'error'] as const;
+export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'interrupted', 'error'] as const;
 
 /**
  * A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired, or an
- * invariant had nothing to judge where the scenario should have given it something), not_judged (the queue cannot run
+ * invariant had nothing to judge where the scenario should have given it something), inconclusive (the machine starved
+ * the drill: every liveness breach, wrong path and unfired fault is explained by a starved span, no safety invariant
+ * broke; never a pass), not_judged (the queue cannot run
  * it as asked, and said why before anything ran), interrupted (the harness was stopped before the drill reached rest:
  * a half-run, so nothing is judged), error (the harness failed).
  */
@@ -89,11 +97,26 @@ export const TimelineEventSchema = z.strictObject({
   point: z.enum(FAILPOINTS).optional(),
   action: z.enum(FAULT_ACTION_NAMES).optional(),
   ms: z.int().min(0).optional(),
+  until: utcTimestamp().optional().describe('a span (starved): when it ended; `at` is when it began'),
   worker: z.string().optional(),
   job: z.string().optional(),
   attempt: z.int().optional(),
   step: z.string().optional(),
 });
+
+/** A time a process was not run when it should have been (src/kernel/starvation-watch.ts), or a start past a normal one. */
+export const StarvedSpanSchema = z.strictObject({
+  process: text().describe('as the timeline names it (w1#2, coordinator#1, world-host#1, harness)'),
+  from: utcTimestamp(),
+  to: utcTimestamp(),
+  ms: z.int().min(0).describe('how late: how long it was not run'),
+  cause: z
+    .enum(['stalled', 'start-up'])
+    .describe('stalled: a timer fired late (a busy machine, a held event loop); start-up: slow from spawn to its first line'),
+});
+
+/** One starved span. */
+export type StarvedSpan = z.infer<typeof StarvedSpanSchema>;
 
 /** What a scenario says a job must end as (`reason`: a regular expression the review reason must match). */
 export const ExpectationSchema = z.strictObject({
@@ -247,6 +270,33 @@ export const ScenarioReportSchema = z.strictObject({
     .string()
     .nullable()
     .describe('why the drill stopped before it reached rest (the harness was interrupted), or null; every invariant is then not judged'),
+  inconclusive: z
+    .array(text())
+    .nullable()
+    .describe(
+      'when the machine starved the drill: one line per finding a starved span explains (a liveness breach, a job that took ' +
+        'another path, a fault that never fired), each naming the process and its span; null otherwise',
+    ),
+  starvation: z
+    .strictObject({
+      spans: z.array(StarvedSpanSchema),
+      totalMs: milliseconds().describe('the spans added up (processes starved at once count each)'),
+      worst: StarvedSpanSchema.nullable(),
+    })
+    .describe('how much the machine starved the drill'),
+  timeScale: z.number().positive().describe('every duration of this scenario was multiplied by this'),
+  earlierAttempts: z
+    .array(
+      z.strictObject({
+        timeScale: z.number().positive(),
+        verdict: z.enum(SCENARIO_VERDICTS),
+        runDir: text(),
+        durationMs: milliseconds(),
+        inconclusive: z.array(text()).nullable(),
+      }),
+    )
+    .optional()
+    .describe('with --retry-inconclusive: each earlier run of this scenario that was inconclusive, in order; this entry is the last run'),
   queueSettings: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
@@ -285,6 +335,7 @@ export const ReportSummarySchema = z.strictObject({
   passed: count(),
   failed: count(),
   vacuous: count(),
+  inconclusive: count().describe('scenario runs the machine starved: never a pass, never a failure'),
   notJudged: count(),
   interrupted: count().describe('scenario runs stopped before they reached rest'),
   errors: count(),
@@ -336,7 +387,7 @@ function checkScenarios(scenarios: ReportShape['scenarios'], issue: Issue): void
 /** The summary counts the verdicts, and exit code 0 means every scenario the queue could run passed. */
 function checkCounts(report: ReportShape, issue: Issue): void {
   const expected = summarize(report.scenarios, report.interruption?.notStarted.length ?? 0);
-  for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'notJudged', 'interrupted', 'errors', 'notStarted'] as const) {
+  for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'inconclusive', 'notJudged', 'interrupted', 'errors', 'notStarted'] as const) {
     if (report.summary[field] !== expected[field])
       issue(['summary', field], `is ${report.summary[field]}, but the scenarios count ${expected[field]}`);
   }
@@ -370,11 +421,20 @@ const DrillReportShape = z.strictObject({
   file: text().describe('the scenarios file'),
   queue: text(),
   seed: z.int(),
-  timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale)'),
+  timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale, or chosen by auto)'),
+  calibration: z
+    .strictObject({
+      startupMs: milliseconds().describe('the slower of two processes started at once: spawn to first line'),
+      timerLatenessMs: milliseconds().describe('how late a 10 ms timer fired in the harness (90th percentile)'),
+      scale: z.number().positive(),
+    })
+    .nullable()
+    .optional()
+    .describe('with --time-scale auto: what the machine measured before the first scenario, and the scale it chose; null when a scale was given'),
   startedAt: utcTimestamp(),
   finishedAt: utcTimestamp(),
   durationMs: milliseconds(),
-  exitCode: z.literal([0, 1, 2, 3]),
+  exitCode: z.literal([0, 1, 2, 3, 4]),
   summary: ReportSummarySchema,
   scenarios: z.array(ScenarioReportSchema),
   interruption: InterruptionSchema.nullable().describe('when the drill was interrupted: by what, and what never started; null when it was not'),
@@ -395,7 +455,7 @@ const DrillReportShape = z.strictObject({
         command: text().describe("the shard's command line"),
         startedAt: utcTimestamp(),
         durationMs: milliseconds(),
-        exitCode: z.literal([0, 1, 2, 3]),
+        exitCode: z.literal([0, 1, 2, 3, 4]),
       }),
     )
     .optional()

@@ -1,8 +1,10 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { baselineLines } from './baseline-lines.js';
+import { MARKER } from './markdown.js';
 import { scenarioLabel } from './scenario-label.js';
 import type { DrillReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import { drillStarvationText, spanText, timeScaleText } from './starvation-lines.js';
 import { visibleText } from './visible-text.js';
 
 /*
@@ -11,12 +13,14 @@ import { visibleText } from './visible-text.js';
  * run` appends this there when the variable is set. Short by design (a page
  * holds every job's summary, 1 MiB each at most): the verdict counts, each
  * scenario that did not pass with why in a few words (the invariants it
- * broke), the seed, and the commands that replay the failures. report.md and
+ * broke; for an inconclusive one, what starvation explains and its worst
+ * span), each scenario that passed only when run again after the machine
+ * starved it, how much the machine starved the drill, the seed, the time
+ * scale and how it was chosen, and the commands that replay the failures.
+ * report.md and
  * report.html hold the rest. Every string from the report is data, escaped as
  * report.md escapes it.
  */
-
-const MARKER: Record<ScenarioVerdict, string> = { pass: '✅', fail: '❌', vacuous: '⚠️', not_judged: '➖', interrupted: '⏹️', error: '❌' };
 
 /** How many scenarios that did not pass the summary lists before it points at the report for the rest. */
 const MAX_LISTED = 25;
@@ -25,22 +29,26 @@ const MAX_LISTED = 25;
 export function renderStepSummary(report: DrillReport, reportFile?: string): string {
   const { summary: s } = report;
   const allPassed = s.scenarios > 0 && s.passed === s.scenarios;
-  const mark = allPassed ? '✅' : s.failed + s.errors > 0 ? '❌' : '⚠️';
+  const mark = allPassed ? '✅' : s.failed + s.errors > 0 ? '❌' : report.exitCode === 4 ? '⏳' : '⚠️';
+  const starved = drillStarvationText(report);
+  const scale = timeScaleText(report);
   const out = [
     `### queue-drill: ${mark} ${s.passed} of ${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'} passed (exit code ${report.exitCode})`,
     '',
-    '| Passed | Failed | Vacuous | Not judged | Errors |',
-    '| --- | --- | --- | --- | --- |',
-    `| ${s.passed} | ${s.failed} | ${s.vacuous} | ${s.notJudged} | ${s.errors} |`,
+    '| Passed | Failed | Vacuous | Inconclusive (starved) | Not judged | Errors |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| ${s.passed} | ${s.failed} | ${s.vacuous} | ${s.inconclusive} | ${s.notJudged} | ${s.errors} |`,
     '',
     `Queue ${code(report.queue)} · seed ${code(String(report.seed))} · ${(report.durationMs / 1000).toFixed(1)} s` +
-      `${reportFile === undefined ? '' : ` · the whole report: ${code(reportFile)}`}`,
+      `${scale === null ? '' : ` · ${text(scale)}`}${reportFile === undefined ? '' : ` · the whole report: ${code(reportFile)}`}`,
     '',
+    ...(starved !== null ? [`${text(starved.charAt(0).toUpperCase() + starved.slice(1))}.`, ''] : []),
   ];
   if (report.baseline) {
     const { head, regressions } = baselineLines(report.baseline);
     out.push(`**${text(head)}**`, '', ...regressions.map((line) => `- ❌ regression: ${text(line)}`), ...(regressions.length > 0 ? [''] : []));
   }
+  out.push(...retriedLines(report.scenarios));
   const notPassed = report.scenarios.filter((scenario) => scenario.verdict !== 'pass');
   if (notPassed.length === 0) return `${out.join('\n')}`;
   const listed = notPassed.slice(0, MAX_LISTED);
@@ -51,8 +59,23 @@ export function renderStepSummary(report: DrillReport, reportFile?: string): str
   return `${out.join('\n')}`;
 }
 
+/** Each scenario that passed only on a later attempt, with the attempts the machine starved before it: a pass on a retry is worth knowing. */
+function retriedLines(scenarios: readonly ScenarioReport[]): string[] {
+  const retried = scenarios.filter((scenario) => scenario.verdict === 'pass' && (scenario.earlierAttempts ?? []).length > 0);
+  if (retried.length === 0) return [];
+  const line = (scenario: ScenarioReport) => {
+    const earlier = scenario.earlierAttempts!.map((a) => `${MARKER[a.verdict]} ${a.verdict} at ×${a.timeScale}`);
+    return `- ${MARKER.pass} ${code(scenarioLabel(scenario, scenarios))} passed at ×${scenario.timeScale}, after ${earlier.join(', ')}`;
+  };
+  return ['**Passed only when run again** (the machine starved the earlier attempts):', '', ...retried.slice(0, MAX_LISTED).map(line), ''];
+}
+
 /** One scenario that did not pass: its verdict, and why in a few words. */
 function notPassedLine(scenario: ScenarioReport, all: readonly ScenarioReport[]): string {
+  const attempts = (scenario.earlierAttempts?.length ?? 0) + 1;
+  const retried = attempts > 1 ? ` (attempt ${attempts}, at ×${scenario.timeScale})` : '';
+  const head = `- ${MARKER[scenario.verdict]} ${code(scenarioLabel(scenario, all))} ${scenario.verdict}${retried}`;
+  if (scenario.verdict === 'inconclusive') return `${head}: ${inconclusiveWhy(scenario)}`;
   const broken = scenario.invariants.filter((v) => v.status === 'broken').map((v) => code(v.id));
   const why = [
     ...(scenario.error !== null ? [`the harness failed: ${text(firstLine(scenario.error))}`] : []),
@@ -62,7 +85,18 @@ function notPassedLine(scenario: ScenarioReport, all: readonly ScenarioReport[])
     ...scenario.unfired.map((line) => text(line)),
     ...scenario.nothingJudged.map((line) => text(line)),
   ];
-  return `- ${MARKER[scenario.verdict]} ${code(scenarioLabel(scenario, all))} ${scenario.verdict}${why.length > 0 ? `: ${why.join('; ')}` : ''}`;
+  return `${head}${why.length > 0 ? `: ${why.join('; ')}` : ''}`;
+}
+
+/** Why a scenario is inconclusive, in a few words: the machine starved it (its worst span), and the first finding starvation explains. */
+function inconclusiveWhy(scenario: ScenarioReport): string {
+  const worst = scenario.starvation.worst;
+  const lines = scenario.inconclusive ?? [];
+  return [
+    `the machine starved the drill${worst !== null ? `, worst span ${text(spanText(worst))}` : ''}`,
+    ...(lines.length > 0 ? [text(firstLine(lines[0]!))] : []),
+    ...(lines.length > 1 ? [`and ${lines.length - 1} more explained by starvation`] : []),
+  ].join('; ');
 }
 
 /**

@@ -13,14 +13,15 @@ export function plannedRuns(summary: Pick<ReportSummary, 'scenarios' | 'notStart
 }
 
 /**
- * "3/39 passed, 0 failed, 0 vacuous, 1 not judged, 2 interrupted, 33 never started, 0 errors":
- * not judged, and the interruption's counts, only when there are any.
+ * "3/39 passed, 0 failed, 0 vacuous, 2 inconclusive (starved), 1 not judged, 2 interrupted, 33 never started, 0 errors":
+ * inconclusive, not judged, and the interruption's counts, only when there are any.
  */
 export function countsLine(summary: ReportSummary): string {
   const interrupted =
     summary.interrupted > 0 || summary.notStarted > 0 ? `${summary.interrupted} interrupted, ${summary.notStarted} never started, ` : '';
   return (
     `${summary.passed}/${plannedRuns(summary)} passed, ${summary.failed} failed, ${summary.vacuous} vacuous, ` +
+    `${summary.inconclusive > 0 ? `${summary.inconclusive} inconclusive (starved), ` : ''}` +
     `${summary.notJudged > 0 ? `${summary.notJudged} not judged, ` : ''}${interrupted}${summary.errors} errors`
   );
 }

@@ -1,11 +1,15 @@
 import { EXIT } from '../kernel/errors.js';
+import { INVARIANT_KINDS } from '../kernel/vocabulary.js';
 import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js';
 
 /*
  * How a scenario's verdict follows from what the drill found. The first cause
  * wins, in this order: a harness failure makes the evidence untrustworthy
- * (error); a broken invariant or a job that ended wrong is a finding whatever
- * else happened (fail); an armed fault that never fired, or an invariant that
+ * (error); a broken safety invariant is a finding on any machine (fail); when
+ * the machine starved the drill and a starved span explains every other
+ * finding (src/scenarios/starvation.ts), the run is inconclusive: never a
+ * pass, never blamed on the queue; a broken liveness invariant or a job that
+ * ended wrong is a finding whatever else happened (fail); an armed fault that never fired, or an invariant that
  * had nothing to judge where the scenario should have given it something,
  * means the drill did not test what it claims to, so it has not passed
  * (vacuous); else pass. A scenario the queue refused before anything ran
@@ -17,11 +21,16 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
 
 /** The verdict a scenario's contents call for. */
 export function scenarioVerdict(
-  scenario: Pick<ScenarioReport, 'error' | 'notJudged' | 'interrupted' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'>,
+  scenario: Pick<
+    ScenarioReport,
+    'error' | 'notJudged' | 'interrupted' | 'inconclusive' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'
+  >,
 ): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
   if (scenario.notJudged !== null) return 'not_judged';
   if (scenario.interrupted !== null) return 'interrupted';
+  if (scenario.invariants.some((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety')) return 'fail';
+  if (scenario.inconclusive !== null && scenario.inconclusive.length > 0) return 'inconclusive';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
   if (scenario.unfired.length > 0 || scenario.nothingJudged.length > 0) return 'vacuous';
@@ -38,6 +47,7 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
     passed: 0,
     failed: 0,
     vacuous: 0,
+    inconclusive: 0,
     notJudged: 0,
     interrupted: 0,
     errors: 0,
@@ -59,6 +69,9 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
         break;
       case 'vacuous':
         summary.vacuous++;
+        break;
+      case 'inconclusive':
+        summary.inconclusive++;
         break;
       case 'not_judged':
         summary.notJudged++;
@@ -89,13 +102,20 @@ export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'pass
 /**
  * A drill's exit code from its summary: 3 when the harness failed (a scenario's
  * error) or the drill was interrupted, 0 when every scenario the queue could run
- * passed and nothing regressed against a baseline, else 1. A run and a merge of
- * shard reports both end by it, so a merged drill ends as one run would.
+ * passed and nothing regressed against a baseline, 4 when nothing failed but
+ * the machine starved some scenario past judging (inconclusive: run it again on
+ * a quieter machine, at a larger --time-scale, or with --retry-inconclusive),
+ * else 1. A run and a merge of shard reports both end by it, so a merged drill
+ * ends as one run would.
  */
 export function drillExitCode(
-  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'errors' | 'notStarted'>,
+  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'failed' | 'vacuous' | 'inconclusive' | 'notJudged' | 'errors' | 'notStarted'>,
   options: { interrupted: boolean; regressed: boolean },
-): 0 | 1 | 3 {
+): 0 | 1 | 3 | 4 {
   if (options.interrupted || summary.errors > 0) return EXIT.harnessFailed;
-  return allJudgedPassed(summary) && !options.regressed ? EXIT.ok : EXIT.violated;
+  if (options.regressed || summary.failed > 0 || summary.vacuous > 0) return EXIT.violated;
+  if (allJudgedPassed(summary)) return EXIT.ok;
+  return summary.inconclusive > 0 && summary.passed + summary.notJudged + summary.inconclusive === summary.scenarios && summary.notStarted === 0
+    ? EXIT.inconclusive
+    : EXIT.violated;
 }

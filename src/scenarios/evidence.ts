@@ -6,9 +6,9 @@ import type { Plan } from '../saga/plan.js';
 import type { EffectRow } from '../world/ledger.js';
 
 export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
-export type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
+export type { Expectation, StarvedSpan, TimelineEvent, Verdict } from '../report/schema.js';
 
-import type { Expectation, TimelineEvent, Verdict } from '../report/schema.js';
+import type { Expectation, StarvedSpan, TimelineEvent, Verdict } from '../report/schema.js';
 
 /*
  * Everything a drill judges from, gathered after the processes are stopped,
@@ -72,6 +72,20 @@ export interface Evidence {
   /** The scenario's lease and margin, for checks that reason about time. */
   leaseMs: number;
   skewMarginMs: number;
+  /** Every time a process of the drill was not run when it should have been (src/scenarios/starvation-spans.ts); none measured: empty. */
+  starved?: StarvedSpan[];
+  /** When the producers were let go (the drill's deadline counts from here), and when the drill stopped; unknown: absent. */
+  releasedAt?: string | null;
+  endedAt?: string;
+  /** How the drill stopped: at rest, stuck (no progress), out of time. */
+  ending?: 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
+  /** The no-progress watchdog's window: a drill it ended ran out of time within the last one. */
+  noProgressMs?: number;
+  /** How long a worker waits for the world's answer (a starved world times its callers out). */
+  callTimeoutMs?: number;
+  /** The scenario's poll and tick, for how soon a sound queue takes a job that fell due. */
+  pollMs?: number;
+  tickMs?: number;
 }
 
 /** One invariant: its id, its one-line statement, the evidence it needs beyond what every drill has, and its check. */

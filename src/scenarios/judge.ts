@@ -1,5 +1,6 @@
 import { describeUnfired } from '../faults/fault-plan.js';
 import { redact } from '../kernel/redact.js';
+import { INVARIANT_KINDS } from '../kernel/vocabulary.js';
 import type { FaultReport, ScenarioReport, Verdict, WorldFaultReport } from '../report/schema.js';
 import { scenarioVerdict } from '../report/verdict.js';
 import { duplicatedEffects } from './duplicated-effects.js';
@@ -10,6 +11,7 @@ import { jobReports } from './job-reports.js';
 import { nothingJudged } from './must-judge.js';
 import { recoveryTimes } from './recovery-times.js';
 import type { ScenarioRun } from './run-scenario.js';
+import { explainByStarvation, starvationSummary } from './starvation.js';
 
 /*
  * The judge: one run's evidence in, one report entry out. The pieces are
@@ -108,6 +110,10 @@ export function judgeScenario(
     repeat: meta.repeat,
     notJudged: null,
     interrupted: null,
+    // Filled in once the verdicts are final: whether the machine's starvation explains every finding.
+    inconclusive: null,
+    starvation: starvationSummary(evidence.starved ?? []),
+    timeScale: scenario.timeScale ?? 1,
     queueSettings: run.queueSettings ?? {},
     durationMs: run.durationMs,
     // Judging is timed by whoever judges (run-judged.ts), once the entry is made.
@@ -135,5 +141,25 @@ export function judgeScenario(
   }
   if (scenario.invariants.includes('secrets-redacted')) entry.invariants = recheckSecrets(entry, evidence);
   entry.nothingJudged = nothingJudged(scenario, entry.invariants);
+  entry.inconclusive = starvedFindings(entry, run, evidence);
   return { ...entry, verdict: scenarioVerdict(entry) };
+}
+
+/**
+ * Whether the machine, not the queue, explains what this run found: with no
+ * safety invariant broken, every liveness breach, every job that ended wrong
+ * and every fault that never fired explained by a starved span (the lines
+ * that say so), else null (src/scenarios/starvation.ts).
+ */
+function starvedFindings(entry: Omit<ScenarioReport, 'verdict'>, run: ScenarioRun, evidence: Evidence): string[] | null {
+  const broken = entry.invariants.filter((v) => v.status === 'broken');
+  if (broken.some((v) => INVARIANT_KINDS[v.id] === 'safety')) return null;
+  return explainByStarvation(evidence, {
+    liveness: broken,
+    wrongJobs: entry.jobs.filter((job) => !job.matches),
+    unfired: [
+      ...run.pointFaults.filter((f) => f.fires === 0).map((f) => ({ line: describeUnfired(f), worker: f.rule.where?.worker })),
+      ...run.worldFaults.filter((f) => f.armed.fired === 0).map((f) => ({ line: `world fault ${f.describe} never fired` })),
+    ],
+  });
 }

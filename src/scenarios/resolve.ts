@@ -43,6 +43,8 @@ export interface ResolvedScenario {
   worldFaults: Array<{ spec: FaultSpecInput; describe: string }>;
   invariants: InvariantId[];
   secrets: string[];
+  /** Every duration of it was multiplied by this (--time-scale, or a rerun of an inconclusive run at twice its scale). @default 1 */
+  timeScale?: number;
 }
 
 /** Thrown when what the command line asks for does not fit the file (an unknown --only name). */
@@ -157,6 +159,7 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
     worldFaults,
     invariants: scenario.invariants === 'all' ? [...INVARIANT_IDS] : scenario.invariants,
     secrets,
+    timeScale: k,
   };
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
+import { type Calibration, calibrate } from '../harness/calibrate.js';
 import { UsageError } from '../kernel/errors.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
@@ -32,8 +33,15 @@ export interface DrillOptions {
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
   queue?: string;
-  /** Every duration of every scenario times this (--time-scale). @default 1 */
-  timeScale?: number;
+  /**
+   * Every duration of every scenario times this (--time-scale), or 'auto': measured on this machine before the first
+   * scenario (src/harness/calibrate.ts). @default 1
+   */
+  timeScale?: number | 'auto';
+  /** Run an inconclusive scenario again up to this many times, each at twice the scale of the one before (--retry-inconclusive). @default 0 */
+  retryInconclusive?: number;
+  /** Told the time scale chosen (with what the machine measured, for auto) before the first scenario starts. */
+  onTimeScale?: (line: string) => void;
   /** Servers a queue may need (--pg-url); the environment and the scenario fill in the rest. */
   servers?: ServerSettings;
   /** Keep each drill's queue (a PostgreSQL schema) after it instead of dropping it. */
@@ -70,16 +78,22 @@ export function replayCommand(file: string, name: string, seed: number, queue: s
  */
 export async function runDrill(options: DrillOptions): Promise<{ report: DrillReport; written: WrittenReport }> {
   const file = options.loaded ?? loadScenarioFile(options.file);
-  // Resolve every repetition first, so bad input fails before any process starts.
-  const rounds = Array.from({ length: options.repeat }, (_, r) =>
-    resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale: options.timeScale ?? 1 }),
-  );
+  const resolveAll = (timeScale: number) =>
+    Array.from({ length: options.repeat }, (_, r) =>
+      resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale }),
+    );
+  // Resolve every repetition first, so bad input fails before any process starts (and before a calibration).
+  let rounds = resolveAll(options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1));
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
     const impl = queueImpl(name);
     const scenario = rounds[0]!.find((s) => s.settings.queue === name)!;
     await impl.preflight?.(resolveServers(options.servers ?? {}, scenario.settings));
   }
+  const calibration = options.timeScale === 'auto' ? await calibrate() : null;
+  const timeScale = calibration?.scale ?? (options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1));
+  if (calibration && calibration.scale !== 1) rounds = resolveAll(calibration.scale);
+  options.onTimeScale?.(timeScaleLine(timeScale, calibration));
   const started = Date.now();
   const runDir = runDirAt(options.out, started);
   const all = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
@@ -88,7 +102,9 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     throw new UsageError(`--shard ${shard.index}/${shard.count}: the drill has ${all.length} scenario run(s), so at most ${all.length} shards`);
   // Round robin in the drill's order (src/report/shard.ts): the same split on every machine given the same command.
   const queue = shard ? runsOfShare(all, shard) : all;
-  const results = await runScenarios(queue, runDir, options);
+  const retry = (scenario: ResolvedScenario, scale: number) =>
+    resolveScenarios(file, { seed: scenario.seed, only: [scenario.name], queue: options.queue, timeScale: scale })[0]!;
+  const results = await runScenarios(queue, runDir, { ...options, retry });
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const interrupted = options.signal.aborted;
   // What an interruption left undone is part of what the drill found: each run never started, by name.
@@ -108,7 +124,8 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     file: options.file,
     queue: options.queue ?? 'as each scenario says',
     seed: options.seed,
-    timeScale: options.timeScale ?? 1,
+    timeScale,
+    calibration,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(finished).toISOString(),
     durationMs: finished - started,
@@ -122,11 +139,18 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   return { report, written: writeReport(runDir, report) };
 }
 
+/** The first line a drill prints: the scale every duration runs at, and for auto, what the machine measured. */
+export function timeScaleLine(scale: number, calibration: Calibration | null): string {
+  if (calibration === null) return `time scale ×${scale} (given)`;
+  const measured = `a process starts in ${calibration.startupMs} ms here now, a timer fires ${calibration.timerLatenessMs} ms late`;
+  return `time scale ×${scale} (auto: ${measured}${scale === 1 ? '' : `; every lease, timeout and delay stretched ×${scale}`})`;
+}
+
 /** The scenario runs, a few at a time; each one's report in the drill's order (none for a run an interruption left unstarted). */
 async function runScenarios(
   queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>,
   runDir: string,
-  options: DrillOptions,
+  options: DrillOptions & { retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario },
 ): Promise<Array<ScenarioReport | undefined>> {
   const total = queue.length;
   const results: Array<ScenarioReport | undefined> = new Array(queue.length);
@@ -143,8 +167,7 @@ async function runScenarios(
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, options.timeScale ?? 1);
-      const report = await runJudged(scenario, dir, options.signal, runOptions, { repeat, replay });
+      const report = await runRetried(scenario, dir, { ...options, runOptions, repeat });
       results[index] = withReproduction(report, options.expectBroken);
       completed++;
       options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
@@ -156,4 +179,39 @@ async function runScenarios(
     await worlds.stop();
   }
   return results;
+}
+
+/**
+ * One scenario run, judged; with --retry-inconclusive, an inconclusive run
+ * (the machine starved it) again at twice its scale, up to N times, each in a
+ * folder of its own. The last run is the entry; the earlier ones are listed
+ * in it, so no attempt is hidden.
+ */
+async function runRetried(
+  first: ResolvedScenario,
+  dir: string,
+  options: DrillOptions & {
+    retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario;
+    runOptions: Parameters<typeof runJudged>[3];
+    repeat: number;
+  },
+): Promise<ScenarioReport> {
+  const earlier: NonNullable<ScenarioReport['earlierAttempts']> = [];
+  let scenario = first;
+  for (let attempt = 0; ; attempt++) {
+    const scale = scenario.timeScale ?? 1;
+    const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, scale);
+    const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
+    const report = await runJudged(scenario, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
+    const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;
+    if (!more) return earlier.length === 0 ? report : { ...report, earlierAttempts: earlier };
+    earlier.push({
+      timeScale: scale,
+      verdict: report.verdict,
+      runDir: report.runDir,
+      durationMs: report.durationMs,
+      inconclusive: report.inconclusive,
+    });
+    scenario = options.retry(scenario, Math.min(100, scale * 2));
+  }
 }

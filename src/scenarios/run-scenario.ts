@@ -8,13 +8,14 @@ import { startWorld } from '../harness/world-process.js';
 import { type Clock, systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import { Releasers } from '../kernel/releasers.js';
+import { watchStarvation } from '../kernel/starvation-watch.js';
 import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
 import type { QueueAdapter, QueueConnection, ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
-import type { Evidence } from './evidence.js';
+import type { Evidence, StarvedSpan } from './evidence.js';
 import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
 import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
@@ -23,7 +24,11 @@ import { ProducerRelease } from './runner/producer-release.js';
 import { againProducerSpecs, producerNames, roleSpecs } from './runner/role-args.js';
 import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
 import type { WorldHost } from './runner/world-host.js';
+import { readStarvedSpans, starvedEvents } from './starvation-spans.js';
 import { Timeline } from './timeline.js';
+
+/** Where the harness writes its own starved spans in a scenario's run directory. */
+const HARNESS_STARVED_FILE = 'harness.starved';
 
 /** What one run of one scenario left behind: the evidence, the faults' record, and how it ended. */
 export interface ScenarioRun {
@@ -126,24 +131,26 @@ export async function runScenario(
     const barrier = join(runDir, 'start-barrier');
     const control = { plan, clock, ...restartHook(impl, servers) };
     const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline: started + settings.timeout_ms });
+    // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
+    const watch = watchStarvation({ file: join(runDir, HARNESS_STARVED_FILE) });
+    releasers.add("the harness's starvation watch", async () => watch.stop());
     const drilled = await drill(supervised, { runDir, ledger, locator: provisioned.locator, supervisor, barrier, worlds: options.worlds });
     releasers.add("the scenario's world", drilled.closeWorld);
     phase.end('drillMs');
     await supervisor.stopAll();
     // After every process that calls it: its ledger is then closed, and the evidence may read it.
     await drilled.closeWorld();
+    watch.stop();
     phase.end('stopMs');
-    timeline.record(
-      drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
-      `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
-    );
+    const timing = drillTiming(scenario, timeline, { runDir, started, drilled, releasedAt: supervised.producerRelease.releasedAt });
     const gathered = await gatherEvidence({
       scenario,
       runDir,
       queue,
       available: impl.capabilities.evidence,
       ledger,
-      timeline: timeline.events,
+      // The starved spans drawn among the harness's own events, in time order.
+      timeline: inTimeOrder([...timeline.events, ...starvedEvents(timing.starved)]),
       atRest: drilled.ending === 'at-rest',
       retryPolicy: retryPolicyOf(impl, { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms }),
     });
@@ -155,7 +162,7 @@ export async function runScenario(
       store: provisioned.where,
       ledger,
       address: addressAfter(impl, provisioned.locator, settings.queue, { keep: options.keep, servers }),
-      evidence: gathered.evidence,
+      evidence: { ...gathered.evidence, ...timing },
       pointFaults: plan.stats(),
       ...drilled,
       // The drill's own failure first: evidence it left missing is only what followed from it.
@@ -168,6 +175,38 @@ export async function runScenario(
   }
   phase.end('teardownMs');
   return run;
+}
+
+/**
+ * How the drill ended and how the machine starved it, for the judge: the end on the timeline, every starved
+ * span of its processes (the world host's for this drill's time alone), when the producers were let go, and
+ * the scenario's own clocks a starved span is weighed against.
+ */
+function drillTiming(
+  scenario: ResolvedScenario,
+  timeline: Timeline,
+  run: { runDir: string; started: number; drilled: { ending: DrillEnding; error: string | null; hostSpans?: string }; releasedAt: number | null },
+): Pick<Evidence, 'releasedAt' | 'endedAt' | 'ending' | 'callTimeoutMs' | 'noProgressMs' | 'pollMs' | 'tickMs'> & { starved: StarvedSpan[] } {
+  const { drilled, releasedAt } = run;
+  const ended = timeline.record(
+    drilled.ending === 'at-rest' ? 'at-rest' : 'watchdog',
+    `drill ended: ${drilled.ending}${drilled.error ? `: ${drilled.error}` : ''}`,
+  );
+  const starved = readStarvedSpans(run.runDir, timeline.events, {
+    extra: drilled.hostSpans ? [{ file: drilled.hostSpans, process: 'world-host' }] : [],
+    from: run.started,
+    to: Date.now(),
+  });
+  return {
+    starved,
+    releasedAt: releasedAt === null ? null : new Date(releasedAt).toISOString(),
+    endedAt: ended.at,
+    ending: drilled.ending,
+    callTimeoutMs: scenario.settings.call_timeout_ms,
+    noProgressMs: scenario.settings.no_progress_ms,
+    pollMs: scenario.settings.poll_ms,
+    tickMs: scenario.settings.tick_ms,
+  };
 }
 
 /** What the supervision loop watches: the drill's processes under the fault plan's control, and the producers' release. */
@@ -226,7 +265,7 @@ function phaseClock(started: number) {
 async function drill(
   supervised: Supervised,
   run: { runDir: string; ledger: string; locator: string; supervisor: Supervisor; barrier: string; worlds: WorldHost | undefined },
-): Promise<{ ending: DrillEnding; error: string | null; worldFaults: WorldFaults; closeWorld: () => Promise<void> }> {
+): Promise<{ ending: DrillEnding; error: string | null; worldFaults: WorldFaults; closeWorld: () => Promise<void>; hostSpans?: string }> {
   const { scenario, timeline } = supervised;
   let client: WorldClient | null = null;
   let worldFaults: WorldFaults = [];
@@ -234,9 +273,11 @@ async function drill(
   let error: string | null = null;
   // A world process of its own is stopped with the other processes; a hosted world is closed by the host.
   let closeWorld = async (): Promise<void> => {};
+  let hostSpans: string | undefined;
   try {
     const world = run.worlds ? await run.worlds.open(run.ledger, join(run.runDir, 'world.1.log')) : await ownWorld(run.supervisor, run.ledger);
     closeWorld = world.close;
+    hostSpans = world.starvedLog;
     timeline.record('spawn', `world on ${world.url}`, { name: 'world#1', pid: world.pid });
     client = new WorldClient(world.url, { timeoutMs: 5_000 });
     worldFaults = await armWorldFaults(client, scenario, timeline);
@@ -255,11 +296,19 @@ async function drill(
     worldFaults = await firedCounts(client, worldFaults);
     client.close();
   }
-  return { ending, error, worldFaults, closeWorld };
+  return { ending, error, worldFaults, closeWorld, ...(hostSpans ? { hostSpans } : {}) };
+}
+
+/** Events in time order; those at the same instant keep the order they were recorded in. */
+function inTimeOrder<E extends { at: string }>(events: readonly E[]): E[] {
+  return [...events].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
 /** A world process for this scenario alone, stopped with its other processes. */
-async function ownWorld(supervisor: Supervisor, ledger: string): Promise<{ url: string; pid: number; close: () => Promise<void> }> {
+async function ownWorld(
+  supervisor: Supervisor,
+  ledger: string,
+): Promise<{ url: string; pid: number; close: () => Promise<void>; starvedLog?: string }> {
   const world = await startWorld(supervisor, ledger);
   return { url: world.url, pid: world.child.pid, close: async () => {} };
 }

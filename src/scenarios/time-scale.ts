@@ -1,3 +1,4 @@
+import { UsageError } from '../kernel/errors.js';
 import type { Settings } from './schema.js';
 
 /*
@@ -13,6 +14,14 @@ import type { Settings } from './schema.js';
 /** Whether K is a usable scale: a finite number from 1/10 to 100. */
 export function isTimeScale(k: number): boolean {
   return Number.isFinite(k) && k >= 0.1 && k <= 100;
+}
+
+/** A --time-scale as typed: `auto`, or a usable scale; anything else is bad input naming the flag. */
+export function parseTimeScale(flag: string, text: string | number): number | 'auto' {
+  if (String(text).trim() === 'auto') return 'auto';
+  const k = typeof text === 'number' ? text : Number(text.trim());
+  if (String(text).trim() === '' || !isTimeScale(k)) throw new UsageError(`${flag} must be auto or a number from 0.1 to 100, got ${String(text)}`);
+  return k;
 }
 
 const scaled = (ms: number, k: number): number => Math.round(ms * k);

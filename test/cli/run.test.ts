@@ -48,6 +48,7 @@ describe('queue-drill run', () => {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 0,

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cellOf, columnErrorCell, whyNotPassed } from '../../src/compare/cell.js';
 import { JUDGED, loadExpectations, unknownNames } from '../../src/compare/expectations.js';
+import { renderCompareHtml } from '../../src/compare/html.js';
 import { renderCompareJunit } from '../../src/compare/junit.js';
 import { renderCompareMarkdown } from '../../src/compare/markdown.js';
 import { COMPARE_VERSION, type CompareReport, CompareReportSchema } from '../../src/compare/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport, INTERRUPTED_LINE, interruptedReport } from '../report/fixture.js';
+import { drillReport, INCONCLUSIVE_LINES, INTERRUPTED_LINE, inconclusiveReport, interruptedReport } from '../report/fixture.js';
 
 const [passing, failing, vacuous, harnessError] = drillReport().scenarios;
 
@@ -33,6 +34,13 @@ describe('a cell', () => {
     expect(cell).toMatchObject({ verdict: 'interrupted', broken: [], why: `interrupted: ${INTERRUPTED_LINE}`, matched: false });
   });
 
+  it('of a scenario the machine starved says inconclusive with its first line, names no breach as the why, and is not what is expected by default', () => {
+    const starved = inconclusiveReport().scenarios[1]!;
+    const cell = cellOf(starved, JUDGED);
+    expect(cell).toMatchObject({ verdict: 'inconclusive', why: `inconclusive (starved): ${INCONCLUSIVE_LINES[0]}`, matched: false });
+    expect(cellOf(starved, ['pass', 'inconclusive']).matched).toBe(true);
+  });
+
   it('of a column that never ran is an error with the reason, unexpected by default', () => {
     const cell = columnErrorCell('crash-after-claim', 'bullmq', 'Redis did not answer at 127.0.0.1:6379', JUDGED);
     expect(cell).toMatchObject({ verdict: 'error', why: 'error: Redis did not answer at 127.0.0.1:6379', matched: false, runDir: null });
@@ -53,7 +61,7 @@ describe('expectations', () => {
     return path;
   };
 
-  it('default to every verdict but an error', () => {
+  it('default to every verdict but an error, an interruption or an inconclusive run (a cell that was not compared)', () => {
     expect(loadExpectations(undefined).of('anything', 'anything')).toEqual(['pass', 'fail', 'vacuous', 'not_judged']);
   });
 
@@ -67,7 +75,7 @@ describe('expectations', () => {
 
   it('refuse a verdict that does not exist, naming where', () => {
     expect(() => loadExpectations(file('reference:\n  crash-after-claim: passed\n'))).toThrow(
-      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, not_judged, interrupted, error/,
+      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, inconclusive, not_judged, interrupted, error/,
     );
   });
 
@@ -137,5 +145,84 @@ describe('the comparison views', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(4);
     expect(xml.match(/<failure /g)).toHaveLength(report.cells.filter((c) => !c.matched).length);
     expect(xml).toContain('<testsuite name="bullmq" tests="2" failures="2"');
+  });
+});
+
+describe('the comparison views, with a cell the machine starved', () => {
+  const [passed, starved] = inconclusiveReport().scenarios;
+  const base = {
+    version: COMPARE_VERSION,
+    tool: 'queue-drill',
+    toolVersion: '0.1.0',
+    command: 'queue-drill compare --queues reference',
+    file: 'scenarios.yaml',
+    seed: 1,
+    timeScale: 1,
+    startedAt: '2026-12-01T10:00:00.000Z',
+    finishedAt: '2026-12-01T10:01:00.000Z',
+    durationMs: 60_000,
+    scenarios: [passed!.name, starved!.name],
+    queues: [
+      {
+        queue: 'reference',
+        version: '0.1.0',
+        description: 'r',
+        needs: [],
+        settings: {},
+        error: null,
+        durationMs: 30_000,
+        report: null,
+        summary: inconclusiveReport().summary,
+      },
+    ],
+  } as const;
+  /** The comparison, its starved cell expected as given. */
+  const compare = (expected: Parameters<typeof cellOf>[1]): CompareReport =>
+    CompareReportSchema.parse({
+      ...base,
+      exitCode: expected === JUDGED ? 1 : 0,
+      cells: [cellOf(passed!, JUDGED), cellOf(starved!, expected)],
+    });
+
+  it('Markdown: the cell says inconclusive, not what broke; the headline and the column count it; its line names the starved span', () => {
+    const md = renderCompareMarkdown(compare(JUDGED));
+    expect(md).toContain('1 cell not as expected, 1 inconclusive (the machine starved it)**');
+    expect(md).toContain('| 1 pass, 0 fail, 0 vacuous, 1 inconclusive (starved), 0 not judged, 0 error |');
+    expect(md).toContain('| `slow_machine` | ⏳ inconclusive (starved) **(unexpected)** |');
+    expect(md).toContain(
+      '- `reference` × `slow_machine`: ⏳ inconclusive (starved) (unexpected)\n  - inconclusive (starved): no-lost-job: the drill stopped',
+    );
+    expect(md).toContain('the worst: w1#2 was not run for 510 ms');
+    expect(md).not.toContain('`no-lost-job`:');
+  });
+
+  it('JUnit: an inconclusive cell not expected is an <error>, not a <failure>; one expected is skipped, never passed', () => {
+    const unexpected = renderCompareJunit(compare(JUDGED));
+    expect(unexpected).toContain('<testsuite name="reference" tests="2" failures="0" errors="1" skipped="0"');
+    expect(unexpected).toMatch(/<error message="inconclusive: inconclusive \(starved\): no-lost-job: [^"]*" type="inconclusive">/);
+    const expected = renderCompareJunit(compare(['inconclusive']));
+    expect(expected).toContain('<testsuite name="reference" tests="2" failures="0" errors="0" skipped="1"');
+    expect(expected).toMatch(/<skipped message="inconclusive: inconclusive \(starved\): no-lost-job: /);
+  });
+
+  it('HTML: the cell has a verdict shape and word of its own, its line naming the starved span, no breach listed; the headline counts it', () => {
+    const html = renderCompareHtml(compare(JUDGED), '/nowhere');
+    expect(html).toContain('<h1>queue-drill comparison: 2 scenarios × 1 queue: 1 cell not as expected, 1 inconclusive (the machine starved it)</h1>');
+    expect(html).toContain('<td>1 pass, 0 fail, 0 vacuous, 1 inconclusive (starved), 0 not judged, 0 error</td>');
+    const cell = html.split('<tr>').find((r) => r.startsWith('<th scope="row"><code>slow_machine</code></th>'))!;
+    expect(cell).toContain(
+      '<td class="cell v-inconclusive unexpected"><span class="verdict"><svg class="shape" aria-hidden="true"><use href="#shape-inconclusive"/></svg>INCONCLUSIVE</span>',
+    );
+    expect(cell).toContain('<p class="line">inconclusive (starved): no-lost-job: the drill stopped before rest');
+    expect(cell).not.toContain('<code>no-lost-job</code>');
+    expect(html).toContain('<symbol id="shape-inconclusive"');
+    // A first line with markup in it stays text.
+    const hostile = { ...starved!, inconclusive: [...INCONCLUSIVE_LINES].reverse() };
+    const page = renderCompareHtml(
+      CompareReportSchema.parse({ ...compare(JUDGED), cells: [cellOf(passed!, JUDGED), cellOf(hostile, JUDGED)] }),
+      '/nowhere',
+    );
+    expect(page).toContain('| &lt;i&gt;*&lt;/i&gt;</p>');
+    expect(page).not.toContain('<i>');
   });
 });

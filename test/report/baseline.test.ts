@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BaselineError, compareWithBaseline, readBaseline } from '../../src/report/baseline.js';
 import { checkReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport } from './fixture.js';
+import { drillReport, inconclusiveScenario } from './fixture.js';
 
 // The fixture's scenarios: crash_after_write (pass), timeout_blind_retry (fail), a vacuous one and a harness error.
 const asBaseline = (report = drillReport()) => ({ path: 'base/report.json', scenarios: JSON.parse(JSON.stringify(report.scenarios)) });
@@ -38,6 +38,19 @@ describe('compareWithBaseline', () => {
     expect(slower(2_000)).toEqual([]);
     expect(slower(2_101)).toEqual(['slower-recovery']);
     expect(compareWithBaseline(asBaseline(then), drillReport().scenarios, { ratio: 1, slackMs: 0 }).regressions).toEqual([]);
+  });
+
+  it('takes a scenario the machine starved on either side for neither a regression nor an improvement: a starved run shows nothing of the queue', () => {
+    const then = drillReport();
+    const name = then.scenarios[0]!.name;
+    // Passed there, inconclusive now, and its recovery never settled: no now-fails, no slower recovery.
+    const starved = { ...inconclusiveScenario(), name };
+    starved.recovery = [{ ...starved.recovery[0]!, killToSettledMs: 60_000 }];
+    expect(compareWithBaseline(asBaseline(then), [starved])).toMatchObject({ regressions: [], improvements: [] });
+    // Inconclusive there: a failure now is not a regression from it, nor a pass now an improvement on it.
+    const baseline = asBaseline({ ...then, scenarios: [starved] });
+    expect(compareWithBaseline(baseline, [{ ...then.scenarios[1]!, name }])).toMatchObject({ regressions: [], improvements: [] });
+    expect(compareWithBaseline(baseline, [then.scenarios[0]!])).toMatchObject({ regressions: [], improvements: [] });
   });
 
   it('keeps the report valid with a comparison in it, and refuses exit code 0 beside a regression', () => {

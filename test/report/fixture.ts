@@ -1,7 +1,8 @@
 import { EVIDENCE_MEANING } from '../../src/kernel/vocabulary.js';
-import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../../src/report/schema.js';
+import { type DrillReport, REPORT_VERSION, type ScenarioReport, type StarvedSpan } from '../../src/report/schema.js';
 import { type EvidenceAvailability, INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
 import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
+import { starvedEvents } from '../../src/scenarios/starvation-spans.js';
 
 /*
  * A realistic report of one drill with four scenarios, one of each verdict:
@@ -17,7 +18,12 @@ import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
  * And `notJudgedReport()`: one passing scenario on a stub queue that
  * keeps no per-attempt history, so every invariant needing the history is
  * "not judged" (with the queue's reason), which must neither fail the
- * scenario nor be counted as held.
+ * scenario nor be counted as held. And `inconclusiveReport()`: a drill on a
+ * starved machine, one scenario passed and one inconclusive (a liveness breach
+ * and a job on another path, both explained by a starved span), exit code 4.
+ * And `retriedReport()`: a drill that chose its time scale itself (×1.5, from
+ * what it measured), one scenario of which was starved at ×1.5 and passed when
+ * run again at ×3 (--retry-inconclusive), exit code 0.
  */
 
 const STATEMENTS: Record<InvariantId, string> = {
@@ -107,6 +113,9 @@ function passing(): ScenarioReport {
     verdict: 'pass',
     notJudged: null,
     interrupted: null,
+    inconclusive: null,
+    starvation: { spans: [], totalMs: 0, worst: null },
+    timeScale: 1,
     queueSettings: {},
     durationMs: 3412.5,
     runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
@@ -412,6 +421,7 @@ export function drillReport(): DrillReport {
       passed: 1,
       failed: 1,
       vacuous: 1,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 1,
@@ -433,6 +443,7 @@ export function passingReport(): DrillReport {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 0,
@@ -470,6 +481,7 @@ export function notJudgedReport(): DrillReport {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 0,
@@ -507,6 +519,7 @@ export function nothingJudgedReport(): DrillReport {
       passed: 0,
       failed: 0,
       vacuous: 1,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 0,
@@ -566,6 +579,7 @@ export function interruptedReport(): DrillReport {
       passed: 1,
       failed: 0,
       vacuous: 0,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 1,
       errors: 0,
@@ -580,5 +594,145 @@ export function interruptedReport(): DrillReport {
         { name: 'world_unreachable', repeat: 1, queue: 'reference' },
       ],
     },
+  };
+}
+
+/** The worst span of `inconclusiveScenario()`: the restarted worker, not run for 510 ms while it held job 1. */
+export const STARVED_SPAN: StarvedSpan = {
+  process: 'w1#2',
+  from: '2026-08-25T10:00:01.500Z',
+  to: '2026-08-25T10:00:02.010Z',
+  ms: 510,
+  cause: 'stalled',
+};
+
+/** The other spans: the coordinator slow to start, and the harness itself held back (it has no lane of its own). */
+const OTHER_SPANS: StarvedSpan[] = [
+  { process: 'coordinator#1', from: '2026-08-25T10:00:00.500Z', to: '2026-08-25T10:00:00.620Z', ms: 120, cause: 'start-up' },
+  { process: 'harness', from: '2026-08-25T10:00:02.100Z', to: '2026-08-25T10:00:02.180Z', ms: 80, cause: 'stalled' },
+];
+
+/** What the judge writes for each finding starvation explains (src/scenarios/starvation.ts), with a character Markdown must escape. */
+export const INCONCLUSIVE_LINES = [
+  'no-lost-job: the drill stopped before rest (out of time) on a starved machine: 3 starved span(s) since the producers were let go at ' +
+    '10:00:00.050, 710 ms in all, the worst: w1#2 was not run for 510 ms, from 10:00:01.500 to 10:00:02.010; every unfinished job was due ' +
+    'less than 1100 ms of unstarved time before the drill stopped',
+  'job 1 ended running, not done, after w1#2 was not run for 510 ms, from 10:00:01.500 to 10:00:02.010 during its life ' +
+    '(250 ms or more can cost a holder its lease or a caller its answer) | <i>*</i>',
+];
+
+/**
+ * slow_machine, retried at twice the time scale and still starved: its job was
+ * still running when the drill ran out of time (no-lost-job broke, a liveness
+ * invariant), and a starved span explains both findings; no safety invariant
+ * broke, so it is inconclusive, neither a pass nor a failure.
+ */
+export function inconclusiveScenario(): ScenarioReport {
+  const name = 'slow_machine';
+  const base = passing();
+  const spans = [OTHER_SPANS[0]!, STARVED_SPAN, OTHER_SPANS[1]!];
+  const job = base.jobs[0]!;
+  return {
+    ...base,
+    name,
+    description: 'a worker killed after its write; on this machine the restarted worker was starved while it held the job',
+    verdict: 'inconclusive',
+    inconclusive: [...INCONCLUSIVE_LINES],
+    starvation: { spans, totalMs: 710, worst: STARVED_SPAN },
+    timeScale: 2,
+    durationMs: 8400,
+    runDir: `drill-runs/2026-08-25T10-00-00Z/${name}`,
+    replay: REPLAY(name),
+    artefacts: artefacts(name),
+    jobs: [
+      {
+        ...job,
+        actual: { status: 'running', reason: null },
+        matches: false,
+        history: job.history.slice(0, -1),
+        events: job.events.filter((event) => !(event.kind === 'transition' && event.to === 'done')),
+      },
+    ],
+    recovery: [{ ...base.recovery[0]!, settledAt: null, killToSettledMs: null }],
+    invariants: verdicts({ 'no-lost-job': ['job 1 (key ab12cd34ef56ab78) is running, not done or in review, when the drill stopped'] }),
+    expectations: ['job 1 (ab12cd34ef56ab78): expected done, ended running'],
+    timeline: [
+      { at: '2026-08-25T10:00:00.000Z', kind: 'spawn', process: 'coordinator#1', pid: 4100, detail: 'coordinator' },
+      ...base.timeline.slice(0, 1),
+      { at: '2026-08-25T10:00:00.120Z', kind: 'ready', process: 'w1#1', detail: 'worker w1 up 120 ms after its start', ms: 120 },
+      ...base.timeline.slice(1, 4),
+      ...starvedEvents([OTHER_SPANS[0]!]),
+      { at: '2026-08-25T10:00:00.620Z', kind: 'ready', process: 'coordinator#1', detail: 'coordinator up 620 ms after its start', ms: 620 },
+      ...starvedEvents([STARVED_SPAN, OTHER_SPANS[1]!]),
+      { at: '2026-08-25T10:00:08.400Z', kind: 'watchdog', detail: 'drill ended: out of time before rest' },
+    ],
+  };
+}
+
+/** A drill (exit code 4) where crash_after_write passed and slow_machine was starved past judging: nothing failed, one inconclusive. */
+export function inconclusiveReport(): DrillReport {
+  const scenarios = [passing(), inconclusiveScenario()];
+  return {
+    ...drillReport(),
+    exitCode: 4,
+    summary: {
+      scenarios: 2,
+      passed: 1,
+      failed: 0,
+      vacuous: 0,
+      inconclusive: 1,
+      notJudged: 0,
+      interrupted: 0,
+      errors: 0,
+      notStarted: 0,
+      invariants: { held: 2 * INVARIANT_IDS.length - 1, broken: 1, notJudged: 0 },
+    },
+    scenarios,
+  };
+}
+
+/** What `retriedReport()`'s drill measured before its first scenario, and the scale it chose. */
+export const CALIBRATION = { startupMs: 589, timerLatenessMs: 4, scale: 1.5 };
+
+/** The first line starvation explained in the earlier, starved attempt of `retriedScenario()`, with text every view must escape. */
+export const EARLIER_INCONCLUSIVE_LINE =
+  'job 1 ended running, not done, after w1#2 was not run for 640 ms, from 10:00:01.500 to 10:00:02.140 | <i>"starved"</i> & *]]>';
+
+/** The run directory of `retriedScenario()`'s earlier attempt (the retry's is beside it, `.retry1`). */
+export const EARLIER_RUN_DIR = 'drill-runs/2026-08-25T10-00-00Z/slow_machine';
+
+/** slow_machine, starved at ×1.5 (inconclusive), then run again at ×3, where it passed: the entry is the last run's. */
+export function retriedScenario(): ScenarioReport {
+  const name = 'slow_machine';
+  return {
+    ...passing(),
+    name,
+    description: 'a worker killed after its write; the first attempt was starved, the second at twice the scale was not',
+    timeScale: 3,
+    earlierAttempts: [
+      {
+        timeScale: 1.5,
+        verdict: 'inconclusive',
+        runDir: EARLIER_RUN_DIR,
+        durationMs: 8400,
+        inconclusive: [EARLIER_INCONCLUSIVE_LINE, INCONCLUSIVE_LINES[0]!],
+      },
+    ],
+    durationMs: 6100,
+    runDir: `${EARLIER_RUN_DIR}.retry1`,
+    replay: `${REPLAY(name)} --time-scale 3`,
+    artefacts: artefacts(`${name}.retry1`),
+  };
+}
+
+/** A drill (exit code 0) at the time scale it chose (×1.5): crash_after_write passed, slow_machine passed on its second attempt. */
+export function retriedReport(): DrillReport {
+  return {
+    ...passingReport(),
+    command: 'queue-drill drill scenarios.yaml --seed 42 --queue reference --retry-inconclusive 1',
+    timeScale: 1.5,
+    calibration: { ...CALIBRATION },
+    summary: { ...passingReport().summary, scenarios: 2, passed: 2, invariants: { held: 2 * INVARIANT_IDS.length, broken: 0, notJudged: 0 } },
+    scenarios: [{ ...passing(), timeScale: 1.5 }, retriedScenario()],
   };
 }

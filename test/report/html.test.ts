@@ -3,7 +3,18 @@ import { evidenceTargets } from '../../src/report/html/evidence-links.js';
 import { layoutScenario } from '../../src/report/html/lanes.js';
 import { renderHtml } from '../../src/report/html/render-html.js';
 import type { DrillReport } from '../../src/report/schema.js';
-import { drillReport, INTERRUPTED_LINE, interruptedReport } from './fixture.js';
+import {
+  drillReport,
+  EARLIER_RUN_DIR,
+  INCONCLUSIVE_LINES,
+  INTERRUPTED_LINE,
+  inconclusiveReport,
+  inconclusiveScenario,
+  interruptedReport,
+  passingReport,
+  retriedReport,
+  STARVED_SPAN,
+} from './fixture.js';
 
 /*
  * report.html from the fixture report (four scenarios, one of each verdict):
@@ -117,5 +128,123 @@ describe('report.html', () => {
 
   it('is the same page for the same report', () => {
     expect(renderHtml(drillReport())).toBe(renderHtml(drillReport()));
+  });
+});
+
+describe('report.html of a drill on a starved machine', () => {
+  /** The <g class="lane"> of the timeline of section `index` (0-based) whose label is `lane`. */
+  function laneSvg(html: string, index: number, lane: string): string {
+    const section = html.split('<section ')[index + 1]!;
+    const found = section.split('<g class="lane">').find((g) => g.startsWith(`<text class="lane-label" x="4" y="`) && g.includes(`>${lane}</text>`));
+    if (found === undefined) throw new Error(`no lane ${lane}`);
+    return found;
+  }
+
+  it('lays each starved span out in its own process’s lane, from when it began to when it ended; a process with no lane gets one', () => {
+    const scenario = inconclusiveScenario();
+    const layout = layoutScenario(scenario, 1);
+    const starved = layout.marks.filter((mark) => mark.kind === 'starved');
+    const origin = Date.parse(scenario.timeline[0]!.at);
+    expect(starved.map((mark) => [mark.lane, mark.at, mark.end])).toEqual([
+      ['coordinator#1', 500, 620],
+      ['w1#2', Date.parse(STARVED_SPAN.from) - origin, Date.parse(STARVED_SPAN.to) - origin],
+      ['harness', 2100, 2180],
+    ]);
+    expect(layout.lanes.map((lane) => lane.id)).toEqual(['coordinator#1', 'w1#1', 'w1#2', 'harness', 'world']);
+    expect(starved[1]!.title).toBe(
+      `w1#2 starved (the machine, not a fault): ${scenario.timeline.find((e) => e.kind === 'starved' && e.process === 'w1#2')!.detail}`,
+    );
+    // A process coming up is not drawn: a slow start is its own starved span.
+    expect(layout.marks.some((mark) => mark.title.includes('up 120 ms'))).toBe(false);
+  });
+
+  it('draws a starved span as a hatched band in its lane, beneath the lease it overlaps, with its detail as the tooltip', () => {
+    const html = renderHtml(inconclusiveReport());
+    expect(html.match(/<pattern id="qd-starved-hatch"/g)).toHaveLength(1);
+    expect(html).toContain('.k-starved rect { fill: url(#qd-starved-hatch)');
+    const lane = laneSvg(html, 1, 'w1#2');
+    const band =
+      /<g id="(s1-h\d+)" class="mark k-starved" tabindex="0"><title>w1#2 starved \(the machine, not a fault\): w1#2 was not run for 510 ms[^<]*<\/title><rect x="([\d.]+)" y="\d+" width="([\d.]+)" height="26"\/><\/g>/.exec(
+        lane,
+      );
+    expect(band, lane).not.toBeNull();
+    // Drawn first, so the lease and the points lie over it; and nowhere else.
+    expect(lane.indexOf('k-starved')).toBeLessThan(lane.indexOf('k-lease'));
+    expect(laneSvg(html, 1, 'w1#1')).not.toContain('k-starved');
+    expect(laneSvg(html, 1, 'harness')).toContain('<title>harness starved (the machine, not a fault): harness was not run for 80 ms');
+    // 510 ms of the drill's 8,400 ms, across 864 units of plot.
+    expect(Number(band![3])).toBeCloseTo((510 / 8400) * 864, 5);
+    expect(html).toContain(`<a class="to-mark" href="#${band![1]}">on the timeline</a>`);
+    // The legend says what the band means.
+    expect(html).toMatch(
+      /<g class="mark k-starved"><rect [^>]*\/><\/g><\/svg> starved: the machine did not run the process \(load, not a fault\)<\/li>/,
+    );
+  });
+
+  it('counts the inconclusive scenario apart, and says why: what starvation explains, escaped, and how much the machine starved it', () => {
+    const html = renderHtml(inconclusiveReport());
+    expect(html).toContain('<title>queue-drill: 1/2 passed, 1 inconclusive</title>');
+    expect(html).toContain('<h1>queue-drill: 1/2 passed, 0 failed, 0 vacuous, 1 inconclusive (starved), 0 errors</h1>');
+    expect(html).toContain(
+      '<p class="starved">The machine starved the drill: worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010) in slow_machine;',
+    );
+    expect(html).toMatch(
+      /<tr class="v-inconclusive"><td><a href="#scenario-2">slow_machine<\/a><\/td><td><span class="verdict">INCONCLUSIVE<\/span><\/td><td>no-lost-job \(not held on the starved machine\)<\/td>/,
+    );
+    const section = html.split('<section ')[2]!;
+    expect(section).toMatch(/^id="scenario-2" class="scenario v-inconclusive">/);
+    expect(section).toContain('<div class="inconclusive"><h3>Inconclusive: the machine starved the drill:');
+    expect(section).toContain(`<li>${INCONCLUSIVE_LINES[0]}</li>`);
+    expect(section).toContain('| &lt;i&gt;*&lt;/i&gt;</li>');
+    expect(section).not.toContain('<i>');
+    expect(section).toContain('<p class="meta starvation">Starved: 3 starved spans, 710 ms in all; worst span w1#2 510 ms');
+    expect(section).toContain('seed 42, every duration ×2, 8.4 s');
+    expect(section).toContain('<h3>Invariants that did not hold on the starved machine</h3>');
+    expect(section).toMatch(/<details class="timeline-box" open>/);
+    // A passing scenario on the same machine says nothing of starvation it did not have.
+    expect(html.split('<section ')[1]).not.toContain('starvation');
+  });
+});
+
+describe('report.html of a drill that chose its time scale and ran a starved scenario again', () => {
+  const html = renderHtml(retriedReport());
+  const header = html.split('<header>')[1]!.split('</header>')[0]!;
+
+  it('says in its header the time scale and how it was chosen', () => {
+    expect(header).toContain(
+      'exit code 0, time scale ×1.5 (auto: a process started in 589 ms on this machine, a timer fired 4 ms late; ' +
+        'every lease, timeout and delay stretched ×1.5).</p>',
+    );
+  });
+
+  it.each([
+    ['the scale 1 given: nothing, as before', 1, null, null],
+    ['a scale given', 2, null, ', time scale ×2 (given; every lease, timeout and delay stretched ×2).'],
+    ['the scale 1 chosen by auto', 1, { startupMs: 113, timerLatenessMs: 2, scale: 1 }, ', time scale ×1 (auto: this machine was quiet: '],
+  ])('says the time scale for %s', (_, timeScale, calibration, expected) => {
+    const head = renderHtml({ ...passingReport(), timeScale, calibration }).split('</header>')[0]!;
+    if (expected === null) expect(head).not.toContain('time scale');
+    else expect(head).toContain(expected);
+  });
+
+  it('says in the summary that the pass came on a retry', () => {
+    expect(html).toContain(
+      '<a href="#scenario-2">slow_machine</a></td><td><span class="verdict">PASS</span> <span class="retried">at ×3, after inconclusive at ×1.5</span></td>',
+    );
+  });
+
+  it('lists each earlier attempt (scale, verdict, run directory, first inconclusive line, escaped) before this run, after the verdict heading', () => {
+    const section = html.split('<section ')[2]!;
+    expect(section).toMatch(/^id="scenario-2" class="scenario v-pass"><h2><span class="verdict">PASS<\/span> slow_machine<\/h2>/);
+    const list = /<ol class="attempts">(.*?)<\/ol>/.exec(section)![1]!;
+    expect(list.split('</li>').slice(0, 2)).toEqual([
+      `<li class="v-inconclusive">attempt 1 of 2: inconclusive at time scale ×1.5, 8.4 s, run directory ${EARLIER_RUN_DIR}: ` +
+        'job 1 ended running, not done, after w1#2 was not run for 640 ms, from 10:00:01.500 to 10:00:02.140 | ' +
+        '&lt;i&gt;&quot;starved&quot;&lt;/i&gt; &amp; *]]&gt;',
+      '<li class="v-pass"><strong>attempt 2 of 2 (this run): pass at time scale ×3</strong>',
+    ]);
+    expect(section).not.toContain('<i>');
+    expect(section.indexOf('<ol class="attempts">')).toBeLessThan(section.indexOf('<p class="meta">Queue'));
+    expect(html.split('<section ')[1]).not.toContain('class="attempts"');
   });
 });

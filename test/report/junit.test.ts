@@ -4,8 +4,12 @@ import { renderJunit } from '../../src/report/junit.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import {
   drillReport,
+  EARLIER_INCONCLUSIVE_LINE,
+  EARLIER_RUN_DIR,
   HOSTILE_EVIDENCE,
+  INCONCLUSIVE_LINES,
   INTERRUPTED_LINE,
+  inconclusiveReport,
   interruptedReport,
   NEEDS_HISTORY,
   NO_HISTORY_NOTE,
@@ -13,6 +17,7 @@ import {
   nothingJudgedReport,
   notJudgedReport,
   passingReport,
+  retriedReport,
 } from './fixture.js';
 import { findAll, parseXml, type XmlElement, XmlError } from './xml-check.js';
 
@@ -108,7 +113,7 @@ describe('renderJunit: a test per scenario run, so a dashboard counts what a per
     expect(cases.map((c) => c.attributes.name)).toEqual(report.scenarios.map((s) => s.name));
     for (const testcase of cases) expect(testcase.attributes.classname).toBe('reference');
     const properties = Object.fromEntries(findAll(suites[0]!, 'property').map((p) => [p.attributes.name, p.attributes.value]));
-    expect(properties).toEqual({ queue: 'reference', seed: '42', command: report.command, file: 'scenarios.yaml' });
+    expect(properties).toEqual({ queue: 'reference', seed: '42', command: report.command, file: 'scenarios.yaml', 'time-scale': '1 (given)' });
   });
 
   it('gives each case its scenario verdict: pass passed, fail and vacuous failures, a harness error an error; nothing skipped', () => {
@@ -207,7 +212,9 @@ describe('renderJunit: a test per scenario run, so a dashboard counts what a per
     // A passing scenario's timeline is in report.html; one that did not pass carries what happened.
     expect(out).not.toContain('timeline');
     const failing = findAll(caseNamed(root, 'timeout_blind_retry'), 'system-out')[0]!.text;
-    expect(failing).toContain('timeline (fault points passed with nothing happening left out):\n2026-08-25T10:00:00.000Z world-fault-armed');
+    expect(failing).toContain(
+      'timeline (fault points passed with nothing happening, and processes becoming ready, left out):\n2026-08-25T10:00:00.000Z world-fault-armed',
+    );
   });
 
   it('keeps hostile names and newlines intact through attributes', () => {
@@ -290,6 +297,42 @@ describe('renderJunit, for an interrupted drill', () => {
   });
 });
 
+describe('renderJunit, for a drill on a starved machine', () => {
+  const xml = renderJunit(inconclusiveReport());
+  const root = parseXml(xml);
+
+  it('errs the inconclusive scenario (type inconclusive), not a failure: the machine starved it, the queue did not fail it', () => {
+    expect(expatComplaint(xml)).toBeNull();
+    expect(countsOf(root)).toEqual({ tests: '2', failures: '0', errors: '1', skipped: '0' });
+    for (const suite of findAll(root, 'testsuite')) expect(countsOf(suite)).toEqual(countedCases(suite));
+    expect(outcomeOf(caseNamed(root, 'crash_after_write'))).toBe('passed');
+    const error = outcomeElement(caseNamed(root, 'slow_machine'))!;
+    expect(error.name).toBe('error');
+    expect(error.attributes.type).toBe('inconclusive');
+    expect(error.attributes.message).toMatch(/^inconclusive, the machine starved the drill: no-lost-job: the drill stopped before rest/);
+    expect(error.attributes.message).not.toMatch(/[\r\n]/);
+  });
+
+  it('gives every line starvation explains, naming the starved process and span, the starvation, the findings and the replay in its body', () => {
+    const error = outcomeElement(caseNamed(root, 'slow_machine'))!;
+    for (const line of INCONCLUSIVE_LINES) expect(error.text).toContain(`  ${line}\n`);
+    expect(error.text).toContain('starvation: 3 starved spans, 710 ms in all; worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010)');
+    expect(error.text).toContain('no-lost-job: every accepted job ends done or in review');
+    expect(error.text).toMatch(/\n\nreplay: queue-drill drill scenarios\.yaml --only slow_machine /);
+  });
+
+  it("says how much the machine starved a scenario and its time scale in the scenario's output", () => {
+    const out = caseNamed(root, 'slow_machine').children.find((c) => c.name === 'system-out')!.text;
+    expect(out).toContain('verdict: inconclusive\n');
+    expect(out).toContain('\nstarvation: 3 starved spans, 710 ms in all; worst span w1#2 510 ms');
+    expect(out).toContain('\ntime scale: every duration ×2\n');
+    expect(out).toContain('job 1: taken back after 1100 ms, never settled');
+    expect(out).toMatch(/starved +w1#2 +w1#2 was not run for 510 ms/);
+    const passing = caseNamed(root, 'crash_after_write').children.find((c) => c.name === 'system-out')!.text;
+    expect(passing).not.toMatch(/starvation|time scale/);
+  });
+});
+
 describe('renderJunit, against a baseline', () => {
   const withBaseline = (regressions: NonNullable<DrillReport['baseline']>['regressions']): XmlElement => {
     const report = passingReport();
@@ -321,5 +364,46 @@ describe('renderJunit, against a baseline', () => {
   it('passes one case when nothing regressed', () => {
     const cases = findAll(withBaseline([]), 'testcase');
     expect(cases.map((c) => [c.attributes.name, outcomeOf(c)])).toEqual([['no regression', 'passed']]);
+  });
+});
+
+describe('renderJunit, of a drill that chose its time scale and ran a starved scenario again', () => {
+  const xml = renderJunit(retriedReport());
+  const root = parseXml(xml);
+  const propertiesOf = (report: DrillReport) =>
+    findAll(parseXml(renderJunit(report)), 'testsuite').map((suite) =>
+      Object.fromEntries(findAll(suite, 'property').map((p) => [p.attributes.name, p.attributes.value])),
+    );
+
+  it('says the time scale and how it was chosen in a property of its suite', () => {
+    expect(expatComplaint(xml)).toBeNull();
+    expect(propertiesOf(retriedReport()).map((p) => p['time-scale'])).toEqual(['1.5 (auto: start 589 ms, timer 4 ms late)']);
+  });
+
+  it.each([
+    ['the scale 1 given', { timeScale: 1, calibration: null }, '1 (given)'],
+    ['a report with no calibration', { timeScale: 2 }, '2 (given)'],
+    [
+      'the scale 1 chosen by auto',
+      { timeScale: 1, calibration: { startupMs: 113, timerLatenessMs: 2, scale: 1 } },
+      '1 (auto, a quiet machine: start 113 ms, timer 2 ms late)',
+    ],
+  ])('says it for %s', (_, scale, expected) => {
+    expect(propertiesOf({ ...drillReport(), ...scale }).map((p) => p['time-scale'])).toEqual([expected]);
+  });
+
+  it("lists each earlier attempt in the testcase's output, before this run's verdict, escaped", () => {
+    expect(xml).toContain('&lt;i&gt;"starved"&lt;/i&gt; &amp; *]]&gt;');
+    expect(xml).not.toContain('<i>');
+    const out = caseNamed(root, 'slow_machine').children.find((c) => c.name === 'system-out')!.text;
+    expect(out.split('\n').slice(0, 3)).toEqual([
+      'attempts (the machine starved each earlier one; it ran again at twice its time scale):',
+      `  attempt 1 of 2: inconclusive at time scale ×1.5, 8.4 s, run directory ${EARLIER_RUN_DIR}: ${EARLIER_INCONCLUSIVE_LINE}`,
+      '  attempt 2 of 2 (this run): pass at time scale ×3',
+    ]);
+    expect(out.indexOf('attempt 1 of 2')).toBeLessThan(out.indexOf('verdict: pass'));
+    expect(outcomeOf(caseNamed(root, 'slow_machine'))).toBe('passed');
+    const once = caseNamed(root, 'crash_after_write').children.find((c) => c.name === 'system-out')!.text;
+    expect(once).not.toContain('attempt 1');
   });
 });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { type DrillReport, REPORT_VERSION } from '../../src/report/schema.js';
+import { type DrillReport, DrillReportSchema, REPORT_VERSION } from '../../src/report/schema.js';
 import {
+  CALIBRATION,
   drillReport,
+  EARLIER_INCONCLUSIVE_LINE,
+  EARLIER_RUN_DIR,
+  INCONCLUSIVE_LINES,
   INTERRUPTED_LINE,
   INTERRUPTED_NOTE,
+  inconclusiveReport,
   interruptedReport,
   NEEDS_HISTORY,
   NO_HISTORY_NOTE,
@@ -13,6 +18,8 @@ import {
   nothingJudgedReport,
   notJudgedReport,
   passingReport,
+  retriedReport,
+  STARVED_SPAN,
 } from './fixture.js';
 
 /** How many invariants a scenario is judged by. */
@@ -334,5 +341,113 @@ describe('what a person can do next', () => {
     );
     // Without such a line in a job's life, nothing is said.
     expect(renderMarkdown(passingReport())).not.toContain('waits for a person');
+  });
+});
+
+describe('a drill on a starved machine', () => {
+  const markdown = renderMarkdown(inconclusiveReport());
+
+  it('counts the inconclusive scenario apart in its headline, and says the machine starved the drill, naming the worst span', () => {
+    expect(markdown).toContain('**⏳ 1 of 2 scenarios passed: 1 inconclusive (the machine starved it)** (exit code 4)');
+    expect(markdown).toMatch(
+      /^- The machine starved the drill: worst span w1#2 510 ms \(not run from 10:00:01\.500 to 10:00:02\.010\) in slow\\_machine; 1 inconclusive: run it again/m,
+    );
+    expect(tableRows(markdown, 'Scenario')[1]!.slice(0, 2)).toEqual(['`slow_machine`', '⏳ inconclusive (starved)']);
+  });
+
+  it('lists what starvation explains under what did not pass, each line escaped, with the starvation and no claim of a failure', () => {
+    const problem = section(section(markdown, '## What did not pass'), '### ⏳ `slow_machine`: inconclusive (starved)');
+    expect(problem).toContain('**Inconclusive: the machine starved the drill: a starved span explains every finding, and no safety invariant broke;');
+    expect(problem).toContain('**What starvation explains:**');
+    expect(problem).toContain(`- ${INCONCLUSIVE_LINES[0]}`);
+    expect(problem).toContain('(250 ms or more can cost a holder its lease or a caller its answer) | \\<i\\>\\*\\</i\\>');
+    expect(outsideCode(problem)).not.toContain('<i>');
+    expect(problem).toContain('**Starvation:** 3 starved spans, 710 ms in all; worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010).');
+    expect(problem).toContain('**Invariants that did not hold on the starved machine:**');
+    expect(problem).not.toContain('**Broken invariants:**');
+    // The starved spans are what happened; the processes coming up are not.
+    expect(problem).toContain('starved           w1#2     w1#2 was not run for 510 ms');
+    expect(problem).not.toMatch(/ ready +/);
+  });
+
+  it("gives each scenario's starvation and its time scale when not 1, a passing one's too", () => {
+    const summary = section(section(markdown, '## Every scenario'), '### ⏳ `slow_machine`: inconclusive (starved)');
+    expect(summary).toContain('- Invariants: ⏳ not held on the starved machine: `no-lost-job`; 12 held');
+    expect(summary).toContain('- Starvation: 3 starved spans, 710 ms in all; worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010)');
+    expect(summary).toContain('seed `42`, run 1, every duration ×2, 8.40 s');
+    const passing = inconclusiveReport();
+    passing.scenarios[0]!.starvation = { spans: [{ ...STARVED_SPAN }], totalMs: 510, worst: { ...STARVED_SPAN } };
+    const pass = section(section(renderMarkdown(passing), '## Every scenario'), '### ✅ `crash_after_write`: pass');
+    expect(pass).toContain('- Starvation: 1 starved span, 510 ms in all; worst span w1#2 510 ms');
+    expect(pass).not.toContain('every duration ×');
+    expect(renderMarkdown(passingReport())).not.toMatch(/starved/i);
+  });
+});
+
+describe('renderMarkdown, of a drill that chose its time scale and ran a starved scenario again', () => {
+  const report = retriedReport();
+  const markdown = renderMarkdown(report);
+  const header = section(markdown, '# queue-drill recovery report');
+
+  it('is a valid report', () => {
+    expect(DrillReportSchema.safeParse(report).success).toBe(true);
+  });
+
+  it('says in its header line the time scale and how it was chosen: what the machine measured', () => {
+    expect(header).toMatch(
+      /^- Queue: `reference` · seed `42` · scenarios file `scenarios\.yaml` · time scale ×1\.5 \(auto: a process started in 589 ms on this machine, a timer fired 4 ms late; every lease, timeout and delay stretched ×1\.5\)$/m,
+    );
+  });
+
+  it.each([
+    ['the scale 1 given: nothing, as a drill has always read', 1, null, null],
+    ['a scale given', 2, null, 'time scale ×2 (given; every lease, timeout and delay stretched ×2)'],
+    [
+      'the scale 1 chosen by auto',
+      1,
+      { startupMs: 113, timerLatenessMs: 2, scale: 1 },
+      'time scale ×1 (auto: this machine was quiet: a process started in 113 ms',
+    ],
+  ])('says the time scale for %s', (_, timeScale, calibration, expected) => {
+    const line = section(renderMarkdown({ ...passingReport(), timeScale, calibration }), '# queue-drill recovery report')
+      .split('\n')
+      .find((l) => l.startsWith('- Queue:'))!;
+    if (expected === null) expect(line).not.toContain('time scale');
+    else expect(line).toContain(` · ${expected}`);
+  });
+
+  it('says in the table that the pass came on a retry, after the starved attempt', () => {
+    expect(tableRows(markdown, 'Scenario').map((row) => row.slice(0, 2))).toEqual([
+      ['`crash_after_write`', '✅ pass'],
+      ['`slow_machine`', '✅ pass at ×3, after ⏳ inconclusive at ×1.5'],
+    ]);
+  });
+
+  it('lists each earlier attempt, its scale, verdict, run directory and first inconclusive line (escaped), before this run', () => {
+    const summary = section(section(markdown, '## Every scenario'), '### ✅ `slow_machine`: pass');
+    const lines = summary.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines.slice(0, 2)).toEqual([
+      `- Attempt 1 of 2: ⏳ inconclusive (starved) at time scale ×1.5, 8.40 s, run directory \`${EARLIER_RUN_DIR}\`: ` +
+        'job 1 ended running, not done, after w1#2 was not run for 640 ms, from 10:00:01.500 to 10:00:02.140 | ' +
+        '\\<i\\>"starved"\\</i\\> \\& \\*\\]\\]\\>',
+      '- Attempt 2 of 2, this run: ✅ pass at time scale ×3',
+    ]);
+    expect(EARLIER_INCONCLUSIVE_LINE).toContain('<i>');
+    expect(outsideCode(markdown)).not.toMatch(/(?<!\\)<i>/);
+    expect(summary).toContain(`run directory \`${EARLIER_RUN_DIR}.retry1\``);
+    // The scenario that ran once says nothing of attempts.
+    expect(section(section(markdown, '## Every scenario'), '### ✅ `crash_after_write`: pass')).not.toContain('Attempt');
+    expect(CALIBRATION.scale).toBe(report.timeScale);
+  });
+
+  it('lists them too where a scenario still did not pass, before what starvation explains in its last run', () => {
+    const still = inconclusiveReport();
+    still.scenarios[1]!.earlierAttempts = [...retriedReport().scenarios[1]!.earlierAttempts!];
+    const problem = section(section(renderMarkdown(still), '## What did not pass'), '### ⏳ `slow_machine`: inconclusive (starved)');
+    const attempts = problem.indexOf('**Every attempt**');
+    expect(attempts).toBeGreaterThanOrEqual(0);
+    expect(problem).toContain('- Attempt 1 of 2: ⏳ inconclusive (starved) at time scale ×1.5, 8.40 s');
+    expect(problem).toContain('- Attempt 2 of 2, this run: ⏳ inconclusive (starved) at time scale ×2');
+    expect(attempts).toBeLessThan(problem.indexOf('**Inconclusive:'));
   });
 });

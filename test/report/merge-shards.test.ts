@@ -9,7 +9,7 @@ import { ShardMismatchError, sharedCommand } from '../../src/report/shard-check.
 import { drillExitCode, summarize } from '../../src/report/verdict.js';
 import { LATEST_LINK, readReport, writeReport } from '../../src/report/write-report.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport } from './fixture.js';
+import { drillReport, inconclusiveScenario } from './fixture.js';
 
 /*
  * merge from fixture-built shards: a whole drill (the fixture's four
@@ -146,6 +146,24 @@ describe('merge', () => {
     expect(report.summary).toEqual(summarize(whole.scenarios));
     // Two shards of 2 runs each, each its own verdict: shard 1 holds s0#1 and s0#2, which passed.
     expect(report.merged?.[0]?.exitCode).toBe(0);
+  });
+
+  it('ends 4 when the machine starved a scenario past judging and nothing failed: a shard that exited 4 merges like any other', () => {
+    const whole = wholeDrill([
+      { ...drillReport().scenarios[0]!, name: 's0' },
+      { ...inconclusiveScenario(), name: 's1' },
+    ]);
+    const shards = writeShares(whole, 2);
+    const { report } = merge(shards);
+    expect(report.summary).toMatchObject({ passed: 2, inconclusive: 2, failed: 0 });
+    expect(report.exitCode).toBe(4);
+    expect(report.merged?.map((s) => s.exitCode)).toEqual([0, 4]);
+    // With a failure beside it, the whole fails.
+    const failing = wholeDrill([
+      { ...drillReport().scenarios[1]!, name: 's0' },
+      { ...inconclusiveScenario(), name: 's1' },
+    ]);
+    expect(merge(writeShares(failing, 2, 'failing'), { out: join(temp.dir, 'merged-failing') }).report.exitCode).toBe(1);
   });
 
   it('compares the whole drill with a baseline when given one: a regression fails it', () => {

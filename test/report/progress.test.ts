@@ -5,13 +5,16 @@ import type { DrillReport } from '../../src/report/schema.js';
 import type { WrittenReport } from '../../src/report/write-report.js';
 import {
   drillReport,
+  INCONCLUSIVE_LINES,
   INTERRUPTED_LINE,
+  inconclusiveReport,
   interruptedReport,
   NEEDS_HISTORY,
   NOTHING_JUDGED_LINE,
   nothingJudgedReport,
   notJudgedReport,
   passingReport,
+  STARVED_SPAN,
 } from './fixture.js';
 
 const WRITTEN: WrittenReport = {
@@ -104,5 +107,43 @@ describe('the progress lines', () => {
     expect(text).not.toMatch(/running|\r|\x1b/);
     expect(text.split('\n')[0]).toMatch(/^\[1\/1\] PASS .* \d+ not judged$/);
     expect(text).toContain('invariant verdicts not judged (the queue cannot give their evidence)\n');
+  });
+});
+
+describe('the progress lines of a drill on a starved machine', () => {
+  it('an inconclusive scenario line says so, its worst starved span, each line starvation explains, and how to replay it', () => {
+    const line = scenarioLine(inconclusiveReport().scenarios[1]!, 2, 2);
+    expect(line).toBe(
+      '[2/2] INCONCLUSIVE slow_machine  8.4s  faults 1/1 fired  jobs: 1 running  time ×2\n' +
+        '        inconclusive, the machine starved the drill: worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010); ' +
+        'run it again on a quieter machine, at a larger --time-scale, or with --retry-inconclusive\n' +
+        `        ${INCONCLUSIVE_LINES[0]}\n        ${INCONCLUSIVE_LINES[1]}\n` +
+        '        replay: queue-drill drill scenarios.yaml --only slow_machine --seed 42 --queue reference',
+    );
+    // Not a failure: nothing is said to have broken.
+    expect(line).not.toContain('broke:');
+  });
+
+  it('a passing scenario line says how long its worst starved span was, and nothing when none', () => {
+    const scenario = { ...passingReport().scenarios[0]!, starvation: { spans: [STARVED_SPAN], totalMs: 510, worst: STARVED_SPAN } };
+    expect(scenarioLine(scenario, 1, 1)).toBe('[1/1] PASS    crash_after_write  3.4s  faults 1/1 fired  jobs: 1 done  starved 510 ms (w1#2)');
+    expect(scenarioLine(passingReport().scenarios[0]!, 1, 1)).not.toContain('starved');
+  });
+
+  it('the summary counts the inconclusive scenario apart, then says in one line how the machine starved the drill and what to do', () => {
+    expect(summaryOf(inconclusiveReport())).toBe(
+      '\n1/2 passed, 0 failed, 0 vacuous, 1 inconclusive (starved), 0 errors in 15.7s (seed 42)\n' +
+        'the machine starved the drill: worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010) in slow_machine; ' +
+        '1 inconclusive: run it again on a quieter machine, at a larger --time-scale, or with --retry-inconclusive\n' +
+        `report: ${WRITTEN.json}\n        ${WRITTEN.markdown}\n        ${WRITTEN.junit}\n        ${WRITTEN.html}\n`,
+    );
+  });
+
+  it('the summary of a passing drill the machine starved says so in one line, with no advice to run it again', () => {
+    const report = passingReport();
+    report.scenarios[0]!.starvation = { spans: [STARVED_SPAN], totalMs: 510, worst: STARVED_SPAN };
+    const lines = summaryOf(report).split('\n');
+    expect(lines[1]).toBe('1/1 passed, 0 failed, 0 vacuous, 0 errors in 15.7s (seed 42)');
+    expect(lines[2]).toBe('the machine starved the drill: worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010) in crash_after_write');
   });
 });

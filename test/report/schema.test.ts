@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_KINDS, INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
 import { checkReport, type DrillReport, DrillReportSchema, REPORT_VERSION, reportJsonSchema } from '../../src/report/schema.js';
-import { drillReport, interruptedReport, NEEDS_HISTORY, NO_HISTORY, NO_HISTORY_NOTE, notJudgedReport, passingReport } from './fixture.js';
+import {
+  drillReport,
+  inconclusiveReport,
+  interruptedReport,
+  NEEDS_HISTORY,
+  NO_HISTORY,
+  NO_HISTORY_NOTE,
+  notJudgedReport,
+  passingReport,
+} from './fixture.js';
 
 /** The issues of a report that must not validate (fails the test if it does). */
 function issuesOf(report: unknown): Array<{ path: string; message: string }> {
@@ -95,7 +104,7 @@ describe('the report schema', () => {
       message: /core/,
     },
     { why: 'a timestamp with an offset', breakIt: (r) => (r.startedAt = '2026-08-25T12:00:00.000+02:00'), path: 'startedAt', message: /UTC/ },
-    { why: 'an exit code outside 0-3', breakIt: (r) => ((r as { exitCode: number }).exitCode = 4), path: 'exitCode' },
+    { why: 'an exit code outside 0-4', breakIt: (r) => ((r as { exitCode: number }).exitCode = 5), path: 'exitCode' },
     { why: 'a repeat index of 0', breakIt: (r) => (r.scenarios[0]!.repeat = 0), path: 'scenarios[0].repeat' },
     {
       why: 'a "duplicated" effect applied once',
@@ -193,6 +202,13 @@ describe('the report schema', () => {
     expect(checkReport(JSON.parse(JSON.stringify(report)))).toEqual({ ok: true, report });
   });
 
+  it('accepts a drill on a starved machine: a scenario inconclusive, with its spans and time scale, counted apart, exit code 4', () => {
+    const report = inconclusiveReport();
+    expect(checkReport(JSON.parse(JSON.stringify(report)))).toEqual({ ok: true, report });
+    expect(issuesOf({ ...report, exitCode: 0 }).map((i) => i.path)).toContain('exitCode');
+    expect(issuesOf({ ...report, summary: { ...report.summary, inconclusive: 0 } }).map((i) => i.path)).toContain('summary.inconclusive');
+  });
+
   // An interruption must be told the same way everywhere, and a half-run must claim nothing.
   it.each<{ why: string; breakIt: (r: DrillReport) => void; path: string; message: RegExp }>([
     {
@@ -255,7 +271,7 @@ describe('the report schema', () => {
     expect(checkReport(report).ok).toBe(true);
   });
 
-  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, shard and merged, no unknown fields', () => {
+  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, shard, merged and calibration, no unknown fields', () => {
     const schema = reportJsonSchema() as {
       $schema: string;
       title: string;
@@ -268,7 +284,7 @@ describe('the report schema', () => {
     expect(schema.additionalProperties).toBe(false);
     expect([...schema.required].sort()).toEqual(
       Object.keys(DrillReportSchema.shape)
-        .filter((key) => !['baseline', 'shard', 'merged'].includes(key))
+        .filter((key) => !['baseline', 'shard', 'merged', 'calibration'].includes(key))
         .sort(),
     );
     expect(schema.properties.version?.const ?? schema.properties.version?.enum?.[0]).toBe(REPORT_VERSION);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendStepSummary, renderStepSummary } from '../../src/report/step-summary.js';
 import { tempRunDir } from '../helpers/run-dir.js';
-import { drillReport, notJudgedReport, passingReport } from './fixture.js';
+import { drillReport, INCONCLUSIVE_LINES, inconclusiveReport, notJudgedReport, passingReport, retriedReport } from './fixture.js';
 
 /*
  * The summary `queue-drill run` appends to $GITHUB_STEP_SUMMARY, from the
@@ -27,9 +27,9 @@ describe('renderStepSummary', () => {
     expect(summary.split('\n').slice(0, 7)).toEqual([
       '### queue-drill: ❌ 1 of 4 scenarios passed (exit code 1)',
       '',
-      '| Passed | Failed | Vacuous | Not judged | Errors |',
-      '| --- | --- | --- | --- | --- |',
-      '| 1 | 1 | 1 | 0 | 1 |',
+      '| Passed | Failed | Vacuous | Inconclusive (starved) | Not judged | Errors |',
+      '| --- | --- | --- | --- | --- | --- |',
+      '| 1 | 1 | 1 | 0 | 0 | 1 |',
       '',
       'Queue `reference` · seed `42` · 15.7 s · the whole report: `drill-runs/2026-08-25T10-00-00Z/report.html`',
     ]);
@@ -110,6 +110,41 @@ describe('renderStepSummary', () => {
   });
 });
 
+describe('renderStepSummary of a drill on a starved machine', () => {
+  const summary = renderStepSummary(inconclusiveReport());
+
+  it('counts the inconclusive scenario in a column of its own, under exit code 4, and says how the machine starved the drill', () => {
+    expect(summary.split('\n').slice(0, 5)).toEqual([
+      '### queue-drill: ⏳ 1 of 2 scenarios passed (exit code 4)',
+      '',
+      '| Passed | Failed | Vacuous | Inconclusive (starved) | Not judged | Errors |',
+      '| --- | --- | --- | --- | --- | --- |',
+      '| 1 | 0 | 0 | 1 | 0 | 0 |',
+    ]);
+    expect(summary).toContain(
+      '\nThe machine starved the drill: worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010) in slow\\_machine; 1 inconclusive: ',
+    );
+  });
+
+  it('lists it as inconclusive with its worst span and the first finding starvation explains, escaped, and gives its replay', () => {
+    const listed = summary.split('\n').filter((line) => line.startsWith('- '));
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatch(
+      /^- ⏳ `slow_machine` inconclusive: the machine starved the drill, worst span w1#2 510 ms \(not run from 10:00:01\.500 to 10:00:02\.010\); no-lost-job: the drill stopped before rest/,
+    );
+    expect(listed[0]).toMatch(/; and 1 more explained by starvation$/);
+    expect(listed[0]).not.toContain('broke');
+    // A line with markup in it, listed first, stays text.
+    const hostile = inconclusiveReport();
+    hostile.scenarios[1]!.inconclusive = [...INCONCLUSIVE_LINES].reverse();
+    const text = renderStepSummary(hostile);
+    expect(INCONCLUSIVE_LINES[1]).toContain('<i>');
+    expect(text).toContain('\\| \\<i\\>\\*\\</i\\>');
+    expect(outsideCode(text)).not.toMatch(/(?<!\\)<i>/);
+    expect(summary).toContain('```sh\nqueue-drill drill scenarios.yaml --only slow_machine --seed 42 --queue reference\n```');
+  });
+});
+
 describe('appendStepSummary', () => {
   let run: ReturnType<typeof tempRunDir>;
   const warnings: string[] = [];
@@ -156,5 +191,44 @@ describe('appendStepSummary', () => {
     mkdirSync(dir);
     appendStepSummary({ GITHUB_STEP_SUMMARY: dir }, drillReport(), undefined, warn);
     expect(warnings).toEqual([expect.stringMatching(/^queue-drill: could not append the summary to GITHUB_STEP_SUMMARY \(.*a-directory\): EISDIR/)]);
+  });
+});
+
+describe('renderStepSummary of a drill that chose its time scale and ran a starved scenario again', () => {
+  const summary = renderStepSummary(retriedReport());
+
+  it('says the time scale and how it was chosen beside the seed', () => {
+    expect(summary).toContain(
+      '\nQueue `reference` · seed `42` · 15.7 s · time scale ×1.5 (auto: a process started in 589 ms on this machine, a timer fired 4 ms late; ' +
+        'every lease, timeout and delay stretched ×1.5)\n',
+    );
+  });
+
+  it.each([
+    ['the scale 1 given: nothing, as before', 1, null, null],
+    ['a scale given', 2, null, ' · time scale ×2 (given; every lease, timeout and delay stretched ×2)'],
+    [
+      'the scale 1 chosen by auto',
+      1,
+      { startupMs: 113, timerLatenessMs: 2, scale: 1 },
+      ' · time scale ×1 (auto: this machine was quiet: a process started in 113 ms',
+    ],
+  ])('says the time scale for %s', (_, timeScale, calibration, expected) => {
+    const text = renderStepSummary({ ...passingReport(), timeScale, calibration });
+    if (expected === null) expect(text).not.toContain('time scale');
+    else expect(text).toContain(expected);
+  });
+
+  it('names the scenario that passed only when run again, with the attempt the machine starved', () => {
+    expect(summary).toContain(
+      '**Passed only when run again** (the machine starved the earlier attempts):\n\n- ✅ `slow_machine` passed at ×3, after ⏳ inconclusive at ×1.5\n',
+    );
+    expect(renderStepSummary(passingReport())).not.toContain('run again');
+  });
+
+  it('says which attempt a scenario that still did not pass is on', () => {
+    const still = inconclusiveReport();
+    still.scenarios[1]!.earlierAttempts = [...retriedReport().scenarios[1]!.earlierAttempts!];
+    expect(renderStepSummary(still)).toMatch(/^- ⏳ `slow_machine` inconclusive \(attempt 2, at ×2\): the machine starved the drill/m);
   });
 });

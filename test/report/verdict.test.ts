@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioVerdict } from '../../src/report/schema.js';
-import { allJudgedPassed, scenarioVerdict, summarize } from '../../src/report/verdict.js';
+import { allJudgedPassed, drillExitCode, scenarioVerdict, summarize } from '../../src/report/verdict.js';
 import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/evidence.js';
 import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
-import { drillReport, interruptedReport, NEEDS_HISTORY, NO_HISTORY_NOTE, notJudgedReport, STUB_AVAILABLE } from './fixture.js';
+import {
+  drillReport,
+  INCONCLUSIVE_LINES,
+  inconclusiveReport,
+  interruptedReport,
+  NEEDS_HISTORY,
+  NO_HISTORY_NOTE,
+  notJudgedReport,
+  STUB_AVAILABLE,
+} from './fixture.js';
 
 const broken: Verdict = { id: 'no-lost-job', statement: 's', status: 'broken', judged: 1, evidence: ['job 1 is still pending'] };
 const held: Verdict = { id: 'no-lost-job', statement: 's', status: 'held', judged: 1, evidence: [] };
@@ -131,7 +140,7 @@ describe('scenarioVerdict', () => {
       verdict: 'fail',
     },
   ])('$why: $verdict', ({ verdict, nothingJudged = [], ...scenario }) => {
-    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null, interrupted: null })).toBe(verdict);
+    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null, interrupted: null, inconclusive: null })).toBe(verdict);
   });
 });
 
@@ -140,6 +149,7 @@ describe('a scenario the harness was stopped in before rest', () => {
     error: null,
     notJudged: null,
     interrupted: 'interrupted by SIGINT 2.1 s in, before the drill reached rest',
+    inconclusive: null,
     invariants: [notJudged],
     expectations: [],
     jobs: [wrongJob],
@@ -172,12 +182,71 @@ describe('a scenario the harness was stopped in before rest', () => {
   });
 });
 
+describe('a scenario the machine starved', () => {
+  const singleHolder: Verdict = { id: 'single-holder', statement: 's', status: 'broken', judged: 1, evidence: ['w1 and w2 held job 1 at once'] };
+  const starved = {
+    error: null,
+    notJudged: null,
+    interrupted: null,
+    inconclusive: [...INCONCLUSIVE_LINES],
+    invariants: [broken],
+    expectations: ['job 1 (ab12cd34ef56ab78): expected done, ended running'],
+    jobs: [wrongJob],
+    unfired: [],
+    nothingJudged: [],
+  };
+
+  it('is inconclusive when only liveness broke and starvation explains it, never a pass nor a failure', () => {
+    expect(scenarioVerdict(starved)).toBe('inconclusive');
+    // The same contents with nothing explained by starvation: a failure.
+    expect(scenarioVerdict({ ...starved, inconclusive: null })).toBe('fail');
+    expect(scenarioVerdict({ ...starved, inconclusive: [] })).toBe('fail');
+  });
+
+  it('fails over a broken safety invariant, whatever starvation explains: a correct queue keeps it under any timing', () => {
+    expect(scenarioVerdict({ ...starved, invariants: [broken, singleHolder] })).toBe('fail');
+    expect(scenarioVerdict({ ...starved, invariants: [singleHolder], expectations: [], jobs: [] })).toBe('fail');
+  });
+
+  it('is an error, not judged or interrupted before it is inconclusive', () => {
+    expect(scenarioVerdict({ ...starved, error: 'the world did not start' })).toBe('error');
+    expect(scenarioVerdict({ ...starved, notJudged: 'a lease below 1 s' })).toBe('not_judged');
+    expect(scenarioVerdict({ ...starved, interrupted: 'interrupted by SIGINT' })).toBe('interrupted');
+  });
+
+  it('exits 4 when nothing but passes, inconclusive runs and runs not judged, and 1, 3 or 0 as before otherwise', () => {
+    const exit = (verdicts: ScenarioVerdict[], options = { interrupted: false, regressed: false }) =>
+      drillExitCode(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] }))), options);
+    expect(exit(['pass', 'inconclusive'])).toBe(4);
+    expect(exit(['inconclusive'])).toBe(4);
+    expect(exit(['pass', 'inconclusive', 'not_judged'])).toBe(4);
+    expect(exit(['pass', 'inconclusive', 'fail'])).toBe(1);
+    expect(exit(['pass', 'inconclusive', 'vacuous'])).toBe(1);
+    expect(exit(['pass', 'inconclusive'], { interrupted: false, regressed: true })).toBe(1);
+    expect(exit(['pass', 'inconclusive', 'error'])).toBe(3);
+    expect(exit(['pass', 'inconclusive'], { interrupted: true, regressed: false })).toBe(3);
+    expect(exit(['pass', 'pass'])).toBe(0);
+  });
+
+  it('keeps a drill from passing', () => {
+    expect(
+      allJudgedPassed(
+        summarize([
+          { verdict: 'pass', invariants: [] },
+          { verdict: 'inconclusive', invariants: [] },
+        ]),
+      ),
+    ).toBe(false);
+  });
+});
+
 describe('a scenario the queue refused', () => {
   it('is not judged, whatever else it holds, unless the harness failed', () => {
     const refused = {
       error: null,
       notJudged: 'a lease of 300 ms is below 1 s',
       interrupted: null,
+      inconclusive: null,
       invariants: [],
       expectations: [],
       jobs: [],
@@ -197,12 +266,13 @@ describe('a scenario the queue refused', () => {
 
 describe('summarize', () => {
   it('counts each verdict, and no invariant when there are none', () => {
-    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'not_judged', 'interrupted', 'error', 'pass', 'pass'];
+    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'interrupted', 'error', 'pass', 'pass'];
     expect(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] })))).toEqual({
-      scenarios: 9,
+      scenarios: 10,
       passed: 3,
       failed: 2,
       vacuous: 1,
+      inconclusive: 1,
       notJudged: 1,
       interrupted: 1,
       errors: 1,
@@ -223,6 +293,7 @@ describe('summarize', () => {
       passed: 1,
       failed: 1,
       vacuous: 0,
+      inconclusive: 0,
       notJudged: 0,
       interrupted: 0,
       errors: 1,
@@ -235,6 +306,7 @@ describe('summarize', () => {
     ['the four-verdict fixture', drillReport, ['pass', 'fail', 'vacuous', 'error']],
     ['the stub queue with invariants not judged', notJudgedReport, ['pass']],
     ['the interrupted drill', interruptedReport, ['pass', 'interrupted']],
+    ['the drill on a starved machine', inconclusiveReport, ['pass', 'inconclusive']],
   ] as const)('agrees with %s, whose verdicts follow from its contents', (_name, report, expected) => {
     const { scenarios, summary, interruption } = report();
     expect(scenarios.map((s) => scenarioVerdict(s))).toEqual(expected);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { describeUnfired, type RuleStats } from '../../src/faults/fault-plan.js';
 import { utc } from '../../src/kernel/clock.js';
-import { type ScenarioReport, ScenarioReportSchema } from '../../src/report/schema.js';
+import { ScenarioReportSchema } from '../../src/report/schema.js';
 import { stepKey } from '../../src/saga/plan.js';
-import { type Evidence, INVARIANT_IDS, type InvariantId, type TimelineEvent } from '../../src/scenarios/evidence.js';
+import { INVARIANT_IDS, type TimelineEvent } from '../../src/scenarios/evidence.js';
 import { judgeScenario } from '../../src/scenarios/judge.js';
-import type { ResolvedJob, ResolvedScenario } from '../../src/scenarios/resolve.js';
+import type { ResolvedJob } from '../../src/scenarios/resolve.js';
 import type { ScenarioRun } from '../../src/scenarios/run-scenario.js';
-import { BUILT_IN_DEFAULTS, type Settings } from '../../src/scenarios/schema.js';
+import { judged, META, plannedJobs, runOf } from './crafted-run.js';
 import {
   cleanBuilder,
   cleanEvidence,
@@ -27,75 +27,6 @@ import {
  * ScenarioRun a drill would hand the judge (src/scenarios/run-scenario.ts),
  * with faults armed and fired (or not) as the test says.
  */
-
-interface RunOptions {
-  /** The scenario's jobs; by default one per accepted key, as the drill planned them. */
-  jobs?: ResolvedJob[];
-  invariants?: InvariantId[];
-  pointFaults?: RuleStats[];
-  worldFaults?: ScenarioRun['worldFaults'];
-  description?: string;
-  ending?: ScenarioRun['ending'];
-  error?: string | null;
-  /** How many producers the scenario had. @default 1 */
-  producers?: number;
-}
-
-const META = { repeat: 1, replay: 'queue-drill run scenarios.yaml --only crafted --seed 7 --queue reference' };
-
-/** The jobs a scenario would have planned for the evidence's accepted keys. */
-function plannedJobs(evidence: Evidence): ResolvedJob[] {
-  return evidence.accepted.map((accepted, index) => ({
-    n: index + 1,
-    key: accepted.key,
-    plan: accepted.plan,
-    maxAttempts: evidence.jobs.find((job) => job.key === accepted.key)?.maxAttempts ?? 3,
-    expect: accepted.expect,
-  }));
-}
-
-/** The run a drill would hand the judge, around the given evidence. */
-function runOf(evidence: Evidence, options: RunOptions = {}): ScenarioRun {
-  const pointFaults = options.pointFaults ?? [];
-  const worldFaults = options.worldFaults ?? [];
-  const scenario: ResolvedScenario = {
-    name: 'crafted',
-    description: options.description ?? 'a run built by hand',
-    covers: null,
-    settings: { ...structuredClone(BUILT_IN_DEFAULTS), producers: options.producers ?? 1 } as Settings,
-    seed: 7,
-    workers: [
-      { id: 'w1', clockSkewMs: 0 },
-      { id: 'w2', clockSkewMs: 0 },
-    ],
-    jobs: options.jobs ?? plannedJobs(evidence),
-    pointFaults: pointFaults.map((f) => f.rule),
-    worldFaults: worldFaults.map((f) => ({ spec: f.armed.spec, describe: f.describe })),
-    invariants: options.invariants ?? [...INVARIANT_IDS],
-    secrets: evidence.secrets,
-  };
-  return {
-    scenario,
-    queueVersion: 'reference 0.1.0 (sqlite)',
-    runDir: '/runs/2026-08-25T10-00-00Z/crafted',
-    store: '/runs/2026-08-25T10-00-00Z/crafted/queue.sqlite',
-    ledger: '/runs/2026-08-25T10-00-00Z/crafted/ledger.db',
-    evidence,
-    pointFaults,
-    worldFaults,
-    ending: options.ending ?? 'at-rest',
-    error: options.error ?? null,
-    durationMs: 1234,
-  };
-}
-
-/** Judges the run, and checks the entry is one the report schema accepts. */
-function judged(run: ScenarioRun): ScenarioReport {
-  const report = judgeScenario(run, META);
-  const parsed = ScenarioReportSchema.safeParse(report);
-  expect(parsed.success, parsed.error?.message).toBe(true);
-  return report;
-}
 
 function crashRule(id: string, fires: number, hits = fires): RuleStats {
   return { rule: { id, point: 'after_write', action: 'crash', where: { worker: 'w1', attempt: 1 } }, hits, fires };

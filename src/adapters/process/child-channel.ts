@@ -18,7 +18,8 @@ export interface ChannelOptions {
 /**
  * How long a request waits for its answer by default: far above what any
  * queue operation takes, so a child that stopped answering is an error of
- * that queue, never a drill that waits for ever.
+ * that queue, never a drill that waits for ever. A drill's connection waits
+ * longer when its lease is longer (requestTimeoutFor in process-connection.ts).
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -140,6 +141,11 @@ export class ChildChannel {
   /** Whether the child has exited. */
   get hasExited(): boolean {
     return this.exitInfo !== null;
+  }
+
+  /** How long a request waits for its answer unless it says otherwise (the drill scales it with the lease). */
+  get requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   /**

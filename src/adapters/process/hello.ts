@@ -143,7 +143,8 @@ export function helloSync(argv: readonly string[]): ChildHello {
 export async function helloOn(channel: ChildChannel, argv: readonly string[]): Promise<ChildHello> {
   let body: Record<string, unknown>;
   try {
-    body = await channel.request('hello', { protocol: PROTOCOL_VERSION }, HELLO_TIMEOUT_MS);
+    // A busy machine (a larger time scale, a longer lease) waits as long for hello as for any answer.
+    body = await channel.request('hello', { protocol: PROTOCOL_VERSION }, Math.max(HELLO_TIMEOUT_MS, channel.requestTimeoutMs));
   } catch (error) {
     const why = error instanceof ProtocolError ? error.message : String(error);
     throw new HelloError(`${argv.join(' ')} did not say hello: ${why}`);

@@ -3,7 +3,7 @@ import { storableError } from '../../kernel/redact.js';
 import { type ConnectOptions, EnqueueError, type QueueConnection } from '../../port/adapter.js';
 import type { TxEntry, Writer } from '../../port/checkpoint.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
-import { ChildChannel } from './child-channel.js';
+import { ChildChannel, DEFAULT_REQUEST_TIMEOUT_MS } from './child-channel.js';
 import { childSagaStore } from './child-saga.js';
 import { type ChildHello, helloOn, offers } from './hello.js';
 import { optionalParts } from './optional-parts.js';
@@ -14,6 +14,17 @@ import { sagaFileFor } from './saga-file.js';
 /** Writes one JSON log line on stderr, where a drill process's own lines about its child belong. */
 function logToStderr(line: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ at: new Date().toISOString(), source: 'process-adapter', ...line })}\n`);
+}
+
+/**
+ * How long a drill process waits for its child's answer: 25 leases, and never
+ * under DEFAULT_REQUEST_TIMEOUT_MS (the shipped 400 ms lease keeps 10 s). The
+ * lease is what --time-scale stretches on a busy machine, where a starved child
+ * answers late too; a fixed timeout would call a sound but slow queue stuck
+ * (no_answer) exactly when the drill was told to be patient.
+ */
+export function requestTimeoutFor(leaseMs: number): number {
+  return Math.max(DEFAULT_REQUEST_TIMEOUT_MS, 25 * leaseMs);
 }
 
 /** Hears the child's hello and opens it on the locator with this process's settings; the channel is closed if either fails. */
@@ -47,6 +58,7 @@ export async function connectProcess(argv: readonly string[], locator: string, o
   let work: ProcessWork | null = null;
   const channel = new ChildChannel(argv, {
     now: () => options.clock.now(),
+    requestTimeoutMs: requestTimeoutFor(options.leaseMs),
     onEvent: (event) => {
       if (event.event === 'deliver' && work) work.onDeliver(event.delivery);
       else logToStderr({ event: 'protocol-violation', what: `unexpected event ${JSON.stringify(event.event)}${work ? '' : ' while not working'}` });

@@ -25,9 +25,16 @@ export const runCommand = defineCommand({
     parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     'time-scale': {
+      type: 'string',
+      default: 'auto',
+      describe:
+        'stretch every duration of every scenario (leases, timeouts, delays) by this factor (0.1 to 100), for queues that ' +
+        'cannot run leases as short; auto: measure how busy this machine is before the first scenario and choose (1 on a quiet one)',
+    },
+    'retry-inconclusive': {
       type: 'number',
-      default: 1,
-      describe: 'stretch every duration of every scenario (leases, timeouts, delays) by this factor, for queues that cannot run leases as short',
+      default: 0,
+      describe: 'run a scenario the machine starved (inconclusive) again, up to N times, each at twice the time scale; every attempt is reported',
     },
     queue: { type: 'string', describe: "the queue implementation for every scenario, instead of the file's (queue-drill queues lists them)" },
     'pg-url': {
@@ -81,8 +88,11 @@ export const runCommand = defineCommand({
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
       throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
-    const { isTimeScale } = await import('../../scenarios/time-scale.js');
-    if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
+    const { parseTimeScale } = await import('../../scenarios/time-scale.js');
+    const timeScale = parseTimeScale('--time-scale', args['time-scale']);
+    const retries = args['retry-inconclusive'];
+    if (!Number.isInteger(retries) || retries < 0 || retries > 5)
+      throw new UsageError(`--retry-inconclusive must be a whole number from 0 to 5, got ${retries}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
@@ -112,7 +122,9 @@ export const runCommand = defineCommand({
         parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
-        timeScale: args['time-scale'],
+        timeScale,
+        retryInconclusive: retries,
+        onTimeScale: (line) => process.stderr.write(`${line}\n`),
         restartServers: args['restart-servers'],
         servers: serversFromFlags(args),
         keep: args.keep,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildHello } from '../../adapters/process/hello.js';
 import { text } from '../../adapters/process/protocol.js';
-import { Session, StepFailure } from './session.js';
+import { ANSWER_TIMEOUT_MS, Session, StepFailure } from './session.js';
 
 /** The settings every queue under check is opened with: leases that outlast a step, retries that do not come back during one. */
 export const CHECK_SETTINGS = {
@@ -17,6 +17,8 @@ export const CHECK_SETTINGS = {
  * What a step of the check works with: the command, what its hello said,
  * fresh queues (each provisioned by the child in a directory of its own),
  * children opened on them, and the drill's clock, which a step may move.
+ * Every child waits `answerTimeoutMs` for each answer and delivery (the
+ * check's, stretched by --time-scale on a busy machine).
  * Every child a step starts is closed after it, and every line one of them
  * wrote on stdout outside the protocol fails that step.
  */
@@ -27,7 +29,11 @@ export class CheckContext {
   private readonly root = mkdtempSync(join(tmpdir(), 'queue-drill-protocol-check-'));
   private queues = 0;
 
-  constructor(readonly argv: readonly string[]) {}
+  constructor(
+    readonly argv: readonly string[],
+    /** How long every child started is given for any one answer or delivery. @default ANSWER_TIMEOUT_MS */
+    readonly answerTimeoutMs: number = ANSWER_TIMEOUT_MS,
+  ) {}
 
   /** The drill's clock as every request shows it. */
   now(): number {
@@ -41,7 +47,7 @@ export class CheckContext {
 
   /** A child started, not yet asked anything. */
   start(): Session {
-    const session = new Session(this.argv, () => this.now());
+    const session = new Session(this.argv, { now: () => this.now(), answerTimeoutMs: this.answerTimeoutMs });
     this.sessions.push(session);
     return session;
   }

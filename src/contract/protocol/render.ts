@@ -1,4 +1,14 @@
 import type { StepResult } from './protocol-check.js';
+import type { CheckTimeScale } from './time-scale.js';
+
+/** The check's first line: its time scale, what auto measured, and how long each answer is waited for. */
+export function renderTimeScale({ scale, calibration, answerTimeoutMs }: CheckTimeScale): string {
+  const how =
+    calibration === null
+      ? 'given'
+      : `auto: a process starts in ${calibration.startupMs} ms here now, a timer fires ${calibration.timerLatenessMs} ms late`;
+  return `time scale ×${scale} (${how}): each answer and delivery is waited for up to ${answerTimeoutMs} ms`;
+}
 
 /** The check's results for a person: one line a step (PASS, FAIL naming the message and why, SKIP and why), then a count. */
 export function renderProtocolCheck(command: string, results: readonly StepResult[]): string {

@@ -1,8 +1,17 @@
 import { ChildChannel } from '../../adapters/process/child-channel.js';
 import { ProtocolError } from '../../adapters/process/protocol.js';
 
-/** How long the check waits for any one answer or delivery before it calls it missing. */
+/** How long the check waits for any one answer or delivery on a quiet machine (time scale 1) before it calls it missing. */
 export const ANSWER_TIMEOUT_MS = 5_000;
+
+/**
+ * The answer timeout at time scale `scale`: ANSWER_TIMEOUT_MS stretched on a
+ * busy machine (a starved child takes seconds to say hello), never shortened
+ * below it, since a scale under 1 makes nothing about a child faster.
+ */
+export function answerTimeoutAt(scale: number): number {
+  return Math.round(ANSWER_TIMEOUT_MS * Math.max(1, scale));
+}
 
 /** A step that failed: the protocol message at fault, and why. */
 export class StepFailure extends Error {
@@ -15,6 +24,14 @@ export class StepFailure extends Error {
   }
 }
 
+/** How a child under check is started. */
+export interface SessionOptions {
+  /** The drill's clock, carried by every request. */
+  now: () => number;
+  /** How long any one answer or delivery is waited for (every request the session sends, its `work` too). @default ANSWER_TIMEOUT_MS */
+  answerTimeoutMs?: number;
+}
+
 /**
  * One child under check: its channel, every line on its stdout that was not
  * the protocol's (a violation, blamed on the step that saw it), and the
@@ -25,11 +42,15 @@ export class Session {
   readonly violations: string[] = [];
   private readonly deliveries: unknown[] = [];
   private wake: (() => void) | null = null;
+  /** How long any one answer or delivery is waited for; a step that sends a request of its own uses it too. */
+  readonly answerTimeoutMs: number;
 
-  constructor(argv: readonly string[], now: () => number) {
+  constructor(argv: readonly string[], options: SessionOptions) {
+    this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.channel = new ChildChannel(argv, {
-      now,
+      now: options.now,
       stderr: 'pipe',
+      requestTimeoutMs: this.answerTimeoutMs,
       onViolation: (what) => this.violations.push(what),
       onEvent: (event) => {
         if (event.event === 'deliver') this.deliveries.push(event.delivery);
@@ -42,7 +63,7 @@ export class Session {
   /** Sends `op` and returns the ok body; any other answer fails the step, naming `op`. */
   async ok(op: string, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     try {
-      return await this.channel.request(op, fields, ANSWER_TIMEOUT_MS);
+      return await this.channel.request(op, fields, this.answerTimeoutMs);
     } catch (error) {
       throw new StepFailure(op, error instanceof ProtocolError ? `expected ok, got ${error.message}` : String(error));
     }
@@ -51,7 +72,7 @@ export class Session {
   /** Sends `op` and returns its failure; an ok answer fails the step. */
   async failure(op: string, fields: Record<string, unknown>, expected: string): Promise<ProtocolError> {
     try {
-      const body = await this.channel.request(op, fields, ANSWER_TIMEOUT_MS);
+      const body = await this.channel.request(op, fields, this.answerTimeoutMs);
       throw new StepFailure(op, `answered ok ${JSON.stringify(body).slice(0, 200)}; expected ${expected}`);
     } catch (error) {
       if (error instanceof ProtocolError) return error;
@@ -61,10 +82,10 @@ export class Session {
 
   /** The next delivery, or a failure naming `deliver` when none comes in time. */
   async nextDelivery(why: string): Promise<unknown> {
-    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    const deadline = Date.now() + this.answerTimeoutMs;
     while (this.deliveries.length === 0) {
       const left = deadline - Date.now();
-      if (left <= 0 || this.channel.hasExited) throw new StepFailure('deliver', `no deliver event within ${ANSWER_TIMEOUT_MS} ms ${why}`);
+      if (left <= 0 || this.channel.hasExited) throw new StepFailure('deliver', `no deliver event within ${this.answerTimeoutMs} ms ${why}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.wake = () => {

@@ -11,7 +11,10 @@ import type { JobEvent, ScenarioReport } from '../schema.js';
  *   - checkpoints, refused writes, releases and reviews at their writer;
  *   - effects the world applied, in the world's lane;
  *   - the harness's own events (faults fired, kills, pauses, restarts) at the
- *     process they happened to.
+ *     process they happened to;
+ *   - each span the machine did not run a process (`starved`, from `at` to
+ *     `until`) in that process's lane; a process with no lane of its own (the
+ *     harness, a world host shared by the drill) gets one, so no span is lost.
  */
 
 /** A lane: a process incarnation, or the world. */
@@ -27,6 +30,7 @@ export interface Lane {
 export type MarkKind =
   | 'lease'
   | 'pause'
+  | 'starved'
   | 'claim'
   | 'release'
   | 'review'
@@ -213,6 +217,21 @@ function harnessMarks(scenario: ScenarioReport, index: number, origin: number): 
       case 'pause':
         pauses.set(event.process, at);
         break;
+      case 'starved': {
+        // A span with no end (a report edited by hand) is drawn as long as it says it was late.
+        const end = event.until !== undefined ? ms(event.until, origin) : at + (event.ms ?? 0);
+        const label = `starved ${event.ms ?? end - at} ms`;
+        marks.push({
+          id,
+          lane: event.process,
+          kind: 'starved',
+          at,
+          end,
+          label,
+          title: `${event.process} starved (the machine, not a fault): ${event.detail}`,
+        });
+        break;
+      }
       case 'resume': {
         const from = pauses.get(event.process);
         if (from !== undefined)
@@ -230,13 +249,15 @@ function harnessMarks(scenario: ScenarioReport, index: number, origin: number): 
 /** The lanes and marks of one scenario (its index in the report names its elements). */
 export function layoutScenario(scenario: ScenarioReport, index: number): Layout {
   const times = [
-    ...scenario.timeline.map((e) => Date.parse(e.at)),
+    ...scenario.timeline.flatMap((e) => [Date.parse(e.at), ...(e.until !== undefined ? [Date.parse(e.until)] : [])]),
     ...scenario.jobs.flatMap((job) => job.events.map((e) => Date.parse(e.at))),
   ].filter((t) => Number.isFinite(t));
   const origin = times.length > 0 ? Math.min(...times) : 0;
   const span = times.length > 0 ? Math.max(1, Math.max(...times) - origin) : 1;
   const lanes = processLanes(scenario, origin);
   const marks = [...jobMarks(scenario, index, lanes, origin), ...harnessMarks(scenario, index, origin)];
+  for (const lane of new Set(marks.map((mark) => mark.lane)))
+    if (lane !== WORLD && !lanes.some((l) => l.id === lane)) lanes.push({ id: lane, label: lane, from: 0, to: undefined });
   if (marks.some((mark) => mark.lane === WORLD)) lanes.push({ id: WORLD, label: 'world (effects)', from: 0, to: undefined });
   // Only lanes with something on them (a world with no effects, a producer that only enqueued, stay visible by their marks).
   const used = new Set(marks.map((mark) => mark.lane));

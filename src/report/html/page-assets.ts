@@ -24,6 +24,7 @@ button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); ba
 .v-pass .verdict { color: var(--good); } .v-fail .verdict, .v-error .verdict { color: var(--bad); border-style: double; border-width: 4px; }
 .v-vacuous .verdict { color: var(--warn); border-style: dashed; } .v-not_judged .verdict { color: var(--muted); border-style: dotted; }
 .v-interrupted .verdict { color: var(--bad); border-left-width: 10px; }
+.v-inconclusive .verdict { color: var(--ink); border-style: dashed; background: repeating-linear-gradient(135deg, #fff 0 3px, #ddd 3px 6px); }
 .v-not-started .verdict { color: var(--muted); border-style: dotted; border-width: 1px; }
 .interrupted { border-left: 10px solid var(--bad); padding: 4px 10px; background: #f3f3f3; }
 @media print { .copy { display: none; } details { display: block; } }
@@ -33,6 +34,9 @@ button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); ba
 export const PAGE_STYLE = `${BASE_STYLE}
 section.scenario { border-top: 3px solid var(--ink); padding: 12px 0 4px; margin-top: 18px; }
 section.v-fail, section.v-error { border-top-style: double; border-top-width: 6px; } section.v-interrupted { border-top-style: dashed; }
+section.v-inconclusive { border-top-style: dashed; border-top-color: #888; }
+.inconclusive { border-left: 10px solid #888; padding: 4px 10px; background: #f3f3f3; }
+.inconclusive li, ol.attempts li { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; } .retried { color: var(--muted); font-size: 12px; }
 .meta { color: var(--muted); font-size: 13px; }
 .problems li, ul.broken .evidence { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 tr.bad td { font-weight: 600; }
@@ -44,6 +48,7 @@ svg.timeline .life { stroke: #999; stroke-width: 1; stroke-dasharray: 2 3; } svg
 .mark text { fill: var(--ink); stroke: none; font-size: 10px; }
 .mark .ink, .mark .cross { fill: none; stroke-width: 2.5; } .mark .ring { fill: #fff; stroke-width: 2; }
 .k-lease rect { fill: #dbe7f7; stroke: #3a5f8f; } .k-pause rect { fill: #eee; stroke: var(--ink); stroke-dasharray: 3 2; }
+.k-starved rect { fill: url(#qd-starved-hatch) #ddd; stroke: #888; stroke-width: 1; stroke-dasharray: 1 2; }
 .k-claim { fill: #3a5f8f; } .k-release { fill: #fff; } .k-done { fill: var(--good); } .k-done .ink { stroke: #fff; }
 .k-review { fill: #fff; stroke-width: 2; } .k-refused .cross { stroke: var(--bad); } .k-kill .cross { stroke: var(--ink); stroke-width: 4; }
 .k-effect { fill: #222; } .k-fault { fill: var(--hl); stroke-width: 1.5; } .k-checkpoint { fill: #888; stroke: none; }

@@ -4,26 +4,39 @@ import { faultLimits } from '../scenario-facts.js';
 import { allRuns, scenarioLabel } from '../scenario-label.js';
 import type { DrillReport, ScenarioReport } from '../schema.js';
 import { shardLines } from '../shard-lines.js';
+import {
+  drillStarvationText,
+  earlierAttemptText,
+  INCONCLUSIVE_ADVICE,
+  INCONCLUSIVE_MEANING,
+  lastAttemptText,
+  starvationText,
+  timeScaleText,
+} from '../starvation-lines.js';
 import { countsLine, interruptionHeadline, plannedRuns } from '../summary-line.js';
 import { escapeHtml as h } from './escape.js';
 import { evidenceTargets } from './evidence-links.js';
 import { layoutScenario } from './lanes.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
-import { legendSvg, timelineSvg } from './timeline-svg.js';
+import { HATCH_DEFS, legendSvg, timelineSvg } from './timeline-svg.js';
 
 /*
  * report.html: the report as a person decides from it, in one file that needs
  * nothing else (no network, no fonts, no scripts from elsewhere), to open
  * offline or attach to a CI run. A summary first (verdicts, what broke, the
- * seed, the replay commands to copy), then each scenario: its timeline, the
+ * seed, the time scale and how it was chosen, the replay commands to copy),
+ * then each scenario: every earlier attempt when it ran again, its timeline, the
  * broken invariants with their evidence linked to the marks on the timeline,
- * and how each job ended against what was expected.
+ * and how each job ended against what was expected. The machine's load is
+ * drawn where it happened: each span a process was starved is a hatched band
+ * in its lane, and an inconclusive scenario lists what starvation explains.
  */
 
 const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
   pass: 'PASS',
   fail: 'FAIL',
   vacuous: 'VACUOUS',
+  inconclusive: 'INCONCLUSIVE',
   not_judged: 'NOT JUDGED',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
@@ -38,6 +51,19 @@ function copyable(command: string): string {
   return `<div class="cmd"><code>${h(command)}</code><button type="button" class="copy" data-copy="${h(command)}">copy</button></div>`;
 }
 
+/** What broke, in a row of the summary; in an inconclusive scenario what did not hold is starvation's doing, and says so. */
+function brokeCell(scenario: ScenarioReport, broken: readonly string[]): string {
+  if (broken.length === 0) return scenario.verdict === 'inconclusive' ? 'nothing (starved)' : '-';
+  return `${h(broken.join(', '))}${scenario.verdict === 'inconclusive' ? ' (not held on the starved machine)' : ''}`;
+}
+
+/** A verdict reached on a retry, in the summary: the attempts the machine starved before it. */
+function retriedNote(scenario: ScenarioReport): string {
+  const earlier = scenario.earlierAttempts ?? [];
+  if (earlier.length === 0) return '';
+  return ` <span class="retried">at ×${scenario.timeScale}, after ${h(earlier.map((a) => `${a.verdict} at ×${a.timeScale}`).join(', '))}</span>`;
+}
+
 function summaryTable(report: DrillReport): string {
   const runs = allRuns(report);
   const rows = report.scenarios.map((scenario, i) => {
@@ -46,7 +72,7 @@ function summaryTable(report: DrillReport): string {
     const armed = scenario.faults.length + scenario.worldFaults.length;
     return (
       `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(i)}">${h(scenarioLabel(scenario, runs))}</a></td>` +
-      `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span></td><td>${broken.length > 0 ? h(broken.join(', ')) : '-'}</td>` +
+      `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span>${retriedNote(scenario)}</td><td>${brokeCell(scenario, broken)}</td>` +
       `<td>${fired}/${armed}</td><td>${(scenario.durationMs / 1000).toFixed(1)} s</td></tr>`
     );
   });
@@ -81,11 +107,14 @@ function shardNote(report: DrillReport): string {
 
 function header(report: DrillReport): string {
   const interrupted = interruptionHeadline(report);
+  const starved = drillStarvationText(report);
+  const scale = timeScaleText(report);
   return (
     `<header><h1>queue-drill: ${h(countsLine(report.summary))}</h1>` +
     (interrupted !== null ? `<p class="interrupted"><strong>${h(interrupted)}</strong>.</p>` : '') +
+    (starved !== null ? `<p class="starved">${h(starved.charAt(0).toUpperCase() + starved.slice(1))}.</p>` : '') +
     `<p>Queue <code>${h(report.queue)}</code>, seed <code>${report.seed}</code>, ${h(report.startedAt)}, ` +
-    `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${report.timeScale !== 1 ? `, durations ×${report.timeScale}` : ''}.</p>` +
+    `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${scale !== null ? `, ${h(scale)}` : ''}.</p>` +
     `${copyable(report.command)}${shardNote(report)}</header>`
   );
 }
@@ -94,6 +123,8 @@ function invariantsSection(scenario: ScenarioReport, index: number): { html: str
   const highlighted = new Set<string>();
   const broken = scenario.invariants.filter((v) => v.status === 'broken');
   if (broken.length === 0) return { html: '', highlighted };
+  // In an inconclusive scenario only liveness broke, and starvation explains it: not a finding against the queue.
+  const heading = scenario.verdict === 'inconclusive' ? 'Invariants that did not hold on the starved machine' : 'Broken invariants';
   const items = broken.map((verdict) => {
     const lines = verdict.evidence.map((line) => {
       const targets = evidenceTargets(line, scenario, index);
@@ -103,7 +134,7 @@ function invariantsSection(scenario: ScenarioReport, index: number): { html: str
     });
     return `<li><strong>${h(verdict.id)}</strong>: ${h(verdict.statement)}<ul>${lines.join('')}</ul></li>`;
   });
-  return { html: `<h3>Broken invariants</h3><ul class="broken">${items.join('')}</ul>`, highlighted };
+  return { html: `<h3>${heading}</h3><ul class="broken">${items.join('')}</ul>`, highlighted };
 }
 
 function jobsTable(scenario: ScenarioReport): string {
@@ -160,6 +191,38 @@ function problemsList(scenario: ScenarioReport): string {
   return all.length > 0 ? `<ul class="problems">${all.map((line) => `<li>${h(line)}</li>`).join('')}</ul>` : '';
 }
 
+/** Why an inconclusive scenario is neither a pass nor a failure: each finding with the starved span that explains it. */
+function inconclusiveBox(scenario: ScenarioReport): string {
+  if (scenario.verdict !== 'inconclusive') return '';
+  const lines = (scenario.inconclusive ?? []).map((line) => `<li>${h(line)}</li>`);
+  return (
+    `<div class="inconclusive"><h3>Inconclusive: ${h(INCONCLUSIVE_MEANING)}</h3><p>To judge it, ${h(INCONCLUSIVE_ADVICE)}.</p>` +
+    `${lines.length > 0 ? `<ul>${lines.join('')}</ul>` : ''}</div>`
+  );
+}
+
+/** Each earlier attempt of a retried scenario, then this run: no attempt hidden behind the last one's verdict; '' when it ran once. */
+function attemptsList(scenario: ScenarioReport): string {
+  const earlier = scenario.earlierAttempts ?? [];
+  if (earlier.length === 0) return '';
+  const items = earlier.map((a, i) => `<li class="v-${a.verdict}">${h(earlierAttemptText(a, i + 1, earlier.length + 1))}</li>`);
+  return (
+    '<h3>Every attempt</h3><p class="meta">The machine starved each earlier attempt; it ran again at twice its time scale.</p>' +
+    `<ol class="attempts">${items.join('')}<li class="v-${scenario.verdict}"><strong>${h(lastAttemptText(scenario))}</strong></li></ol>`
+  );
+}
+
+/** How much the machine starved a scenario, its worst span linked to its band on the timeline; '' when nothing starved it. */
+function starvationNote(scenario: ScenarioReport, index: number): string {
+  const line = starvationText(scenario.starvation);
+  const worst = scenario.starvation.worst;
+  if (line === null || worst === null) return '';
+  // The band layoutScenario drew for the worst span: its timeline event's id.
+  const n = scenario.timeline.findIndex((e) => e.kind === 'starved' && e.process === worst.process && e.at === worst.from);
+  const link = n >= 0 ? ` <a class="to-mark" href="#s${index}-h${n}">on the timeline</a>` : '';
+  return `<p class="meta starvation">Starved: ${h(line)}.${link}</p>`;
+}
+
 function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: number): string {
   const label = scenarioLabel(scenario, allRuns(report));
   const invariants = invariantsSection(scenario, index);
@@ -174,9 +237,12 @@ function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: n
   return (
     `<section id="${anchorOf(index)}" class="scenario v-${scenario.verdict}">` +
     `<h2><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span> ${h(label)}</h2>` +
-    `<p>${h(scenario.description)}</p><p class="meta">Queue <code>${h(scenario.queue)}</code> (${h(scenario.queueVersion)}), seed ${scenario.seed}, ` +
-    `${(scenario.durationMs / 1000).toFixed(1)} s, run directory <code>${h(scenario.runDir)}</code>.</p>` +
-    `${copyable(scenario.replay)}${notJudged}${problemsList(scenario)}${invariants.html}${timeline}${jobsTable(scenario)}${faultsList(scenario)}</section>`
+    `<p>${h(scenario.description)}</p>${attemptsList(scenario)}` +
+    `<p class="meta">Queue <code>${h(scenario.queue)}</code> (${h(scenario.queueVersion)}), seed ${scenario.seed}, ` +
+    `${scenario.timeScale !== 1 ? `every duration ×${scenario.timeScale}, ` : ''}` +
+    `${(scenario.durationMs / 1000).toFixed(1)} s, run directory <code>${h(scenario.runDir)}</code>.</p>${starvationNote(scenario, index)}` +
+    `${copyable(scenario.replay)}${notJudged}${inconclusiveBox(scenario)}${problemsList(scenario)}${invariants.html}${timeline}` +
+    `${jobsTable(scenario)}${faultsList(scenario)}</section>`
   );
 }
 
@@ -186,7 +252,9 @@ export function renderHtml(report: DrillReport): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>queue-drill: ${s.passed}/${plannedRuns(s)} passed${report.interruption ? ', interrupted' : ''}</title><style>${PAGE_STYLE}</style></head><body>`,
+    `<title>queue-drill: ${s.passed}/${plannedRuns(s)} passed${s.inconclusive > 0 ? `, ${s.inconclusive} inconclusive` : ''}` +
+      `${report.interruption ? ', interrupted' : ''}</title><style>${PAGE_STYLE}</style></head><body>`,
+    HATCH_DEFS,
     header(report),
     baselineBox(report),
     `<nav aria-label="scenarios">${summaryTable(report)}</nav>`,

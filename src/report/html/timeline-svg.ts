@@ -7,7 +7,9 @@ import type { Layout, Mark, MarkKind } from './lanes.js';
  * tells a claim from a kill; every mark is focusable and carries its full
  * text as a <title> (the tooltip, and what a screen reader says). Marks
  * that are evidence of a broken invariant get the class `hl`: a thick outline
- * and a halo.
+ * and a halo. A starved span is a hatched grey band the height of its lane,
+ * drawn beneath the lane's other marks: the machine's load, the ground the
+ * drill ran on, not something that happened to a job.
  */
 
 const WIDTH = 1000;
@@ -20,6 +22,7 @@ const PLOT = WIDTH - LABEL_WIDTH - 16;
 export const MARK_MEANING: Record<MarkKind, string> = {
   lease: 'a lease held (job, epoch)',
   pause: 'the process stopped (a pause fault)',
+  starved: 'starved: the machine did not run the process (load, not a fault)',
   claim: 'claimed',
   release: 'released (retry, compensating)',
   review: 'sent to review',
@@ -34,6 +37,15 @@ export const MARK_MEANING: Record<MarkKind, string> = {
   enqueue: 'enqueued',
   note: 'a note',
 };
+
+/** The id of the hatch that fills starved spans, defined once per page (HATCH_DEFS). */
+const HATCH = 'qd-starved-hatch';
+
+/** The hatch starved spans are filled with: put once in a page that shows timelines or the legend (ids are the page's). */
+export const HATCH_DEFS =
+  `<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><pattern id="${HATCH}" width="6" height="6" ` +
+  `patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#eee"/>` +
+  `<line x1="0" y1="0" x2="0" y2="6" stroke="#888" stroke-width="2.5"/></pattern></defs></svg>`;
 
 /** The shape of a point mark, centred on (x, y). */
 function shape(kind: MarkKind, x: number, y: number): string {
@@ -67,6 +79,13 @@ function shape(kind: MarkKind, x: number, y: number): string {
 function markSvg(mark: Mark, x: (ms: number) => number, y: number, highlighted: ReadonlySet<string>): string {
   const classes = `mark k-${mark.kind}${highlighted.has(mark.id) ? ' hl' : ''}`;
   const title = `<title>${escapeHtml(mark.title)}</title>`;
+  if (mark.kind === 'starved') {
+    // Beneath what it overlaps, so no label of its own: the tooltip says how long and when.
+    const x0 = x(mark.at);
+    const width = Math.max(2, x(mark.end ?? mark.at) - x0);
+    const band = `<rect x="${x0}" y="${y - LANE_HEIGHT / 2 + 2}" width="${width}" height="${LANE_HEIGHT - 4}"/>`;
+    return `<g id="${mark.id}" class="${classes}" tabindex="0">${title}${band}</g>`;
+  }
   if (mark.end !== undefined) {
     const x0 = x(mark.at);
     const width = Math.max(2, x(mark.end) - x0);
@@ -74,6 +93,11 @@ function markSvg(mark: Mark, x: (ms: number) => number, y: number, highlighted: 
     return `<g id="${mark.id}" class="${classes}" tabindex="0">${title}<rect x="${x0}" y="${y - 8}" width="${width}" height="16" rx="2"/>${text}</g>`;
   }
   return `<g id="${mark.id}" class="${classes}" tabindex="0">${title}${shape(mark.kind, x(mark.at), y)}</g>`;
+}
+
+/** The order marks are drawn in within a lane: starved bands, then spans, then points. */
+function layer(mark: Mark): number {
+  return mark.kind === 'starved' ? 0 : mark.end !== undefined ? 1 : 2;
 }
 
 /** A round step for the time axis: about eight ticks across the drill. */
@@ -100,8 +124,8 @@ export function timelineSvg(layout: Layout, highlighted: ReadonlySet<string>, la
     const life = `<line class="life" x1="${x(lane.from)}" y1="${y}" x2="${x(lane.to ?? layout.span)}" y2="${y}"/>`;
     const marks = layout.marks
       .filter((mark) => mark.lane === lane.id)
-      // Spans first, so points are drawn over them.
-      .sort((a, b) => Number(b.end !== undefined) - Number(a.end !== undefined))
+      // Starved bands first, then other spans, so points are drawn over spans and spans over the machine's load.
+      .sort((a, b) => layer(a) - layer(b))
       .map((mark) => markSvg(mark, x, y, highlighted))
       .join('');
     return `<g class="lane"><text class="lane-label" x="4" y="${y + 4}">${escapeHtml(lane.label)}</text>${life}${marks}</g>`;
@@ -123,7 +147,7 @@ export function legendSvg(): string {
       at: 0,
       label: '',
       title: MARK_MEANING[kind],
-      ...(kind === 'lease' || kind === 'pause' ? { end: 1 } : {}),
+      ...(kind === 'lease' || kind === 'pause' || kind === 'starved' ? { end: 1 } : {}),
     };
     const icon = mark.end !== undefined ? `<rect x="2" y="4" width="24" height="14" rx="2"/>` : shape(kind, 14, 11);
     const svg = `<svg viewBox="0 0 28 22" width="28" height="22" aria-hidden="true"><g class="mark k-${kind}">${icon}</g></svg>`;

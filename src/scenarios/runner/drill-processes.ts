@@ -16,6 +16,8 @@ interface Role extends RoleSpec {
   restartAt: number | null;
   /** This incarnation has written its first log line (it is up: loaded, connected to its queue). */
   spoke: boolean;
+  /** When this incarnation was spawned (epoch ms): its start-up runs from here to its first line. */
+  spawnedAt: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export class DrillProcesses {
 
   /** Starts a process of the drill. */
   start(spec: RoleSpec): void {
-    this.roles.push({ ...spec, child: this.spawn(spec), restarts: 0, finished: false, restartAt: null, spoke: false });
+    this.roles.push({ ...spec, child: this.spawn(spec), restarts: 0, finished: false, restartAt: null, spoke: false, spawnedAt: Date.now() });
   }
 
   /** A producer has not yet finished its part. */
@@ -55,22 +57,39 @@ export class DrillProcesses {
   }
 
   /**
-   * A worker or the coordinator is still starting: spawned, alive, and silent so far (each logs a line once it has
-   * loaded and connected to its queue). Producers are left to their start barrier (producer-release.ts).
+   * A process is still starting: spawned, alive, and silent so far (each logs a line once it has loaded and
+   * connected to its queue). Producers that wait at the start barrier are left to it (producer-release.ts);
+   * a producer started to enqueue again has none, and its start is the machine's time too.
    */
   get starting(): boolean {
-    return this.roles.some((role) => role.kind !== 'producer' && role.child.alive && !role.finished && !this.hasSpoken(role));
+    return this.roles.some((role) => role.child.alive && !role.finished && !role.args.includes('--start-barrier') && !this.hasSpoken(role));
   }
 
+  /**
+   * Notes each process that has written its first line since the last look: a `ready` event on the timeline
+   * with its start-up time (spawn to first line), which the judge weighs as starvation past a normal start.
+   */
+  tendReadiness(): void {
+    for (const role of this.roles) if (role.child.alive) this.hasSpoken(role);
+  }
+
+  /** Whether this incarnation has written its first line; the first time it is seen to have, a `ready` event. */
   private hasSpoken(role: Role): boolean {
-    if (!role.spoke) {
-      try {
-        role.spoke = statSync(role.child.logFile).size > 0;
-      } catch {
-        // Not created yet: the process has not spoken.
-      }
+    if (role.spoke) return true;
+    try {
+      role.spoke = statSync(role.child.logFile).size > 0;
+    } catch {
+      // Not created yet: the process has not spoken.
+    }
+    if (role.spoke) {
+      const ms = Math.max(0, Date.now() - role.spawnedAt);
+      this.timeline.record('ready', `${role.kind} ${role.name} up ${ms} ms after its start`, this.processOf(role), { ms });
     }
     return role.spoke;
+  }
+
+  private processOf(role: Role): { name: string; pid: number } {
+    return { name: `${role.name}#${role.child.incarnation}`, pid: role.child.pid };
   }
 
   /** Applies the restart rule to every process that is down, as of `now`. */
@@ -85,6 +104,7 @@ export class DrillProcesses {
       } else if (now >= role.restartAt) {
         role.child = this.spawn(role);
         role.spoke = false;
+        role.spawnedAt = Date.now();
         role.restarts++;
         role.restartAt = null;
       }

@@ -14,6 +14,8 @@ export function readyToRelease(producers: readonly string[], ready: ReadonlySet<
  */
 export class ProducerRelease {
   private released = false;
+  /** When the producers were let go (epoch ms; the drill's deadline counts from here), or null while they are not. */
+  releasedAt: number | null = null;
 
   constructor(
     private readonly dir: string,
@@ -28,12 +30,18 @@ export class ProducerRelease {
 
   /** Releases the producers if they are all ready and have not been released yet. */
   tend(exited: (name: string) => boolean, now: number): void {
-    if (this.released || this.producers.length === 0) return;
+    if (this.released) return;
+    if (this.producers.length === 0) {
+      this.released = true;
+      this.releasedAt = now;
+      return;
+    }
     const ready = new Set(readyNames(this.dir));
     if (!readyToRelease(this.producers, ready, exited)) return;
     const at = now + RELEASE_LEAD_MS;
     release(this.dir, at);
     this.released = true;
+    this.releasedAt = at;
     const went = this.producers.filter((name) => ready.has(name));
     const died = this.producers.filter((name) => !ready.has(name));
     this.timeline.record(

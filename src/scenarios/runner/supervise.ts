@@ -23,7 +23,11 @@ export interface Supervised {
   /** Processes a fault holds right now. */
   held(): number;
   signal: AbortSignal;
-  /** When the drill must end at the latest (epoch ms). */
+  /**
+   * When the drill must end at the latest if its producers are never let go (epoch ms): a drill whose processes
+   * never start still ends. Once they are let go, the deadline is their release plus the scenario's timeout_ms:
+   * the time a busy machine takes to start processes is not the queue's.
+   */
   deadline: number;
   /** The producers that enqueue every key again, started once (`enqueue_again`); none when the scenario has none. */
   again: readonly RoleSpec[];
@@ -34,7 +38,8 @@ export interface Supervised {
  * producers go together once they are all ready, approves what waits for a
  * person (a recorded action), and ends it once the system has stayed at rest
  * for a quiet moment, or when nothing has changed for no_progress_ms (the
- * watchdog), or at the deadline, or on an interrupt.
+ * watchdog), or at the deadline (timeout_ms from the producers' release), or
+ * on an interrupt.
  */
 export async function supervise(drill: Supervised): Promise<DrillEnding> {
   const settings = drill.scenario.settings;
@@ -62,7 +67,14 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     }
     if (now >= deadline) return 'timeout';
     await drill.processes.tend(now);
+    drill.processes.tendReadiness();
+    const released = drill.producerRelease.releasedAt;
     drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
+    if (released === null && drill.producerRelease.releasedAt !== null) {
+      // The drill proper begins: its deadline counts from here (pauses forgiven before it are part of the start).
+      deadline = drill.producerRelease.releasedAt + settings.timeout_ms;
+      watchdog.restart(now);
+    }
     // Processes still starting (the producers not all connected yet, a worker restarted after a kill and not yet up)
     // are the machine's time, not the queue's: on a loaded machine a start can take seconds (a soak under a load of
     // 20 saw 2.9 s), and the queue cannot make progress before its jobs are enqueued or while its only worker loads.

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { Supervisor } from '../../harness/supervisor.js';
+import { STARVED_SUFFIX, Supervisor } from '../../harness/supervisor.js';
 import { startListening, type WorldProcess } from '../../harness/world-process.js';
 
 /** A world opened in the host: where its scenario reaches it, and how the harness closes it (once; a second close does nothing). */
@@ -9,6 +9,8 @@ export interface HostedWorld {
   port: number;
   /** The host's: the process that serves this world. */
   pid: number;
+  /** Where the host writes its starved spans (it serves every world of the drill: read for this world's time alone). */
+  starvedLog: string;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export class WorldHost {
       url: `http://127.0.0.1:${port}`,
       port,
       pid: host.child.pid,
+      starvedLog: `${host.child.logFile}${STARVED_SUFFIX}`,
       close: () => {
         closed ??= host.child.alive ? post(host.port, '/close', { port }).then(() => undefined) : Promise.resolve();
         return closed;
@@ -95,6 +98,8 @@ export class WorldHost {
   async stop(): Promise<void> {
     await this.supervisor.stopAll();
     if (!this.removeLogs) return;
-    for (const child of this.supervisor.all()) for (const file of [child.logFile, `${child.logFile}.err`]) rmSync(file, { force: true });
+    for (const child of this.supervisor.all()) {
+      for (const file of [child.logFile, `${child.logFile}.err`, `${child.logFile}${STARVED_SUFFIX}`]) rmSync(file, { force: true });
+    }
   }
 }

@@ -1,5 +1,9 @@
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { joinWords } from '../../../src/cli/command.js';
 import { runProtocolCheck } from '../../../src/contract/protocol/run-protocol-check.js';
+import { CLI_PATH } from '../../../src/harness/cli-path.js';
+import { processesMentioning } from '../../helpers/processes.js';
 import { brokenFixture, PYTHON_EXAMPLE } from './python.js';
 
 /*
@@ -7,6 +11,9 @@ import { brokenFixture, PYTHON_EXAMPLE } from './python.js';
  * step; each deliberately broken variant fails, and the failure names the
  * protocol message at fault (a checker that cannot fail proves nothing).
  */
+
+/** A child that never answers (it exits when its stdin closes); the marker finds any left behind. */
+const SILENT = joinWords([process.execPath, '-e', 'process.stdin.resume() // protocol-check-silent-child']);
 
 describe('protocol-check', () => {
   it('passes every step on the Python example', { timeout: 120_000 }, async () => {
@@ -22,8 +29,48 @@ describe('protocol-check', () => {
     { fixture: 'no-dedupe', step: 'enqueue-dedupe', about: 'enqueue', why: /answered .*created.*expected deduplicated/ },
     { fixture: 'ignores-stdin-close', step: 'exit-on-stdin-close', about: 'stdin', why: /still running 2 s after its stdin closed/ },
   ])('fails $fixture at $step, naming $about', { timeout: 120_000 }, async ({ fixture, step, about, why }) => {
-    const results = await runProtocolCheck(brokenFixture(fixture), [step]);
+    const results = await runProtocolCheck(brokenFixture(fixture), { only: [step] });
     const failed = results.find((r) => r.name === step);
     expect(failed, JSON.stringify(results)).toMatchObject({ status: 'fail', about, detail: expect.stringMatching(why) });
+  });
+
+  it('waits the scaled answer timeout for the hello, and names it', { timeout: 60_000 }, async () => {
+    const started = performance.now();
+    const results = await runProtocolCheck(SILENT, { only: ['deliver'], timeScale: 1.2 });
+    expect(results).toMatchObject([
+      { name: 'hello', status: 'fail', about: 'hello', detail: expect.stringMatching(/gave no answer within 6000 ms \[no_answer\]/) },
+      { name: 'deliver', status: 'skip' },
+    ]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(5_990);
+    expect(processesMentioning('protocol-check-silent-child'), 'no child left').toEqual([]);
+  });
+});
+
+/** Runs the built CLI's protocol-check with `args`, never throwing on its exit code. */
+const protocolCheck = (...args: string[]) => execa(process.execPath, [CLI_PATH, 'protocol-check', ...args], { reject: false });
+
+describe('queue-drill protocol-check --time-scale', () => {
+  it.each(['fast', '0', '101', ''])('refuses %j with exit 2, naming the flag', async (scale) => {
+    const run = await protocolCheck('--time-scale', scale, 'python3', 'q.py');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/--time-scale must be auto or a number from 0\.1 to 100/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('states the scale given on its first line (stderr), and in --json', { timeout: 60_000 }, async () => {
+    const child = ['--only', 'hello', '--', ...PYTHON_EXAMPLE.split(' ')];
+    const text = await protocolCheck('--time-scale', '2', ...child);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stderr.split('\n')[0]).toBe('time scale ×2 (given): each answer and delivery is waited for up to 10000 ms');
+    expect(text.stdout).toMatch(/^PASS {2}hello/m);
+    const json = await protocolCheck('--time-scale', '0.5', '--json', ...child);
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(json.stderr, 'nothing but JSON, on stdout').toBe('');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      timeScale: 0.5,
+      calibration: null,
+      answerTimeoutMs: 5_000,
+      results: [{ name: 'hello', status: 'pass' }],
+    });
   });
 });

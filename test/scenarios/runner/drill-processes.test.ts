@@ -60,7 +60,13 @@ describe('DrillProcesses.starting', () => {
 
   it('leaves producers to their start barrier', async () => {
     const processes = new DrillProcesses(slowStarters(), () => ({ stop() {} }), new Timeline(systemClock()), RESTART);
-    processes.start({ name: 'p1', kind: 'producer', args: [join(temp.dir, 'never')] });
+    processes.start({ name: 'p1', kind: 'producer', args: [join(temp.dir, 'never'), '--start-barrier', join(temp.dir, 'barrier')] });
     expect(processes.starting).toBe(false);
+  });
+
+  it('holds for a producer started to enqueue again (no barrier) until its first line', async () => {
+    const processes = new DrillProcesses(slowStarters(), () => ({ stop() {} }), new Timeline(systemClock()), RESTART);
+    processes.start({ name: 'p2', kind: 'producer', args: [join(temp.dir, 'never')] });
+    expect(processes.starting).toBe(true);
   });
 });

@@ -2,10 +2,14 @@ import { count, toClaim } from '../../../adapters/process/protocol.js';
 import { enqueued, expectThat, settle, wellFormed } from '../expect.js';
 import type { ProtocolStep } from '../protocol-check.js';
 import type { Session } from '../session.js';
-import { ANSWER_TIMEOUT_MS, StepFailure } from '../session.js';
+import { StepFailure } from '../session.js';
 
 function startWork(session: Session, fields: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return session.channel.request('work', { worker_id: 'w-check', poll_ms: 20, max_jobs: 0, exit_when_drained: false, ...fields }, ANSWER_TIMEOUT_MS);
+  return session.channel.request(
+    'work',
+    { worker_id: 'w-check', poll_ms: 20, max_jobs: 0, exit_when_drained: false, ...fields },
+    session.answerTimeoutMs,
+  );
 }
 
 async function processed(ended: Promise<Record<string, unknown>>, why: string): Promise<number> {
