@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { baselineLines } from './baseline-lines.js';
 import { MARKER } from './markdown.js';
 import { scenarioLabel } from './scenario-label.js';
-import type { DrillReport, ScenarioReport, ScenarioVerdict } from './schema.js';
+import type { DrillReport, ScenarioReport } from './schema.js';
 import { drillStarvationText, spanText, timeScaleText } from './starvation-lines.js';
 import { visibleText } from './visible-text.js';
 
