@@ -59,10 +59,14 @@ export function brokenOnEvidence(scenario: ScenarioReport): string[] {
     .map((invariant) => invariant.id);
 }
 
-/** The scenarios that flagged the queue: an inconclusive one (the machine starved it) flags nothing, and catches nothing (catchIn). */
+/**
+ * The scenarios that flagged the queue: a failure, a vacuous run or a harness error. A scenario the queue cannot
+ * run as asked (not judged, with its reason: an embedded queue has no server to restart) flags nothing, nor does
+ * an inconclusive one (the machine starved it), which catches nothing either (catchIn).
+ */
 function flaggedScenarios(scenarios: ScenarioReport[]): SelftestRow['flagged'] {
   return scenarios
-    .filter((scenario) => scenario.verdict !== 'pass' && scenario.verdict !== 'inconclusive')
+    .filter((scenario) => scenario.verdict === 'fail' || scenario.verdict === 'vacuous' || scenario.verdict === 'error')
     .map((scenario) => ({
       scenario: scenario.name,
       verdict: scenario.verdict,
