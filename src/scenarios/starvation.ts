@@ -16,8 +16,9 @@ import type { Evidence, StarvedSpan, Verdict } from './evidence.js';
  *   timeout before it. Either is what a slow machine does to a sound queue.
  * - A fault that never fired: the worker it was aimed at was starved (a slow
  *   start lets another worker claim first), or a job took another path for
- *   starvation (the point was never reached), or the drill ran out of time
- *   for starvation (below).
+ *   starvation (the point was never reached), even one that then ended as
+ *   expected (another holder finished it), or the drill ran out of time for
+ *   starvation (below).
  * - A liveness breach (a job unfinished when the drill stopped before rest):
  *   a fifth or more of the time it ran out in (the watchdog's last window, or
  *   everything since the producers were let go) some process was starved, and
@@ -129,6 +130,15 @@ function jobSpan(evidence: Evidence, jobId: string, spans: readonly StarvedSpan[
   return null;
 }
 
+/** The first job whose path starvation changed (a lease or an answer lost to it), or null. */
+function firstDetour(evidence: Evidence, spans: readonly StarvedSpan[], enoughMs: number): { jobId: string; span: StarvedSpan; what: string } | null {
+  for (const job of evidence.jobs) {
+    const found = jobSpan(evidence, job.id, spans, enoughMs);
+    if (found) return { jobId: job.id, ...found };
+  }
+  return null;
+}
+
 /** Why each unfinished job of a drill that stopped before rest is not the queue's fault; null when one is. */
 function unfinishedExplained(evidence: Evidence, spans: readonly StarvedSpan[], end: number): string | null {
   const queueSpans = spans.filter((s) => s.process !== 'harness');
@@ -203,6 +213,9 @@ export function explainByStarvation(evidence: Evidence, findings: Findings): str
     }
   }
 
+  // A job that lost its lease (or an answer) to starvation, whether or not it then ended as expected: its
+  // remaining points were reached by another path, or never.
+  const detour = findings.unfired.length === 0 ? null : firstDetour(evidence, spans, enough);
   for (const fault of findings.unfired) {
     // The worker a fault waits for, held back long enough for another to claim first (a slow start, most often).
     const aimed =
@@ -211,6 +224,7 @@ export function explainByStarvation(evidence: Evidence, findings: Findings): str
         : spans.filter((s) => spanOf(s, fault.worker!) && s.ms >= Math.min(enough, AIMED_MS)).sort((a, b) => b.ms - a.ms)[0];
     if (aimed) lines.push(`${fault.line}: ${describeSpan(aimed)}`);
     else if (pathsExplained > 0) lines.push(`${fault.line}: its job took another path for starvation (above)`);
+    else if (detour !== null) lines.push(`${fault.line}: job ${detour.jobId} took another path: ${detour.what}; ${describeSpan(detour.span)}`);
     else if (outOfTime !== null) lines.push(`${fault.line}: ${outOfTime}`);
     else return null;
   }

@@ -86,6 +86,23 @@ describe('the judge on a starved machine', () => {
     expect(judged(runOf(evidence)).verdict).toBe('fail');
   });
 
+  it('explains a fault that never fired when its job lost a lease to starvation, though the job then ended as expected', () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write));
+    job.claim('w1');
+    const claimedAt = b.now;
+    job.expire('w2', 'worker').claim('w2').run().complete();
+    const evidence = b.build();
+    evidence.starved = [span('w1#1', claimedAt + 100, LEASE_MS)];
+    const unfired = { rule: { id: 'f2', point: 'on_timeout' as const, action: 'delay' as const, arg: { ms: 1 } }, hits: 0, fires: 0 };
+    const report = judged(runOf(evidence, { pointFaults: [unfired] }));
+    expect(report.jobs[0]!.matches).toBe(true);
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.inconclusive![0]).toMatch(/never fired: 0 hits: job 1 took another path: w1 lost its lease \(attempt 1\) to w2/);
+    evidence.starved = [];
+    expect(judged(runOf(evidence, { pointFaults: [unfired] })).verdict).toBe('vacuous');
+  });
+
   describe('a drill that stopped before rest', () => {
     /** A job claimed and never finished: its lease ended `dueAgoMs` before the drill stopped (at the watchdog). */
     function stuck(dueAgoMs: number, starved: (from: number, to: number) => StarvedSpan[]) {
