@@ -174,7 +174,7 @@ describe('report.html of a drill on a starved machine', () => {
     expect(laneSvg(html, 1, 'harness')).toContain('<title>harness starved (the machine, not a fault): harness was not run for 80 ms');
     // 510 ms of the drill's 8,400 ms, across 864 units of plot.
     expect(Number(band![3])).toBeCloseTo((510 / 8400) * 864, 5);
-    expect(html).toContain(`<a class="to-mark" href="#${band![1]}">on the timeline</a>`);
+    expect(html).toContain(`<a class="to-band" href="#${band![1]}">on the timeline</a>`);
     // The legend says what the band means.
     expect(html).toMatch(
       /<g class="mark k-starved"><rect [^>]*\/><\/g><\/svg> starved: the machine did not run the process \(load, not a fault\)<\/li>/,

@@ -82,9 +82,9 @@ for (const button of document.querySelectorAll('button.copy')) {
 }
 `;
 
-/** report.html's script: the copy buttons, and a link to a mark that opens the timeline holding it. */
+/** report.html's script: the copy buttons, and a link to a mark (evidence) or a band (starvation) that opens the timeline holding it. */
 export const PAGE_SCRIPT = `${COPY_SCRIPT}
-for (const link of document.querySelectorAll('a.to-mark')) {
+for (const link of document.querySelectorAll('a.to-mark, a.to-band')) {
   link.addEventListener('click', () => {
     const box = document.querySelector(link.getAttribute('href'))?.closest('details');
     if (box) box.open = true;

@@ -219,7 +219,8 @@ function starvationNote(scenario: ScenarioReport, index: number): string {
   if (line === null || worst === null) return '';
   // The band layoutScenario drew for the worst span: its timeline event's id.
   const n = scenario.timeline.findIndex((e) => e.kind === 'starved' && e.process === worst.process && e.at === worst.from);
-  const link = n >= 0 ? ` <a class="to-mark" href="#s${index}-h${n}">on the timeline</a>` : '';
+  // A band, not evidence: its own class, so a link to a mark always leads to the evidence of a finding.
+  const link = n >= 0 ? ` <a class="to-band" href="#s${index}-h${n}">on the timeline</a>` : '';
   return `<p class="meta starvation">Starved: ${h(line)}.${link}</p>`;
 }
 
