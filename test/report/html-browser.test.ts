@@ -35,11 +35,13 @@ if (missing)
   console.warn(`no chromium at ${CHROMIUM}, so skipped: the real-browser test of report.html (apt-get install chromium, or set QD_CHROMIUM)`);
 
 describe.skipIf(missing)('report.html in a real browser', () => {
-  const run = tempRunDir('html-browser');
+  // Made when the tests run, not when the file loads: a skipped suite (no chromium) leaves no folder behind.
+  let run: ReturnType<typeof tempRunDir>;
   let browser: Browser;
   let page: string;
 
   beforeAll(async () => {
+    run = tempRunDir('html-browser');
     // sketch-literal fails both: crash-after-claim (the job is never taken back) and zombie-worker (a stale write passes).
     await execa(
       process.execPath,
@@ -52,7 +54,7 @@ describe.skipIf(missing)('report.html in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    run.remove();
+    run?.remove();
   });
 
   it('loads with no console error, the failing evidence on the timeline and highlighted, its links leading to the marks', {

@@ -67,12 +67,14 @@ describe("a session's answer timeout", () => {
 
   it('is what the check context gives every child it starts', async () => {
     const ctx = new CheckContext(SILENT, 7_500);
+    const byDefault = new CheckContext(SILENT);
     try {
       expect(ctx.start().answerTimeoutMs).toBe(7_500);
-      expect(new CheckContext(SILENT).answerTimeoutMs).toBe(ANSWER_TIMEOUT_MS);
+      expect(byDefault.answerTimeoutMs).toBe(ANSWER_TIMEOUT_MS);
     } finally {
       await ctx.endStep();
       ctx.dispose();
+      byDefault.dispose();
     }
   });
 });
