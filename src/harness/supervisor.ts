@@ -76,10 +76,15 @@ export class Supervisor {
   private readonly children: Child[] = [];
   private readonly incarnations = new Map<string, number>();
 
-  /** `env` is added to every child's environment (a queue's server URL, say). */
+  /**
+   * `env` is added to every child's environment (a queue's server URL, say). With `starvation`, each child
+   * measures the time it was not run, into a file beside its log (src/kernel/starvation-watch.ts): a drill's
+   * processes do; a benchmark's do not, so its hot path carries no timer of the harness's.
+   */
   constructor(
     private readonly logDir: string,
     private readonly env: Readonly<Record<string, string>> = {},
+    private readonly options: { starvation?: boolean } = {},
   ) {
     installExitHook();
   }
@@ -91,8 +96,7 @@ export class Supervisor {
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
     const script = options.script ?? CLI_PATH;
     const common = { detached: true, cleanup: false, reject: false } as const;
-    // Each child measures the time it was not run, into a file of its own beside its log (src/kernel/starvation-watch.ts).
-    const env = { ...this.env, ...reaperEnv(), [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` };
+    const env = { ...this.env, ...reaperEnv(), ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}) };
     const execaOptions: Options = options.control
       ? {
           ...common,

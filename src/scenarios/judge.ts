@@ -22,12 +22,17 @@ import { explainByStarvation, starvationSummary } from './starvation.js';
  * must-judge.ts (the invariants the scenario had to give something to judge).
  */
 
+/** Each armed fault that never fired: its line (a point fault's rule, or a world fault's description), and the worker it was aimed at. */
+function unfiredList(run: Pick<ScenarioRun, 'pointFaults' | 'worldFaults'>): Array<{ line: string; worker?: string | undefined }> {
+  return [
+    ...run.pointFaults.filter((f) => f.fires === 0).map((f) => ({ line: describeUnfired(f), worker: f.rule.where?.worker })),
+    ...run.worldFaults.filter((f) => f.armed.fired === 0).map((f) => ({ line: `world fault ${f.describe} never fired` })),
+  ];
+}
+
 /** One line per armed fault that never fired: a point fault's rule, or a world fault's description. */
 export function unfiredFaults(run: Pick<ScenarioRun, 'pointFaults' | 'worldFaults'>): string[] {
-  return [
-    ...run.pointFaults.filter((f) => f.fires === 0).map(describeUnfired),
-    ...run.worldFaults.filter((f) => f.armed.fired === 0).map((f) => `world fault ${f.describe} never fired`),
-  ];
+  return unfiredList(run).map((f) => f.line);
 }
 
 /** The faults as the report lists them: every point touched, then each point fault and each world fault with its counts. */
@@ -157,9 +162,6 @@ function starvedFindings(entry: Omit<ScenarioReport, 'verdict'>, run: ScenarioRu
   return explainByStarvation(evidence, {
     liveness: broken,
     wrongJobs: entry.jobs.filter((job) => !job.matches),
-    unfired: [
-      ...run.pointFaults.filter((f) => f.fires === 0).map((f) => ({ line: describeUnfired(f), worker: f.rule.where?.worker })),
-      ...run.worldFaults.filter((f) => f.armed.fired === 0).map((f) => ({ line: `world fault ${f.describe} never fired` })),
-    ],
+    unfired: unfiredList(run),
   });
 }

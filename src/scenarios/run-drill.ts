@@ -82,8 +82,9 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     Array.from({ length: options.repeat }, (_, r) =>
       resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale }),
     );
+  const given = options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1);
   // Resolve every repetition first, so bad input fails before any process starts (and before a calibration).
-  let rounds = resolveAll(options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1));
+  let rounds = resolveAll(given);
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
     const impl = queueImpl(name);
@@ -91,8 +92,8 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     await impl.preflight?.(resolveServers(options.servers ?? {}, scenario.settings));
   }
   const calibration = options.timeScale === 'auto' ? await calibrate() : null;
-  const timeScale = calibration?.scale ?? (options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1));
-  if (calibration && calibration.scale !== 1) rounds = resolveAll(calibration.scale);
+  const timeScale = calibration?.scale ?? given;
+  if (timeScale !== given) rounds = resolveAll(timeScale);
   options.onTimeScale?.(timeScaleLine(timeScale, calibration));
   const started = Date.now();
   const runDir = runDirAt(options.out, started);

@@ -126,7 +126,7 @@ export async function runScenario(
     const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers));
     releasers.add("the harness's connection", () => queue.close());
     phase.end('provisionMs');
-    const supervisor = new Supervisor(runDir, provisioned.env);
+    const supervisor = new Supervisor(runDir, provisioned.env, { starvation: true });
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const control = { plan, clock, ...restartHook(impl, servers) };

@@ -11,7 +11,9 @@ import type { StarvedSpan, TimelineEvent } from './evidence.js';
  * a world host serving several drills writes to a file of its own, read here
  * for this drill's time alone). A span a fault explains is left out: a pause,
  * a block, a hang or a delay stops its process on purpose, and a stop the
- * drill asked for is a fault, never starvation (the two never mix).
+ * drill asked for is a fault, never starvation (the two never mix). A span
+ * that began before the fault (a process already starved when a fault then
+ * held or killed it) is the machine's, and stays.
  */
 
 const SUFFIX = '.starved';
@@ -46,24 +48,16 @@ export function processOfSpanFile(name: string): string {
   return match ? `${match[1]}#${match[2]}` : base;
 }
 
-/** When a fault held a process on purpose: from its firing for its ms (a pause: until its SIGCONT), with a little grace. */
+/**
+ * Where a fault's deliberate stop of a process begins: its firing (a pause's SIGSTOP, a block, a hang, a
+ * delay all start there), for its ms, with a little grace. A span that begins in one is the fault's.
+ */
 function heldWindows(timeline: readonly TimelineEvent[], graceMs: number): Map<string, Array<[number, number]>> {
   const windows = new Map<string, Array<[number, number]>>();
-  const add = (process: string, from: number, to: number) => windows.set(process, [...(windows.get(process) ?? []), [from, to]]);
   for (const event of timeline) {
-    if (event.process === undefined) continue;
+    if (event.kind !== 'fault-fired' || event.process === undefined) continue;
     const at = Date.parse(event.at);
-    if (event.kind === 'fault-fired') add(event.process, at - graceMs, at + (event.ms ?? 0) + graceMs);
-    if (event.kind === 'resume') add(event.process, at - graceMs, at + graceMs);
-  }
-  // A pause lasts from its firing to its SIGCONT, whatever its ms said.
-  for (const [process, list] of windows) {
-    const resumes = timeline.filter((e) => e.kind === 'resume' && e.process === process).map((e) => Date.parse(e.at));
-    const fired = timeline.filter((e) => e.kind === 'fault-fired' && e.process === process && e.action === 'pause').map((e) => Date.parse(e.at));
-    for (const start of fired) {
-      const end = resumes.find((r) => r >= start);
-      if (end !== undefined) list.push([start - graceMs, end + graceMs]);
-    }
+    windows.set(event.process, [...(windows.get(event.process) ?? []), [at - graceMs, at + (event.ms ?? 0) + graceMs]]);
   }
   return windows;
 }
@@ -117,8 +111,6 @@ export function readStarvedSpans(
     const windows = held.get(process) ?? [];
     for (const line of readLines(file)) {
       if (line.to < from || line.from > to) continue;
-      // A stop a fault made begins at the fault: a span that began before it (a process already starved when a
-      // fault then held it, or killed it) is the machine's, and stays.
       if (windows.some(([a, b]) => line.from >= a && line.from <= b)) continue;
       spans.push({ process, from: utc(line.from), to: utc(line.to), ms: line.lateMs, cause: 'stalled' });
     }

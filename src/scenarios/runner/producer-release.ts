@@ -13,7 +13,6 @@ export function readyToRelease(producers: readonly string[], ready: ReadonlySet<
  * instant just ahead, once, and writes on the timeline who went and when.
  */
 export class ProducerRelease {
-  private released = false;
   /** When the producers were let go (epoch ms; the drill's deadline counts from here), or null while they are not. */
   releasedAt: number | null = null;
 
@@ -25,14 +24,13 @@ export class ProducerRelease {
 
   /** Whether the producers are still starting: not all of them ready, none let go. */
   get waiting(): boolean {
-    return !this.released && this.producers.length > 0;
+    return this.releasedAt === null && this.producers.length > 0;
   }
 
   /** Releases the producers if they are all ready and have not been released yet. */
   tend(exited: (name: string) => boolean, now: number): void {
-    if (this.released) return;
+    if (this.releasedAt !== null) return;
     if (this.producers.length === 0) {
-      this.released = true;
       this.releasedAt = now;
       return;
     }
@@ -40,7 +38,6 @@ export class ProducerRelease {
     if (!readyToRelease(this.producers, ready, exited)) return;
     const at = now + RELEASE_LEAD_MS;
     release(this.dir, at);
-    this.released = true;
     this.releasedAt = at;
     const went = this.producers.filter((name) => ready.has(name));
     const died = this.producers.filter((name) => !ready.has(name));

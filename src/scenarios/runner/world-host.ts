@@ -67,7 +67,7 @@ export class WorldHost {
     private readonly removeLogs = false,
   ) {
     mkdirSync(logDir, { recursive: true });
-    this.supervisor = new Supervisor(logDir);
+    this.supervisor = new Supervisor(logDir, {}, { starvation: true });
   }
 
   private async running(): Promise<WorldProcess> {
