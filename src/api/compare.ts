@@ -21,13 +21,17 @@ export interface CompareOptions {
   only?: readonly string[];
   /** The seed, the same for every queue. @default 1 */
   seed?: number;
+  /** Run each cell this many times, with seeds seed, seed+1, …; a cell whose runs disagree is flaky. @default 1 */
+  repeat?: number;
+  /** Each queue's own options, by queue: `{ 'graphile-worker': { job_key_mode: 'preserve_run_at' } }`. @default every option at its default */
+  queueOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** How many scenarios of one queue run at once (queues run one after another). @default 2 */
   parallel?: number;
   /** Where comparisons are made: OUT/<UTC time>/. @default 'compare-runs' */
   out?: string;
   /** Stretch every duration of every scenario by this factor, the same for every queue. @default 1 */
   timeScale?: number;
-  /** A YAML file of the verdicts expected per queue and scenario ('*' for the rest). @default every cell judged, i.e. not an error */
+  /** A YAML file of the verdicts expected per queue and scenario ('*' for the rest). @default every cell passes */
   expect?: string;
   /** PostgreSQL for the queues that need it. @default QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres */
   pgUrl?: string;
@@ -70,11 +74,16 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
   const source = scenariosSource('compare', options.scenarios);
   const only = options.only === undefined ? [...source.names] : namesOption('compare', 'only', options.only);
   const seed = integerOption('compare', 'seed', options.seed, 1);
+  const repeat = integerOption('compare', 'repeat', options.repeat, 1, 1);
+  const queueOptions = options.queueOptions ?? {};
   const parallel = parallelOption('compare', options.parallel);
   const timeScale = timeScaleOption('compare', options.timeScale);
   const out = options.out ?? 'compare-runs';
   const words = ['compare', source.path, '--queues', queues.join(','), '--seed', String(seed)];
   if (only.length > 0) words.push('--only', only.join(','));
+  if (repeat !== 1) words.push('--repeat', String(repeat));
+  for (const [queue, given] of Object.entries(queueOptions))
+    for (const [key, value] of Object.entries(given)) words.push('--queue-option', `${queue}:${key}=${value}`);
   const command = printedCommand(words);
   const { report, written } = await compareQueues({
     file: source.path,
@@ -82,6 +91,8 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
     only,
     queues,
     seed,
+    repeat,
+    queueOptions,
     timeScale,
     restartServers: options.restartServers ?? false,
     parallel,

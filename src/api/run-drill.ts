@@ -28,6 +28,8 @@ export interface RunDrillOptions {
   only?: readonly string[];
   /** Run every scenario on this queue implementation instead of the file's. @default the loaded scenarios' queue, else each scenario's own */
   queue?: string;
+  /** The queue's own options, as its users would set them (`{ job_key_mode: 'preserve_run_at' }`): checked against what it accepts. @default its defaults */
+  queueOptions?: Readonly<Record<string, string | number | boolean>>;
   /** The seed every random choice comes from. @default 1 */
   seed?: number;
   /** Run each scenario this many times, with seeds seed, seed+1, …. @default 1 */
@@ -113,6 +115,8 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
     parallel,
     out,
     ...(queue === undefined ? {} : { queue }),
+    // Given for the queue asked for, else for whichever queue each scenario names.
+    ...(options.queueOptions === undefined ? {} : { queueOptions: { [queue ?? '*']: options.queueOptions } }),
     timeScale,
     retryInconclusive,
     servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl },
@@ -133,6 +137,7 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
       retryInconclusive,
       expectBroken,
       baseline: options.baseline,
+      queueOptions: options.queueOptions ?? {},
     }),
     toolVersion: toolVersion(),
     ...(options.onScenario === undefined ? {} : { onScenario: options.onScenario }),
@@ -162,12 +167,14 @@ function equivalentCommand(o: {
   retryInconclusive: number;
   expectBroken: readonly string[] | undefined;
   baseline: string | undefined;
+  queueOptions: Readonly<Record<string, string | number | boolean>>;
 }): string {
   const words = ['run', o.file];
   if (o.only.length > 0) words.push('--only', o.only.join(','));
   words.push('--seed', String(o.seed));
   if (o.repeat !== 1) words.push('--repeat', String(o.repeat));
   if (o.queue !== undefined) words.push('--queue', o.queue);
+  for (const [key, value] of Object.entries(o.queueOptions)) words.push('--queue-option', `${key}=${String(value)}`);
   if (o.timeScale !== 'auto') words.push('--time-scale', String(o.timeScale));
   if (o.retryInconclusive !== 0) words.push('--retry-inconclusive', String(o.retryInconclusive));
   words.push('--parallel', String(o.parallel), '--out', o.out);

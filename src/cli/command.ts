@@ -15,6 +15,8 @@ export interface OptionSpec {
   default?: string | number | boolean;
   demandOption?: true;
   choices?: readonly string[];
+  /** A string option given any number of times (`--queue-option a=1 --queue-option b=2`): every value, in order; none: []. */
+  repeatable?: true;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
@@ -23,8 +25,18 @@ type ValueOf<S extends OptionSpec> = S['type'] extends 'number' ? number : S['ty
 
 /** The parsed arguments of a command, typed from its option specs. */
 export type ArgsOf<O extends OptionSpecs> = {
-  [K in keyof O]: O[K] extends { default: unknown } | { demandOption: true } ? ValueOf<O[K]> : ValueOf<O[K]> | undefined;
+  [K in keyof O]: O[K] extends { repeatable: true }
+    ? string[]
+    : O[K] extends { default: unknown } | { demandOption: true }
+      ? ValueOf<O[K]>
+      : ValueOf<O[K]> | undefined;
 };
+
+/** Every value of a repeatable option, whether the parser gave none, one or several. */
+function allValues(raw: unknown): string[] {
+  if (raw === undefined) return [];
+  return (Array.isArray(raw) ? raw : [raw]).map(String);
+}
 
 export interface Command<O extends OptionSpecs = OptionSpecs> {
   name: string;
@@ -75,6 +87,8 @@ export function withOptions(y: Argv, options: OptionSpecs, positional: readonly 
       ...(spec.default === undefined ? {} : { default: spec.default }),
       ...(spec.demandOption ? { demandOption: true } : {}),
       ...(spec.choices ? { choices: [...spec.choices] } : {}),
+      // Not yargs' `array` (it would take the words after it as values too): each flag gives one value, gathered here.
+      ...(spec.repeatable ? { coerce: allValues, default: [] } : {}),
     });
   }
   return built;
@@ -92,8 +106,11 @@ export function parseFast<O extends OptionSpecs>(
     parsed = parseArgs({
       args: [...argv],
       options: Object.fromEntries(
-        Object.entries(options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' }]),
-      ) as Record<string, { type: 'string' | 'boolean' }>,
+        Object.entries(options).map(([name, spec]) => [
+          name,
+          { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.repeatable ? { multiple: true } : {}) },
+        ]),
+      ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
       strict: true,
       allowPositionals: positional.length > 0,
     });
@@ -117,6 +134,10 @@ export function parseFast<O extends OptionSpecs>(
   const args: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(options)) {
     const raw = given[name];
+    if (spec.repeatable) {
+      args[name] = allValues(raw);
+      continue;
+    }
     if (raw === undefined) {
       if (spec.demandOption) throw new UsageError(`Missing required argument: ${name}`);
       args[name] = spec.default;

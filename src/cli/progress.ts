@@ -12,9 +12,13 @@ const MARK: Record<ScenarioReport['verdict'], string> = {
   vacuous: 'VACUOUS',
   inconclusive: 'INCONCLUSIVE',
   not_judged: 'N/J',
+  not_supported: 'N/S',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
 };
+
+// Where a line says the verdict in words (a scenario that did not run as asked).
+const VERDICT_WORDS: Partial<Record<ScenarioReport['verdict'], string>> = { not_judged: 'not judged', not_supported: 'not supported' };
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -35,6 +39,7 @@ function findingLines(report: ScenarioReport): string[] {
     ...(report.expectations.length > 0 ? [`${report.expectations.length} job(s) ended unexpectedly`] : []),
     ...report.unfired,
     ...report.nothingJudged,
+    ...report.unjudgedChecks.map((line) => `not judged: ${line}`),
     ...(report.error ? [report.error] : []),
     ...(report.interrupted !== null ? [`not judged: ${report.interrupted}`] : []),
   ];
@@ -49,7 +54,8 @@ function conditions(report: ScenarioReport): string {
 
 /** One line per finished scenario: verdict, name, time, faults fired, how its jobs ended, and what broke. */
 export function scenarioLine(report: ScenarioReport, index: number, total: number): string {
-  if (report.notJudged !== null) return `[${index}/${total}] ${MARK.not_judged.padEnd(7)} ${report.name}  not judged: ${report.notJudged}`;
+  const notRun = report.notSupported ?? report.notJudged;
+  if (notRun !== null) return `[${index}/${total}] ${MARK[report.verdict].padEnd(7)} ${report.name}  ${VERDICT_WORDS[report.verdict]}: ${notRun}`;
   const fired = report.faults.filter((f) => f.fired > 0).length + report.worldFaults.filter((f) => f.fired > 0).length;
   const armed = report.faults.length + report.worldFaults.length;
   const ends = new Map<string, number>();

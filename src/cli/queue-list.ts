@@ -26,6 +26,8 @@ export interface QueueListing {
   /** The servers it needs, each with where it is looked for; empty for a queue on a local file. */
   needs: string[];
   version: string;
+  /** The queue's own options a user may set (--queue-option KEY=VALUE): each as `key (values; default d): what it does`. */
+  options: string[];
 }
 
 const SERVERS: Record<keyof ServerSettings, string> = {
@@ -61,6 +63,10 @@ export function queueListings(impls: readonly QueueImpl[] = QUEUE_IMPLS): QueueL
       breaks: [...(impl.breaks ?? [])],
       needs: (impl.needs ?? []).map((server) => SERVERS[server]),
       version: impl.version,
+      options: Object.entries(impl.options ?? {}).map(([key, spec]) => {
+        const values = spec.type === 'number' ? 'a number' : spec.type === 'boolean' ? 'true or false' : spec.type.oneOf.join(' | ');
+        return `${key} (${values}; default ${String(spec.default)}): ${spec.describe}`;
+      }),
     })),
     {
       name: `${PROCESS_PREFIX}CMD ARGS`,
@@ -72,6 +78,7 @@ export function queueListings(impls: readonly QueueImpl[] = QUEUE_IMPLS): QueueL
       breaks: [],
       needs: ['what CMD needs'],
       version: 'its own',
+      options: [],
     },
   ];
 }
@@ -96,6 +103,7 @@ export function renderQueueListings(listings: readonly QueueListing[], run: stri
       lines.push(`      ${kind === 'broken' ? 'its mistake: ' : ''}${q.description}`);
       if (q.breaks.length > 0) lines.push(`      breaks: ${q.breaks.join(', ')}`);
       lines.push(`      needs: ${q.needs.length > 0 ? q.needs.join('; ') : 'no server (a SQLite file in the run directory)'}`);
+      for (const option of q.options) lines.push(`      --queue-option ${option}`);
     }
   }
   return lines.join('\n');

@@ -1,9 +1,11 @@
-import type { ScenarioReport, ScenarioVerdict } from '../report/schema.js';
-import type { Cell } from './schema.js';
+import { notJudgedReason } from '../report/not-judged-reason.js';
+import type { ScenarioReport } from '../report/schema.js';
+import type { Cell, CellVerdict } from './schema.js';
 
 /** One line saying why a scenario did not pass on its queue, or null when it passed. */
 export function whyNotPassed(report: ScenarioReport): string | null {
   if (report.error !== null) return `error: ${report.error}`;
+  if (report.notSupported !== null) return `not supported: ${report.notSupported}`;
   if (report.notJudged !== null) return `not judged: ${report.notJudged}`;
   if (report.interrupted !== null) return `interrupted: ${report.interrupted}`;
   // Before the breaches: an inconclusive scenario's breaches are liveness ones starvation explains, and its first line says which span.
@@ -13,6 +15,7 @@ export function whyNotPassed(report: ScenarioReport): string | null {
   if (report.expectations.length > 0) return report.expectations[0]!;
   const wrong = report.jobs.find((job) => !job.matches);
   if (wrong) return `job ${wrong.id ?? '(none)'}: expected ${wrong.expected.status}, ended ${wrong.actual.status}`;
+  if (report.verdict === 'not_judged') return `not judged: ${notJudgedReason(report) ?? ''}`;
   if (report.unfired.length > 0) return `vacuous: ${report.unfired[0]}`;
   if (report.nothingJudged.length > 0) return `vacuous: ${report.nothingJudged[0]}`;
   return null;
@@ -24,32 +27,59 @@ export function recoveryMs(report: ScenarioReport): number | null {
   return settled.length > 0 ? Math.max(...settled) : null;
 }
 
-/** A scenario's report on one queue as a cell of the matrix, held to what was expected of it. */
-export function cellOf(report: ScenarioReport, expected: readonly ScenarioVerdict[]): Cell {
+/**
+ * A scenario's runs on one queue (one per --repeat, each with its own seed)
+ * as a cell of the matrix, held to what was expected of it. When the runs
+ * disagree the cell is flaky, with every run's verdict: a matrix that gives
+ * a different answer for the same question on another seed says so, never
+ * picks one. The invariants a run could not judge are listed, so a ✅ says
+ * exactly what it checked.
+ */
+export function cellOf(runs: readonly ScenarioReport[], expected: readonly CellVerdict[]): Cell {
+  const first = runs[0];
+  if (first === undefined) throw new Error('a cell needs at least one run');
+  const verdicts = new Set(runs.map((run) => run.verdict));
+  const verdict: CellVerdict = verdicts.size > 1 ? 'flaky' : first.verdict;
+  // The run that says most: the first that did not pass.
+  const telling = runs.find((run) => run.verdict !== 'pass') ?? first;
+  const why =
+    verdict === 'flaky'
+      ? `flaky: ${runs.map((run) => `seed ${run.seed} ${run.verdict}`).join(', ')}; ${whyNotPassed(telling) ?? ''}`.replace(/; $/, '')
+      : whyNotPassed(telling);
+  const notJudged = new Map<string, string>();
+  for (const run of runs)
+    for (const v of run.invariants) if (v.status === 'not_judged' && !notJudged.has(v.id)) notJudged.set(v.id, v.note ?? 'not judged');
+  const recoveries = runs.map(recoveryMs).filter((ms): ms is number => ms !== null);
   return {
-    scenario: report.name,
-    queue: report.queue,
-    verdict: report.verdict,
-    broken: report.invariants.filter((v) => v.status === 'broken').map((v) => ({ id: v.id, evidence: v.evidence[0] ?? v.statement })),
-    why: whyNotPassed(report),
-    recoveryMs: recoveryMs(report),
-    durationMs: report.durationMs,
+    scenario: first.name,
+    queue: first.queue,
+    verdict,
+    broken: telling.invariants.filter((v) => v.status === 'broken').map((v) => ({ id: v.id, evidence: v.evidence[0] ?? v.statement })),
+    why,
+    notJudged: [...notJudged].map(([id, reason]) => ({ id, reason })) as Cell['notJudged'],
+    checks: [...first.checks],
+    recoveryMs: recoveries.length > 0 ? Math.max(...recoveries) : null,
+    durationMs: runs.reduce((sum, run) => sum + run.durationMs, 0),
+    runs: runs.map((run) => ({ seed: run.seed, verdict: run.verdict, why: whyNotPassed(run), runDir: run.runDir })),
     expected: [...expected],
-    matched: expected.includes(report.verdict),
-    runDir: report.runDir,
+    matched: expected.includes(verdict),
+    runDir: telling.runDir,
   };
 }
 
 /** The cell of a scenario whose column never ran (its queue could not be reached): an error with the column's reason. */
-export function columnErrorCell(scenario: string, queue: string, reason: string, expected: readonly ScenarioVerdict[]): Cell {
+export function columnErrorCell(scenario: string, queue: string, reason: string, expected: readonly CellVerdict[]): Cell {
   return {
     scenario,
     queue,
     verdict: 'error',
     broken: [],
     why: `error: ${reason}`,
+    notJudged: [],
+    checks: [],
     recoveryMs: null,
     durationMs: 0,
+    runs: [],
     expected: [...expected],
     matched: expected.includes('error'),
     runDir: null,

@@ -2,17 +2,16 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { InputError } from '../kernel/errors.js';
-import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
+import { CELL_VERDICTS, type CellVerdict } from './schema.js';
 
 /*
  * What `compare --expect FILE` holds each cell to: for each queue, for each
- * scenario (or `'*'` for the rest), the verdicts that are fine. A cell
- * matches when its verdict is one of them. Without a file, every cell is
- * expected to be judged one way or another (pass, fail, vacuous or not
- * judged): only an error (a harness failure, a queue that cannot be reached),
- * an interruption, or an inconclusive run (the machine starved it, so the
- * queue was not compared there) is a mismatch, since comparing real queues
- * means expecting some to fail, never a cell that was not compared.
+ * scenario (or `'*'` for the rest), the verdicts that are fine (a scenario
+ * verdict, or flaky). A cell matches when its verdict is one of them. Without
+ * a file, a cell is expected to pass: the exit code follows what the matrix
+ * found (a failure, a cell not judged or not supported, a flaky one), so a
+ * comparison's green means every queue kept every promise it was asked
+ * about; what is known of a queue goes in the file, cell by cell.
  *
  *   reference: { '*': pass }
  *   bullmq:
@@ -20,10 +19,10 @@ import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
  *     zombie-complete: fail
  */
 
-/** Every verdict but an error, an interruption or an inconclusive run: the default expectation of a cell. */
-export const JUDGED: readonly ScenarioVerdict[] = SCENARIO_VERDICTS.filter((v) => v !== 'error' && v !== 'interrupted' && v !== 'inconclusive');
+/** A pass: the default expectation of a cell. */
+export const PASSED: readonly CellVerdict[] = ['pass'];
 
-const Verdicts = z.union([z.enum(SCENARIO_VERDICTS), z.array(z.enum(SCENARIO_VERDICTS)).min(1)]);
+const Verdicts = z.union([z.enum(CELL_VERDICTS), z.array(z.enum(CELL_VERDICTS)).min(1)]);
 const ExpectFileSchema = z.record(z.string().min(1), z.record(z.string().min(1), Verdicts));
 
 /** Thrown for an expectations file that cannot be read or does not say what it must. */
@@ -33,12 +32,12 @@ export class ExpectationsError extends InputError {
 
 /** The verdicts expected of each scenario on each queue. */
 export interface Expectations {
-  of(queue: string, scenario: string): readonly ScenarioVerdict[];
+  of(queue: string, scenario: string): readonly CellVerdict[];
 }
 
 /** The expectations of an --expect file (YAML or JSON), or the default when there is none. */
 export function loadExpectations(file: string | undefined): Expectations {
-  if (file === undefined) return { of: () => JUDGED };
+  if (file === undefined) return { of: () => PASSED };
   let raw: unknown;
   try {
     raw = parse(readFileSync(file, 'utf8'));
@@ -50,7 +49,7 @@ export function loadExpectations(file: string | undefined): Expectations {
     const issue = parsed.error.issues[0]!;
     throw new ExpectationsError(
       `--expect ${file}: at ${issue.path.join('.') || 'the top'}: ${issue.message} ` +
-        `(expected queue → scenario or '*' → one of ${SCENARIO_VERDICTS.join(', ')}, or a list)`,
+        `(expected queue → scenario or '*' → one of ${CELL_VERDICTS.join(', ')}, or a list)`,
     );
   }
   const table = parsed.data;
@@ -58,7 +57,7 @@ export function loadExpectations(file: string | undefined): Expectations {
     of(queue, scenario) {
       const forQueue = table[queue];
       const wanted = forQueue?.[scenario] ?? forQueue?.['*'];
-      if (wanted === undefined) return JUDGED;
+      if (wanted === undefined) return PASSED;
       return typeof wanted === 'string' ? [wanted] : wanted;
     },
   };

@@ -2,9 +2,8 @@ import { dirname, relative, sep } from 'node:path';
 import { escapeHtml as h } from '../report/html/escape.js';
 import { BASE_STYLE, COPY_SCRIPT } from '../report/html/page-assets.js';
 import { anchorOf } from '../report/html/render-html.js';
-import { SCENARIO_VERDICTS, type ScenarioVerdict } from '../report/schema.js';
 import { cellsHeadline, columnCounts } from './column-counts.js';
-import type { Cell, Column, CompareReport } from './schema.js';
+import { CELL_VERDICTS, type Cell, type CellVerdict, type Column, type CompareReport } from './schema.js';
 
 /*
  * compare.html: the comparison as one page that needs nothing else (no
@@ -19,31 +18,36 @@ import type { Cell, Column, CompareReport } from './schema.js';
  * so the comparison's directory can be moved or archived whole.
  */
 
-const WORD: Record<ScenarioVerdict, string> = {
+const WORD: Record<CellVerdict, string> = {
   pass: 'PASS',
   fail: 'FAIL',
   vacuous: 'VACUOUS',
   inconclusive: 'INCONCLUSIVE',
   not_judged: 'NOT JUDGED',
+  not_supported: 'NOT SUPPORTED',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
+  flaky: 'FLAKY',
 };
 
-/** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, an hourglass, a bar, a square, a diamond. */
-const SHAPE: Record<ScenarioVerdict, string> = {
+/** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, an hourglass, a bar, a ring, a square, a diamond, a zigzag. */
+const SHAPE: Record<CellVerdict, string> = {
   pass: '<circle cx="6" cy="6" r="5"/>',
   fail: '<path d="M1 1 11 11M11 1 1 11" class="stroke"/>',
   vacuous: '<path d="M6 1 11 11H1Z" class="hollow"/>',
   inconclusive: '<path d="M1 1H11L1 11H11Z" class="hollow"/>',
   not_judged: '<rect x="1" y="5" width="10" height="2"/>',
+  not_supported: '<circle cx="6" cy="6" r="5" class="hollow"/>',
   interrupted: '<rect x="1.5" y="1.5" width="9" height="9"/>',
   error: '<path d="M6 0 12 6 6 12 0 6Z"/>',
+  flaky: '<path d="M1 4 4 1 7 4 10 1M1 11 4 8 7 11 10 8" class="stroke"/>',
 };
 
 const COMPARE_STYLE = `
 .shape { width: 12px; height: 12px; vertical-align: -1px; margin-right: 4px; fill: currentColor; stroke: currentColor; }
 .shape .stroke { stroke-width: 2.5; fill: none; } .shape .hollow { fill: none; stroke-width: 1.5; }
 table.matrix td.cell { min-width: 220px; }
+.v-flaky .verdict { color: var(--warn); border-style: dashed; }
 table th code { word-break: normal; white-space: nowrap; }
 table.matrix th[scope=row] { position: sticky; left: 0; background: #fff; }
 td.cell ul { margin: 4px 0; padding-left: 18px; } td.cell p { margin: 4px 0; }
@@ -73,11 +77,11 @@ export function renderCompareHtml(report: CompareReport, dir: string): string {
 }
 
 function shapeSymbols(): string {
-  const symbols = SCENARIO_VERDICTS.map((v) => `<symbol id="shape-${v}" viewBox="0 0 12 12">${SHAPE[v]}</symbol>`);
+  const symbols = CELL_VERDICTS.map((v) => `<symbol id="shape-${v}" viewBox="0 0 12 12">${SHAPE[v]}</symbol>`);
   return `<svg width="0" height="0" style="position:absolute" aria-hidden="true">${symbols.join('')}</svg>`;
 }
 
-function verdictBadge(verdict: ScenarioVerdict): string {
+function verdictBadge(verdict: CellVerdict): string {
   return `<span class="verdict"><svg class="shape" aria-hidden="true"><use href="#shape-${verdict}"/></svg>${WORD[verdict]}</span>`;
 }
 
@@ -102,7 +106,10 @@ export function columnReportHref(column: Column, dir: string): string | null {
 
 function queuesTable(report: CompareReport, dir: string): string {
   const rows = report.queues.map((column) => {
-    const settings = Object.entries(column.settings).map(([k, v]) => `<code>${h(`${k}=${String(v)}`)}</code>`);
+    const settings = [
+      ...Object.entries(column.options).map(([k, v]) => `<code>${h(`--queue-option ${k}=${String(v)}`)}</code>`),
+      ...Object.entries(column.settings).map(([k, v]) => `<code>${h(`${k}=${String(v)}`)}</code>`),
+    ];
     const s = column.summary;
     const counts = s ? columnCounts(s) : `could not run: ${column.error ?? 'unknown'}`;
     const href = columnReportHref(column, dir);
@@ -114,7 +121,7 @@ function queuesTable(report: CompareReport, dir: string): string {
   });
   return (
     '<section><h2>The queues</h2><div class="wide"><table class="queues"><thead><tr><th>queue</th><th>version</th><th>needs</th>' +
-    "<th>its adapter's options</th><th>wall time</th><th>verdicts</th><th>its drill report</th></tr></thead>" +
+    "<th>its options and its adapter's settings</th><th>wall time</th><th>verdicts</th><th>its drill report</th></tr></thead>" +
     `<tbody>${rows.join('')}</tbody></table></div></section>`
   );
 }
@@ -125,7 +132,10 @@ function matrix(report: CompareReport, dir: string): string {
     const cells = report.queues.map((column) => {
       const ofColumn = report.cells.filter((c) => c.queue === column.queue);
       const index = ofColumn.findIndex((c) => c.scenario === scenario);
-      return cellHtml(ofColumn[index], column, index, dir);
+      const cell = ofColumn[index];
+      // The column's report lists every round of scenarios in turn (--repeat), and a cell its runs in that order.
+      const round = Math.max(0, cell?.runs.findIndex((run) => run.runDir === cell.runDir) ?? 0);
+      return cellHtml(cell, column, round * ofColumn.length + index, dir);
     });
     return `<tr><th scope="row"><code>${h(scenario)}</code></th>${cells.join('')}</tr>`;
   });
@@ -143,18 +153,22 @@ function cellHtml(cell: Cell | undefined, column: Column, index: number, dir: st
   // An inconclusive cell's liveness breaches are starvation's doing: its line says what starvation explains, instead of a list of breaches.
   const inconclusive = cell.verdict === 'inconclusive';
   const broken = inconclusive ? [] : cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${h(b.evidence)}</span></li>`);
-  const why = broken.length === 0 && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
+  const why = (broken.length === 0 || cell.verdict === 'flaky') && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
+  const unchecked =
+    cell.verdict === 'pass' && cell.notJudged.length > 0
+      ? `<p class="muted">not judged: ${cell.notJudged.map((n) => `<code title="${h(n.reason)}">${h(n.id)}</code>`).join(', ')}</p>`
+      : '';
   const recovery = cell.recoveryMs !== null ? `<p>recovered in ${seconds(cell.recoveryMs)}</p>` : '';
   const href = columnReportHref(column, dir);
   const link = href !== null && cell.runDir !== null ? `<a class="go" href="${h(`${href}#${anchorOf(index)}`)}">in its report</a>` : '';
   return (
     `<td class="cell v-${cell.verdict}${cell.matched ? '' : ' unexpected'}">${verdictBadge(cell.verdict)}${expected}` +
-    `${broken.length > 0 ? `<ul>${broken.join('')}</ul>` : ''}${why}${recovery}${link}</td>`
+    `${broken.length > 0 ? `<ul>${broken.join('')}</ul>` : ''}${why}${unchecked}${recovery}${link}</td>`
   );
 }
 
 function legend(): string {
-  const items = SCENARIO_VERDICTS.map((v) => `<li class="v-${v}">${verdictBadge(v)}</li>`);
+  const items = CELL_VERDICTS.map((v) => `<li class="v-${v}">${verdictBadge(v)}</li>`);
   return `<details class="legend-box"><summary>Legend</summary><ul class="legend">${items.join('')}</ul></details>`;
 }
 

@@ -25,7 +25,7 @@ function testCase(cell: Cell): TestCase {
     return { name: cell.scenario, seconds: time, outcome: { kind, type: cell.verdict, message: line, body: body.join('\n') } };
   }
   // Expected or not, an inconclusive cell is never a pass: what it would have shown was not judged.
-  if (cell.verdict === 'not_judged' || cell.verdict === 'inconclusive')
+  if (cell.verdict === 'not_judged' || cell.verdict === 'not_supported' || cell.verdict === 'inconclusive')
     return { name: cell.scenario, seconds: time, outcome: { kind: 'skipped', message: line } };
   return { name: cell.scenario, seconds: time, outcome: { kind: 'passed' } };
 }

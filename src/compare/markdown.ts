@@ -1,6 +1,5 @@
-import type { ScenarioVerdict } from '../report/schema.js';
 import { cellsHeadline, columnCounts } from './column-counts.js';
-import type { Cell, Column, CompareReport } from './schema.js';
+import type { Cell, CellVerdict, Column, CompareReport } from './schema.js';
 
 /*
  * compare.md: the comparison as a person reads it. First what was compared
@@ -11,14 +10,16 @@ import type { Cell, Column, CompareReport } from './schema.js';
  * pipes and backticks are escaped so they cannot break the table.
  */
 
-const MARK: Record<ScenarioVerdict, string> = {
+const MARK: Record<CellVerdict, string> = {
   pass: '✅ pass',
   fail: '❌ fail',
   vacuous: '⚠️ vacuous',
   inconclusive: '⏳ inconclusive (starved)',
   not_judged: '➖ not judged',
+  not_supported: '🚫 not supported',
   interrupted: '⏹️ interrupted',
   error: '💥 error',
+  flaky: '🎲 flaky',
 };
 
 function mdText(value: string): string {
@@ -38,7 +39,10 @@ function seconds(ms: number): string {
 }
 
 function columnLine(column: Column): string {
-  const settings = Object.entries(column.settings).map(([k, v]) => code(`${k}=${String(v)}`));
+  const settings = [
+    ...Object.entries(column.options).map(([k, v]) => code(`--queue-option ${k}=${String(v)}`)),
+    ...Object.entries(column.settings).map(([k, v]) => code(`${k}=${String(v)}`)),
+  ];
   const counts = column.summary ? columnCounts(column.summary) : `could not run: ${mdText(column.error ?? 'unknown')}`;
   return row([
     code(column.queue),
@@ -55,7 +59,9 @@ function cellText(cell: Cell | undefined): string {
   // An inconclusive cell's liveness breaches are starvation's doing, not the queue's: the cell names none as broken.
   const broken = cell.broken.length > 0 && cell.verdict !== 'inconclusive' ? `: ${cell.broken.map((b) => code(b.id)).join(', ')}` : '';
   const recovery = cell.recoveryMs !== null ? ` · ${seconds(cell.recoveryMs)}` : '';
-  return `${MARK[cell.verdict]}${broken}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
+  // A pass says what it did not check: the invariants the queue could not give the evidence for.
+  const unchecked = cell.verdict === 'pass' && cell.notJudged.length > 0 ? ` (not judged: ${cell.notJudged.map((n) => code(n.id)).join(', ')})` : '';
+  return `${MARK[cell.verdict]}${broken}${unchecked}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
 }
 
 function scaleNote(k: number): string {
@@ -80,13 +86,14 @@ export function renderCompareMarkdown(report: CompareReport): string {
     '',
     '## The queues',
     '',
-    row(['Queue', 'Version', 'Needs', "Its adapter's settings", 'Wall time', 'Verdicts']),
+    row(['Queue', 'Version', 'Needs', "Its options and its adapter's settings", 'Wall time', 'Verdicts']),
     row(['---', '---', '---', '---', '---', '---']),
     ...report.queues.map(columnLine),
     '',
     '## The matrix',
     '',
-    'Each cell: the verdict, the invariants that broke, and the recovery time (from a kill to the job settled again, the longest in the scenario).',
+    'Each cell: the verdict, the invariants that broke (a pass: those it could not judge), and the recovery time ' +
+      `(from a kill to the job settled again, the longest in the scenario)${report.repeat > 1 ? `; each cell ran ${report.repeat} times, one seed each` : ''}.`,
     '',
     row(['Scenario', ...report.queues.map((q) => code(q.queue))]),
     row(['---', ...report.queues.map(() => '---')]),
@@ -102,7 +109,7 @@ export function renderCompareMarkdown(report: CompareReport): string {
       out.push(`- ${code(cell.queue)} × ${code(cell.scenario)}: ${MARK[cell.verdict]}${cell.matched ? '' : ' (unexpected)'}`);
       const inconclusive = cell.verdict === 'inconclusive';
       if (!inconclusive) for (const b of cell.broken) out.push(`  - ${code(b.id)}: ${mdText(b.evidence)}`);
-      if ((inconclusive || cell.broken.length === 0) && cell.why !== null) out.push(`  - ${mdText(cell.why)}`);
+      if ((inconclusive || cell.broken.length === 0 || cell.verdict === 'flaky') && cell.why !== null) out.push(`  - ${mdText(cell.why)}`);
     }
     out.push('');
   }

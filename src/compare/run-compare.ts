@@ -22,6 +22,10 @@ export interface CompareOptions {
   seed: number;
   /** Every duration of every scenario times this, the same for every queue. */
   timeScale: number;
+  /** How many times each cell runs, each run with the next seed; runs that disagree make the cell flaky. @default 1 */
+  repeat?: number;
+  /** Queue options (--queue-option), by queue. */
+  queueOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Let the restart_server fault restart a queue's server. */
   restartServers: boolean;
   parallel: number;
@@ -75,7 +79,8 @@ async function runColumn(queue: string, options: CompareOptions): Promise<{ colu
       seed: options.seed,
       timeScale: options.timeScale,
       restartServers: options.restartServers,
-      repeat: 1,
+      repeat: options.repeat ?? 1,
+      ...(options.queueOptions === undefined ? {} : { queueOptions: options.queueOptions }),
       parallel: options.parallel,
       out: join(options.dir, columnFolder(queue)),
       queue,
@@ -87,22 +92,34 @@ async function runColumn(queue: string, options: CompareOptions): Promise<{ colu
         if (event.phase === 'done') options.onScenario?.(queue, event.report, event.index, event.total);
       },
     });
-    const cells = report.scenarios.map((s) => cellOf(s, options.expectations.of(queue, s.name)));
+    const cells = options.scenarios.flatMap((name) => {
+      const runs = report.scenarios.filter((s) => s.name === name);
+      return runs.length === 0 ? [] : [cellOf(runs, options.expectations.of(queue, name))];
+    });
     const settings = report.scenarios.find((s) => Object.keys(s.queueSettings).length > 0)?.queueSettings ?? {};
-    const column: Column = { ...base, settings, error: null, durationMs: Date.now() - started, report: written.json, summary: report.summary };
+    const queueOptions = report.scenarios[0]?.queueOptions ?? {};
+    const column: Column = {
+      ...base,
+      settings,
+      options: queueOptions,
+      error: null,
+      durationMs: Date.now() - started,
+      report: written.json,
+      summary: report.summary,
+    };
     return { column, cells };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const cells = options.scenarios.map((name) => columnErrorCell(name, queue, reason, options.expectations.of(queue, name)));
-    return { column: { ...base, settings: {}, error: reason, durationMs: Date.now() - started, report: null, summary: null }, cells };
+    return { column: { ...base, settings: {}, options: {}, error: reason, durationMs: Date.now() - started, report: null, summary: null }, cells };
   }
 }
 
 /**
  * The same scenarios, with the same seed, against each queue in turn (one
  * column at a time, so the queues never share the machine), as one matrix.
- * Exit code: 0 when every cell is what was expected of it, 1 when one is not,
- * 3 when interrupted.
+ * Exit code: 0 when every cell is what was expected of it (without an
+ * --expect file: passed, every run), 1 when one is not, 3 when interrupted.
  */
 export async function runCompare(options: CompareOptions): Promise<CompareReport> {
   const started = Date.now();
@@ -126,6 +143,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     file: options.file,
     seed: options.seed,
     timeScale: options.timeScale,
+    repeat: options.repeat ?? 1,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(finished).toISOString(),
     durationMs: finished - started,

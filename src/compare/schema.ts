@@ -18,9 +18,19 @@ import { ReportSummarySchema, SCENARIO_VERDICTS } from '../report/schema.js';
  * before the drill reached rest), and a column's summary counts interrupted
  * and never-started runs (report version 7). 3: a cell's verdict may be
  * `inconclusive` (the machine starved it; its `why` names the starved span),
- * and a column's summary counts inconclusive runs (report version 8).
+ * and a column's summary counts inconclusive runs (report version 8). 4: a
+ * cell holds every run of its scenario (--repeat, one seed each) and is
+ * `flaky` when they disagree; it lists the invariants it could not judge and
+ * the ones its scenario exists to check (`checks`; one of those not judged
+ * makes the cell not judged); `not_supported` is a verdict (the queue lacks a
+ * feature the scenario needs); each column says the queue options it ran
+ * with; the comparison says its repeat count.
  */
-export const COMPARE_VERSION = 3;
+export const COMPARE_VERSION = 4;
+
+/** A cell's verdict: a scenario verdict all its runs agree on, or flaky when they do not. */
+export const CELL_VERDICTS = [...SCENARIO_VERDICTS, 'flaky'] as const;
+export type CellVerdict = (typeof CELL_VERDICTS)[number];
 
 const text = () => z.string().min(1);
 const utc = () => z.iso.datetime();
@@ -32,8 +42,8 @@ export const BrokenSchema = z.strictObject({ id: z.enum(INVARIANT_IDS), evidence
 export const CellSchema = z.strictObject({
   scenario: text(),
   queue: text(),
-  verdict: z.enum(SCENARIO_VERDICTS),
-  broken: z.array(BrokenSchema).describe('each invariant that broke, with one line of its evidence'),
+  verdict: z.enum(CELL_VERDICTS).describe("the runs' verdict when they agree; flaky when they do not (each run's is in `runs`)"),
+  broken: z.array(BrokenSchema).describe('each invariant that broke (in the first run that did not pass), with one line of its evidence'),
   why: z
     .string()
     .nullable()
@@ -41,6 +51,10 @@ export const CellSchema = z.strictObject({
       'one line saying why the cell did not pass (a broken invariant, a job that ended wrong, an unfired fault, ' +
         'the reason it was not judged, the error); null when it passed',
     ),
+  notJudged: z
+    .array(z.strictObject({ id: z.enum(INVARIANT_IDS), reason: z.string() }))
+    .describe('each invariant a run could not judge on this queue, with the reason: what a pass did not check'),
+  checks: z.array(z.enum(INVARIANT_IDS)).describe('the invariants the scenario exists to check (one not judged: the cell is not judged)'),
   recoveryMs: z
     .number()
     .min(0)
@@ -49,9 +63,15 @@ export const CellSchema = z.strictObject({
       'from the fault (a kill) to the job done or settled again, the longest of the scenario; null when nothing was killed or nothing settled',
     ),
   durationMs: z.number().min(0),
-  expected: z.array(z.enum(SCENARIO_VERDICTS)).describe('the verdicts the command was asked to expect of this cell'),
+  runs: z
+    .array(z.strictObject({ seed: z.int(), verdict: z.enum(SCENARIO_VERDICTS), why: z.string().nullable(), runDir: z.string() }))
+    .describe('every run of the scenario on this queue, one per --repeat, with its seed and verdict'),
+  expected: z.array(z.enum(CELL_VERDICTS)).describe('the verdicts the command was asked to expect of this cell'),
   matched: z.boolean().describe('whether the verdict is one of those expected'),
-  runDir: z.string().nullable().describe("the scenario's run directory, with its report and logs; null when the column never ran"),
+  runDir: z
+    .string()
+    .nullable()
+    .describe('the run directory of the run that says most (the first that did not pass), with its report and logs; null when the column never ran'),
 });
 
 /** One queue: what it is, where it ran, what it cost, and why it could not run if it could not. */
@@ -63,6 +83,9 @@ export const ColumnSchema = z.strictObject({
   settings: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options its adapter set, from the first scenario it ran"),
+  options: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("the queue's own options as its users set them (--queue-option, queue_options; defaults filled in), from the first scenario it ran"),
   error: z.string().nullable().describe('why this column could not run (a server that cannot be reached), or null'),
   durationMs: z.number().min(0),
   report: z.string().nullable().describe("the column's drill report (report.json), or null"),
@@ -79,6 +102,7 @@ export const CompareReportSchema = z
     file: text(),
     seed: z.int(),
     timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this, for every queue'),
+    repeat: z.int().min(1).describe('how many times each cell ran, each run with the next seed (seed, seed + 1, ...)'),
     startedAt: utc(),
     finishedAt: utc(),
     durationMs: z.number().min(0),

@@ -48,6 +48,10 @@ function contractDemands(impl: QueueImpl, leaseMs: number, skewMarginMs: number)
     approval: false,
     tools: [],
     points: [],
+    // A check's holder stops renewing by hand (expire_lease); it never kills one.
+    holderDies: false,
+    queueOptions: {},
+    timeoutMs: 60_000,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Random } from '../kernel/random.js';
 import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
 import type { SagaStore, TxEntry } from './checkpoint.js';
 import type { Claim, DeliveryHandler, WorkOptions, WriteResult } from './delivery.js';
+import type { QueueOptionSpecs, QueueOptionValues } from './queue-options.js';
 import type { QueueSnapshot } from './snapshot.js';
 import type { WakeSignals } from './wake-signals.js';
 
@@ -39,6 +40,12 @@ export interface Capabilities {
   fencing: true | string;
   /** Who takes a dead holder's job back: the drill's coordinator (through `takeover`), or the queue's own machinery. */
   takeover: 'coordinator' | 'queue';
+  /**
+   * Whether the queue hands a saga that failed for good to a compensator
+   * (CompensationOps): true, or why not. A scenario that expects a saga
+   * compensated is "not supported" on a queue without it, never failed.
+   */
+  compensation: true | string;
   /** Whose clock leases and delays run on: the caller's (ConnectOptions.clock, so a test can move it), or the queue's server. */
   clock: 'caller' | 'server';
 }
@@ -58,6 +65,8 @@ export interface ProvisionRequest {
   /** Unique among every drill running now or before (a schema or key prefix is made from it). */
   runId: string;
   servers: ServerSettings;
+  /** The queue's own options (./queue-options.ts), defaults filled in. @default every option at its default */
+  options?: QueueOptionValues;
 }
 
 /** A queue made for one drill. */
@@ -95,6 +104,8 @@ export interface ConnectOptions {
   retryDelay: RetryDelayPolicy;
   /** Servers, where the process was told of them on its command line (else the adapter reads its environment). */
   servers?: ServerSettings;
+  /** The queue's own options, defaults filled in (else the adapter reads them from QUEUE_OPTIONS_ENV, as a drill process is given them). */
+  queueOptions?: QueueOptionValues;
 }
 
 /** A job to enqueue under its idempotency key. */
@@ -218,6 +229,12 @@ export interface DrillDemands {
   tools: readonly string[];
   /** The fault points the drill arms. */
   points: readonly string[];
+  /** Whether a fault kills or freezes a holder of a job (crash, a zombie's stall): the queue must then take a dead holder's job back. */
+  holderDies: boolean;
+  /** The queue's own options (./queue-options.ts), defaults filled in. */
+  queueOptions: QueueOptionValues;
+  /** How long the drill waits for the queue to bring every job to rest. */
+  timeoutMs: number;
 }
 
 /**
@@ -225,12 +242,26 @@ export interface DrillDemands {
  * (written into the report), or why it cannot (the scenario is then reported
  * not judged for this queue, with the reason: never failed, never passed).
  */
-export type DrillFit = { ok: true; mapping: Readonly<Record<string, string | number | boolean>> } | { ok: false; reason: string };
+export type DrillFit =
+  | {
+      ok: true;
+      mapping: Readonly<Record<string, string | number | boolean>>;
+      /**
+       * The queue's own clock, where it is slower than the scenario's: no
+       * watchdog shorter than the queue's longest retry delay (it would call a
+       * scheduled job lost), no deadline before the queue's own recovery could
+       * have run. The drill waits at least this long; the report says so.
+       */
+      atLeast?: { noProgressMs?: number; timeoutMs?: number; why: string };
+    }
+  | { ok: false; reason: string; unsupported?: true };
 
 /** A queue implementation the drills can run. */
 export interface QueueAdapter {
   /** What `--queue` calls it. */
   name: string;
+  /** The queue's own options a user may set (`--queue-option KEY=VALUE`, a scenario's `queue_options`); none when absent. */
+  options?: QueueOptionSpecs;
   /** One line: what it is (and, for a broken variant, its mistake). */
   description: string;
   /** The queue's version (a package's, or queue-drill's for the built-in queues). */

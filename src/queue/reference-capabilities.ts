@@ -11,6 +11,7 @@ export function referenceCapabilities(clock: Capabilities['clock']): Capabilitie
     fencing: true,
     sagaStore: 'in-queue',
     takeover: 'coordinator',
+    compensation: true,
     clock,
   };
 }

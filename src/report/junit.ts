@@ -1,5 +1,6 @@
 import { baselineLines } from './baseline-lines.js';
 import { attributes, counts, escapeText, renderCase, seconds, type TestCase } from './junit-xml.js';
+import { notJudgedReason } from './not-judged-reason.js';
 import { describeReproduction } from './reproduction-line.js';
 import { faultLimits, invariantOutcomes, jobGroups } from './scenario-facts.js';
 import { allRuns, scenarioLabel } from './scenario-label.js';
@@ -110,7 +111,7 @@ function queueCases(report: DrillReport, queue: string): RenderedCase[] {
     const label = scenarioLabel(scenario, runs);
     cases.push({ testCase: scenarioCase(scenario, label), systemOut: systemOut(scenario) });
     // Only where the scenario ran to rest: a scenario not judged or interrupted already says why nothing of it was judged.
-    if (scenario.verdict === 'not_judged' || scenario.verdict === 'interrupted') continue;
+    if (scenario.verdict === 'not_judged' || scenario.verdict === 'not_supported' || scenario.verdict === 'interrupted') continue;
     for (const verdict of scenario.invariants.filter((v) => v.status === 'not_judged')) {
       const message = `not judged: ${verdict.note ?? 'the queue cannot give the evidence it needs'}`;
       cases.push({ testCase: { name: `${label}: ${verdict.id}`, seconds: 0, outcome: { kind: 'skipped', message } }, systemOut: null });
@@ -141,7 +142,9 @@ function scenarioCase(scenario: ScenarioReport, label: string): TestCase {
     case 'pass':
       return { name: label, seconds, outcome: { kind: 'passed' } };
     case 'not_judged':
-      return { name: label, seconds, outcome: { kind: 'skipped', message: `not judged: the queue cannot run it as asked: ${scenario.notJudged}` } };
+      return { name: label, seconds, outcome: { kind: 'skipped', message: `not judged: ${notJudgedReason(scenario) ?? ''}` } };
+    case 'not_supported':
+      return { name: label, seconds, outcome: { kind: 'skipped', message: `not supported: ${notJudgedReason(scenario) ?? ''}` } };
     case 'error': {
       const message = `the harness failed: ${scenario.error ?? ''}`;
       return { name: label, seconds, outcome: { kind: 'error', type: 'harness', message, body: `${scenario.error ?? ''}\n\n${replay}` } };

@@ -36,6 +36,7 @@ export const MARKER: Record<ScenarioVerdict, string> = {
   vacuous: '⚠️',
   inconclusive: '⏳',
   not_judged: '➖',
+  not_supported: '🚫',
   interrupted: '⏹️',
   error: '❌',
 };
@@ -45,6 +46,7 @@ const WORD: Record<ScenarioVerdict, string> = {
   vacuous: 'vacuous',
   inconclusive: 'inconclusive (starved)',
   not_judged: 'not judged',
+  not_supported: 'not supported',
   interrupted: 'interrupted',
   error: 'error',
 };
@@ -236,7 +238,13 @@ function problems(scenario: ScenarioReport, label: string, out: string[]): void 
   out.push(`### ${MARKER[scenario.verdict]} ${code(label)}: ${WORD[scenario.verdict]}`, '');
   if (scenario.description !== '') out.push(text(scenario.description), '');
   if (scenario.error !== null) out.push('**The harness failed:**', '', ...fence(scenario.error, 'text'), '');
+  if (scenario.notSupported !== null) out.push(`**Not supported: the queue lacks what this scenario needs.** ${text(scenario.notSupported)}`, '');
   if (scenario.notJudged !== null) out.push(`**Not judged: the queue cannot run this scenario as asked.** ${text(scenario.notJudged)}`, '');
+  if (scenario.unjudgedChecks.length > 0) {
+    out.push('**Not judged: what this scenario exists to check could not be judged on this queue.**', '');
+    for (const line of scenario.unjudgedChecks) out.push(`- ${text(line)}`);
+    out.push('');
+  }
   if (scenario.interrupted !== null) {
     out.push(`**Interrupted, so not judged:** ${text(scenario.interrupted)}. Its jobs are shown where they stood.`, '');
   }

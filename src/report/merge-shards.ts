@@ -113,7 +113,7 @@ function moveArtefacts(scenario: ScenarioReport, shardDir: string, runDir: strin
   const from = join(shardDir, name);
   const to = join(runDir, name);
   if (statSync(from, { throwIfNoEntry: false })?.isDirectory()) cpSync(from, to, { recursive: true });
-  else if (scenario.notJudged === null) {
+  else if (scenario.notJudged === null && scenario.notSupported === null) {
     withoutArtefacts.push(runKey(scenario));
     return scenario;
   }

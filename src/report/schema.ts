@@ -51,19 +51,27 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * and runs at its own `timeScale`; a scenario whose every liveness breach,
  * wrong path and unfired fault a starved span explains, with no safety breach,
  * is `inconclusive` (the lines in `inconclusive`), counted apart in the
- * summary, and a drill whose worst is inconclusive exits 4.
+ * summary, and a drill whose worst is inconclusive exits 4. 9: a scenario
+ * lists the invariants it exists to check (`checks`); one of them not judged
+ * (the queue cannot give its evidence) makes it `not_judged` with the lines in
+ * `unjudgedChecks`, never a pass; a queue lacking a feature the scenario needs
+ * (a compensator, a server to restart) makes it `not_supported`, with the
+ * reason in `notSupported`; `queueOptions` holds the queue's own options as
+ * its users set them (defaults filled in), and `queueTiming` says where the
+ * queue's own clock made the drill wait longer than the scenario asked.
  */
-export const REPORT_VERSION = 8;
+export const REPORT_VERSION = 9;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
-export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'interrupted', 'error'] as const;
+export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'not_supported', 'interrupted', 'error'] as const;
 
 /**
  * A scenario's verdict: pass, fail (an invariant broke or a job ended wrong), vacuous (an armed fault never fired, or an
  * invariant had nothing to judge where the scenario should have given it something), inconclusive (the machine starved
  * the drill: every liveness breach, wrong path and unfired fault is explained by a starved span, no safety invariant
  * broke; never a pass), not_judged (the queue cannot run
- * it as asked, and said why before anything ran), interrupted (the harness was stopped before the drill reached rest:
+ * it as asked, and said why before anything ran; or an invariant the scenario exists to check could not be judged),
+ * not_supported (the queue lacks a feature the scenario needs, and said which), interrupted (the harness was stopped before the drill reached rest:
  * a half-run, so nothing is judged), error (the harness failed).
  */
 export type ScenarioVerdict = (typeof SCENARIO_VERDICTS)[number];
@@ -266,6 +274,11 @@ export const ScenarioReportSchema = z.strictObject({
   repeat: z.int().min(1).describe('1-based run index when --repeat'),
   verdict: z.enum(SCENARIO_VERDICTS),
   notJudged: z.string().nullable().describe('why the queue could not run this scenario as asked (nothing ran), or null'),
+  notSupported: z.string().nullable().describe('the feature the queue lacks that this scenario needs, and why (nothing ran), or null'),
+  checks: z.array(z.enum(INVARIANT_IDS)).describe('the invariants this scenario exists to check'),
+  unjudgedChecks: z
+    .array(text())
+    .describe('one line per invariant of `checks` the queue could not give the evidence for: the scenario is then not judged, never passed'),
   interrupted: z
     .string()
     .nullable()
@@ -300,6 +313,13 @@ export const ScenarioReportSchema = z.strictObject({
   queueSettings: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
+  queueOptions: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("the queue's own options as its users set them (--queue-option, queue_options), every other at its default"),
+  queueTiming: z
+    .string()
+    .nullable()
+    .describe("where the queue's own clock (its retry backoff, its recovery) made the drill wait longer than the scenario asked, or null"),
   durationMs: milliseconds(),
   phases: ScenarioPhasesSchema.optional().describe("where the scenario's wall time went"),
   runDir: text(),
@@ -337,6 +357,7 @@ export const ReportSummarySchema = z.strictObject({
   vacuous: count(),
   inconclusive: count().describe('scenario runs the machine starved: never a pass, never a failure'),
   notJudged: count(),
+  notSupported: count().describe('scenario runs that need a feature the queue lacks'),
   interrupted: count().describe('scenario runs stopped before they reached rest'),
   errors: count(),
   notStarted: count().describe('scenario runs the drill never started, because it was interrupted first (listed in `interruption`)'),
@@ -387,7 +408,18 @@ function checkScenarios(scenarios: ReportShape['scenarios'], issue: Issue): void
 /** The summary counts the verdicts, and exit code 0 means every scenario the queue could run passed. */
 function checkCounts(report: ReportShape, issue: Issue): void {
   const expected = summarize(report.scenarios, report.interruption?.notStarted.length ?? 0);
-  for (const field of ['scenarios', 'passed', 'failed', 'vacuous', 'inconclusive', 'notJudged', 'interrupted', 'errors', 'notStarted'] as const) {
+  for (const field of [
+    'scenarios',
+    'passed',
+    'failed',
+    'vacuous',
+    'inconclusive',
+    'notJudged',
+    'notSupported',
+    'interrupted',
+    'errors',
+    'notStarted',
+  ] as const) {
     if (report.summary[field] !== expected[field])
       issue(['summary', field], `is ${report.summary[field]}, but the scenarios count ${expected[field]}`);
   }

@@ -14,7 +14,7 @@ export function plannedRuns(summary: Pick<ReportSummary, 'scenarios' | 'notStart
 
 /**
  * "3/39 passed, 0 failed, 0 vacuous, 2 inconclusive (starved), 1 not judged, 2 interrupted, 33 never started, 0 errors":
- * inconclusive, not judged, and the interruption's counts, only when there are any.
+ * inconclusive, not judged, not supported, and the interruption's counts, only when there are any.
  */
 export function countsLine(summary: ReportSummary): string {
   const interrupted =
@@ -22,7 +22,8 @@ export function countsLine(summary: ReportSummary): string {
   return (
     `${summary.passed}/${plannedRuns(summary)} passed, ${summary.failed} failed, ${summary.vacuous} vacuous, ` +
     `${summary.inconclusive > 0 ? `${summary.inconclusive} inconclusive (starved), ` : ''}` +
-    `${summary.notJudged > 0 ? `${summary.notJudged} not judged, ` : ''}${interrupted}${summary.errors} errors`
+    `${summary.notJudged > 0 ? `${summary.notJudged} not judged, ` : ''}` +
+    `${summary.notSupported > 0 ? `${summary.notSupported} not supported, ` : ''}${interrupted}${summary.errors} errors`
   );
 }
 

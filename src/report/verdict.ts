@@ -13,7 +13,11 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  * had nothing to judge where the scenario should have given it something,
  * means the drill did not test what it claims to, so it has not passed
  * (vacuous); else pass. A scenario the queue refused before anything ran
- * (a lease below its minimum) is not judged: it has no evidence either way.
+ * (a lease below its minimum) is not judged: it has no evidence either way;
+ * one that needs a feature the queue lacks (a compensator) is not supported.
+ * A run that could not judge an invariant the scenario exists to check (the
+ * queue keeps no record of it) is not judged either, unless it failed:
+ * whatever else held, it did not test what it is for.
  * A scenario the harness was stopped in before it reached rest (Ctrl-C) is
  * interrupted: a half-run's jobs are still on their way, so what they show
  * is neither a breach nor a pass.
@@ -23,16 +27,28 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
 export function scenarioVerdict(
   scenario: Pick<
     ScenarioReport,
-    'error' | 'notJudged' | 'interrupted' | 'inconclusive' | 'invariants' | 'jobs' | 'expectations' | 'unfired' | 'nothingJudged'
+    | 'error'
+    | 'notJudged'
+    | 'notSupported'
+    | 'unjudgedChecks'
+    | 'interrupted'
+    | 'inconclusive'
+    | 'invariants'
+    | 'jobs'
+    | 'expectations'
+    | 'unfired'
+    | 'nothingJudged'
   >,
 ): ScenarioVerdict {
   if (scenario.error !== null) return 'error';
+  if (scenario.notSupported !== null) return 'not_supported';
   if (scenario.notJudged !== null) return 'not_judged';
   if (scenario.interrupted !== null) return 'interrupted';
   if (scenario.invariants.some((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety')) return 'fail';
   if (scenario.inconclusive !== null && scenario.inconclusive.length > 0) return 'inconclusive';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
+  if (scenario.unjudgedChecks.length > 0) return 'not_judged';
   if (scenario.unfired.length > 0 || scenario.nothingJudged.length > 0) return 'vacuous';
   return 'pass';
 }
@@ -49,6 +65,7 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
     vacuous: 0,
     inconclusive: 0,
     notJudged: 0,
+    notSupported: 0,
     interrupted: 0,
     errors: 0,
     notStarted,
@@ -76,6 +93,9 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
       case 'not_judged':
         summary.notJudged++;
         break;
+      case 'not_supported':
+        summary.notSupported++;
+        break;
       case 'interrupted':
         summary.interrupted++;
         break;
@@ -95,8 +115,8 @@ export function summarize(scenarios: ReadonlyArray<Pick<ScenarioReport, 'verdict
  * Whether a drill succeeded: every scenario the queue could run passed, and at
  * least one ran (a drill the queue refused whole has shown nothing).
  */
-export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'notStarted'>): boolean {
-  return summary.passed > 0 && summary.passed + summary.notJudged === summary.scenarios && summary.notStarted === 0;
+export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'notJudged' | 'notSupported' | 'notStarted'>): boolean {
+  return summary.passed > 0 && summary.passed + summary.notJudged + summary.notSupported === summary.scenarios && summary.notStarted === 0;
 }
 
 /**
@@ -109,13 +129,15 @@ export function allJudgedPassed(summary: Pick<ReportSummary, 'scenarios' | 'pass
  * ends as one run would.
  */
 export function drillExitCode(
-  summary: Pick<ReportSummary, 'scenarios' | 'passed' | 'failed' | 'vacuous' | 'inconclusive' | 'notJudged' | 'errors' | 'notStarted'>,
+  summary: Pick<
+    ReportSummary,
+    'scenarios' | 'passed' | 'failed' | 'vacuous' | 'inconclusive' | 'notJudged' | 'notSupported' | 'errors' | 'notStarted'
+  >,
   options: { interrupted: boolean; regressed: boolean },
 ): 0 | 1 | 3 | 4 {
   if (options.interrupted || summary.errors > 0) return EXIT.harnessFailed;
   if (options.regressed || summary.failed > 0 || summary.vacuous > 0) return EXIT.violated;
   if (allJudgedPassed(summary)) return EXIT.ok;
-  return summary.inconclusive > 0 && summary.passed + summary.notJudged + summary.inconclusive === summary.scenarios && summary.notStarted === 0
-    ? EXIT.inconclusive
-    : EXIT.violated;
+  const set = summary.passed + summary.notJudged + summary.notSupported + summary.inconclusive;
+  return summary.inconclusive > 0 && set === summary.scenarios && summary.notStarted === 0 ? EXIT.inconclusive : EXIT.violated;
 }

@@ -1,8 +1,16 @@
+import { FAILPOINTS, type FailpointName } from '../faults/points.js';
 import type { DrillDemands } from '../port/adapter.js';
+import type { QueueOptionValues } from '../port/queue-options.js';
 import type { ResolvedScenario } from './resolve.js';
 
+// Where a worker holds a job (every point but the producers' and the compensator's): a fault here that kills or freezes
+// the process leaves the job with a holder that will not finish it.
+const NOT_HOLDING: ReadonlySet<FailpointName> = new Set(['enqueue', 'after_enqueue', 'during_compensation']);
+const HOLDING_POINTS: ReadonlySet<FailpointName> = new Set(FAILPOINTS.filter((point) => !NOT_HOLDING.has(point)));
+const HOLDER_STOPPING_ACTIONS: ReadonlySet<string> = new Set(['crash', 'exit', 'hang', 'pause', 'block']);
+
 /** What a scenario asks of its queue, in the port's words, for the adapter to map onto its own options or refuse. */
-export function drillDemands(scenario: ResolvedScenario): DrillDemands {
+export function drillDemands(scenario: ResolvedScenario, queueOptions: QueueOptionValues = {}): DrillDemands {
   const { settings } = scenario;
   const steps = scenario.jobs.flatMap((job) => job.plan.steps);
   return {
@@ -15,5 +23,8 @@ export function drillDemands(scenario: ResolvedScenario): DrillDemands {
     approval: settings.approve && steps.some((step) => step.requires_approval),
     tools: [...new Set(steps.map((step) => step.tool))].sort(),
     points: [...new Set(scenario.pointFaults.map((fault) => fault.point))].sort(),
+    holderDies: scenario.pointFaults.some((fault) => HOLDING_POINTS.has(fault.point) && HOLDER_STOPPING_ACTIONS.has(fault.action)),
+    queueOptions,
+    timeoutMs: settings.timeout_ms,
   };
 }

@@ -1,6 +1,6 @@
 import { describeUnfired } from '../faults/fault-plan.js';
 import { redact } from '../kernel/redact.js';
-import { INVARIANT_KINDS } from '../kernel/vocabulary.js';
+import { INVARIANT_KINDS, type InvariantId } from '../kernel/vocabulary.js';
 import type { FaultReport, ScenarioReport, Verdict, WorldFaultReport } from '../report/schema.js';
 import { scenarioVerdict } from '../report/verdict.js';
 import { duplicatedEffects } from './duplicated-effects.js';
@@ -95,7 +95,7 @@ function recheckSecrets(entry: Omit<ScenarioReport, 'verdict'>, evidence: Eviden
  * (`interruptedBy`: what stopped it) is kept as it stood and judged not at all.
  */
 export function judgeScenario(
-  run: ScenarioRun & { queueSettings?: ScenarioReport['queueSettings'] },
+  run: ScenarioRun & Partial<Pick<ScenarioReport, 'queueSettings' | 'queueOptions' | 'queueTiming'>>,
   meta: { repeat: number; replay: string; interruptedBy?: string },
 ): ScenarioReport {
   const { evidence, scenario } = run;
@@ -114,12 +114,18 @@ export function judgeScenario(
     seed: scenario.seed,
     repeat: meta.repeat,
     notJudged: null,
+    notSupported: null,
+    checks: scenario.checks ?? [],
+    // Filled in once the verdicts are final: the invariants of `checks` the queue could not give the evidence for.
+    unjudgedChecks: [],
     interrupted: null,
     // Filled in once the verdicts are final: whether the machine's starvation explains every finding.
     inconclusive: null,
     starvation: starvationSummary(evidence.starved ?? []),
     timeScale: scenario.timeScale ?? 1,
     queueSettings: run.queueSettings ?? {},
+    queueOptions: run.queueOptions ?? {},
+    queueTiming: run.queueTiming ?? null,
     durationMs: run.durationMs,
     // Judging is timed by whoever judges (run-judged.ts), once the entry is made.
     ...(run.phases ? { phases: { ...run.phases, judgeMs: 0 } } : {}),
@@ -146,8 +152,20 @@ export function judgeScenario(
   }
   if (scenario.invariants.includes('secrets-redacted')) entry.invariants = recheckSecrets(entry, evidence);
   entry.nothingJudged = nothingJudged(scenario, entry.invariants);
+  entry.unjudgedChecks = unjudgedChecks(entry.checks, entry.invariants);
   entry.inconclusive = starvedFindings(entry, run, evidence);
   return { ...entry, verdict: scenarioVerdict(entry) };
+}
+
+/** One line per invariant the scenario exists to check that was not judged: what it needed, in the queue's words. */
+function unjudgedChecks(checks: readonly InvariantId[], verdicts: readonly Verdict[]): string[] {
+  return checks.flatMap((id) => {
+    const verdict = verdicts.find((v) => v.id === id);
+    if (verdict === undefined) return [`${id}, which this scenario exists to check, is not among the invariants it runs`];
+    return verdict.status === 'not_judged'
+      ? [`${id}, which this scenario exists to check: ${verdict.note ?? 'the queue cannot give its evidence'}`]
+      : [];
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { QueueAdapter } from '../port/adapter.js';
+import type { QueueOptionValues } from '../port/queue-options.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { INVARIANTS } from './invariants/index.js';
 import type { ResolvedScenario } from './resolve.js';
@@ -7,15 +8,18 @@ import type { ResolvedScenario } from './resolve.js';
  * The report of a scenario its queue refused before anything ran (a lease
  * below the queue's minimum, a plan it cannot run): no evidence, so nothing
  * held and nothing broke; every invariant the scenario names is not judged,
- * with the queue's reason.
+ * with the queue's reason. `unsupported`: the queue lacks a feature the
+ * scenario needs (a compensator, a server to restart), which is not supported
+ * rather than not judged.
  */
 export function notJudgedReport(
   scenario: ResolvedScenario,
   impl: QueueAdapter,
   reason: string,
-  meta: { repeat: number; replay: string; runDir: string },
+  meta: { repeat: number; replay: string; runDir: string; unsupported?: boolean; queueOptions?: QueueOptionValues },
 ): ScenarioReport {
-  const note = `the queue cannot run this scenario as asked: ${reason}`;
+  const unsupported = meta.unsupported === true;
+  const note = unsupported ? `the queue lacks what this scenario needs: ${reason}` : `the queue cannot run this scenario as asked: ${reason}`;
   return {
     name: scenario.name,
     description: scenario.description,
@@ -24,13 +28,18 @@ export function notJudgedReport(
     available: { ...impl.capabilities.evidence },
     seed: scenario.seed,
     repeat: meta.repeat,
-    verdict: 'not_judged',
-    notJudged: reason,
+    verdict: unsupported ? 'not_supported' : 'not_judged',
+    notJudged: unsupported ? null : reason,
+    notSupported: unsupported ? reason : null,
+    checks: scenario.checks ?? [],
+    unjudgedChecks: [],
     interrupted: null,
     inconclusive: null,
     starvation: { spans: [], totalMs: 0, worst: null },
     timeScale: scenario.timeScale ?? 1,
     queueSettings: {},
+    queueOptions: meta.queueOptions ?? {},
+    queueTiming: null,
     durationMs: 0,
     runDir: meta.runDir,
     replay: meta.replay,

@@ -4,6 +4,7 @@ import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
 import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
+import type { QueueOptionValue } from '../port/queue-options.js';
 import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
 import { WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';
@@ -45,6 +46,10 @@ export interface ResolvedScenario {
   secrets: string[];
   /** Every duration of it was multiplied by this (--time-scale, or a rerun of an inconclusive run at twice its scale). @default 1 */
   timeScale?: number;
+  /** The invariants it exists to check (a run that could not judge one is not judged). @default none */
+  checks?: InvariantId[];
+  /** The options given for its queue (file defaults, then the scenario's, then the command line's), not yet checked against the queue. */
+  queueOptions?: Readonly<Record<string, QueueOptionValue>>;
 }
 
 /** Thrown when what the command line asks for does not fit the file (an unknown --only name). */
@@ -160,6 +165,13 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
     invariants: scenario.invariants === 'all' ? [...INVARIANT_IDS] : scenario.invariants,
     secrets,
     timeScale: k,
+    checks: scenario.checks,
+    queueOptions: {
+      ...file.defaults.queue_options?.[settings.queue],
+      ...scenario.queue_options?.[settings.queue],
+      ...options.queueOptions?.['*'],
+      ...options.queueOptions?.[settings.queue],
+    },
   };
 }
 
@@ -179,6 +191,8 @@ export interface ResolveOptions {
   only?: readonly string[];
   /** Every duration of the scenario times this (src/scenarios/time-scale.ts). @default 1 */
   timeScale?: number;
+  /** Queue options from the command line, by queue ('*': whichever queue a scenario runs on); they win over the file's. */
+  queueOptions?: Readonly<Record<string, Readonly<Record<string, QueueOptionValue>>>>;
 }
 
 /** The scenarios to run, in file order, `only` those named (all when empty). */

@@ -5,17 +5,19 @@ import { UsageError } from '../kernel/errors.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
+import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
 import { runDirAt, type WrittenReport, writeReport } from '../report/write-report.js';
+import { ExclusiveGate } from './exclusive-gate.js';
 import { abortCause } from './interrupted.js';
 import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
 import { type ResolvedScenario, resolveScenarios } from './resolve.js';
-import { runJudged } from './run-judged.js';
+import { restartsServer, runJudged } from './run-judged.js';
 import { WorldHost } from './runner/world-host.js';
 import type { ScenarioFile } from './schema.js';
 
@@ -33,6 +35,8 @@ export interface DrillOptions {
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
   queue?: string;
+  /** Queue options from the command line (--queue-option), by queue: they win over the file's. */
+  queueOptions?: Readonly<Record<string, Readonly<Record<string, QueueOptionValue>>>>;
   /**
    * Every duration of every scenario times this (--time-scale), or 'auto': measured on this machine before the first
    * scenario (src/harness/calibrate.ts). @default 1
@@ -65,9 +69,18 @@ export interface DrillOptions {
 }
 
 /** The command that runs exactly this scenario again, with the same seed, on the same queue, as a person pastes it where they stand. */
-export function replayCommand(file: string, name: string, seed: number, queue: string, timeScale = 1): string {
+export function replayCommand(
+  file: string,
+  name: string,
+  seed: number,
+  queue: string,
+  timeScale = 1,
+  queueOptions: Readonly<Record<string, QueueOptionValue>> = {},
+): string {
   const scale = timeScale === 1 ? [] : ['--time-scale', String(timeScale)];
-  return printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale]);
+  // The command line's options alone: the file's are in the file the replay reads.
+  const given = Object.entries(queueOptions).flatMap(([key, value]) => ['--queue-option', `${key}=${String(value)}`]);
+  return printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale, ...given]);
 }
 
 /**
@@ -80,7 +93,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const file = options.loaded ?? loadScenarioFile(options.file);
   const resolveAll = (timeScale: number) =>
     Array.from({ length: options.repeat }, (_, r) =>
-      resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale }),
+      resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale, queueOptions: options.queueOptions }),
     );
   const given = options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1);
   // Resolve every repetition first, so bad input fails before any process starts (and before a calibration).
@@ -88,6 +101,8 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
     const impl = queueImpl(name);
+    // Every option a scenario gives its queue is one the queue accepts, with a value it can take (bad input otherwise).
+    for (const s of rounds[0]!.filter((s) => s.settings.queue === name)) resolveQueueOptions(name, impl.options, s.queueOptions ?? {});
     const scenario = rounds[0]!.find((s) => s.settings.queue === name)!;
     await impl.preflight?.(resolveServers(options.servers ?? {}, scenario.settings));
   }
@@ -104,7 +119,13 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   // Round robin in the drill's order (src/report/shard.ts): the same split on every machine given the same command.
   const queue = shard ? runsOfShare(all, shard) : all;
   const retry = (scenario: ResolvedScenario, scale: number) =>
-    resolveScenarios(file, { seed: scenario.seed, only: [scenario.name], queue: options.queue, timeScale: scale })[0]!;
+    resolveScenarios(file, {
+      seed: scenario.seed,
+      only: [scenario.name],
+      queue: options.queue,
+      timeScale: scale,
+      queueOptions: options.queueOptions,
+    })[0]!;
   const results = await runScenarios(queue, runDir, { ...options, retry });
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
   const interrupted = options.signal.aborted;
@@ -162,13 +183,17 @@ async function runScenarios(
   const runOptions = { servers: options.servers ?? {}, keep: options.keep ?? false, restartServers: options.restartServers ?? false, worlds };
   // A few scenarios at a time (each is a handful of mostly idle processes
   // waiting out leases); reports keep the file's order whatever finishes first.
+  // One that restarts the queue's server runs alone: it would cut every other drill's connections.
+  const gate = new ExclusiveGate();
   const lane = async (): Promise<void> => {
     while (next < queue.length && !options.signal.aborted) {
       const index = next++;
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const report = await runRetried(scenario, dir, { ...options, runOptions, repeat });
+      const alone = runOptions.restartServers && restartsServer(scenario);
+      const drill = () => runRetried(scenario, dir, { ...options, runOptions, repeat });
+      const report = await (alone ? gate.exclusive(drill) : gate.shared(drill));
       results[index] = withReproduction(report, options.expectBroken);
       completed++;
       options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
@@ -201,7 +226,11 @@ async function runRetried(
   let scenario = first;
   for (let attempt = 0; ; attempt++) {
     const scale = scenario.timeScale ?? 1;
-    const replay = replayCommand(options.file, scenario.name, scenario.seed, scenario.settings.queue, scale);
+    const queue = scenario.settings.queue;
+    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, {
+      ...options.queueOptions?.['*'],
+      ...options.queueOptions?.[queue],
+    });
     const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
     const report = await runJudged(scenario, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
     const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;

@@ -1,18 +1,22 @@
 import { queueImpl } from '../adapters/registry.js';
 import type { DrillFit, QueueAdapter } from '../port/adapter.js';
+import { resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { drillDemands } from './drill-demands.js';
 import { abortCause } from './interrupted.js';
 import { judgeScenario } from './judge.js';
 import { notJudgedReport } from './not-judged.js';
+import { scenarioOnQueueClock } from './queue-timing.js';
 import type { ResolvedScenario } from './resolve.js';
 import { runScenario, type ScenarioRunOptions } from './run-scenario.js';
 
 /**
- * One scenario, start to verdict: the queue first says whether it can run it
- * as asked (and with which of its own options); a refusal is the report of a
- * scenario not judged, with no process started; else the drill runs and is judged.
+ * One scenario, start to verdict: the queue first says whether it has what
+ * the scenario needs (a feature it lacks: not supported) and whether it can
+ * run it as asked (and with which of its own options, on whose clock); a
+ * refusal is the report of a scenario not judged, with no process started;
+ * else the drill runs and is judged.
  */
 export async function runJudged(
   scenario: ResolvedScenario,
@@ -22,20 +26,42 @@ export async function runJudged(
   meta: { repeat: number; replay: string },
 ): Promise<ScenarioReport> {
   const impl = queueImpl(scenario.settings.queue);
-  const refused = serverRestartRefusal(scenario, impl, options.restartServers ?? false);
-  if (refused !== null) return notJudgedReport(scenario, impl, refused, { ...meta, runDir });
-  const fit: DrillFit = (await impl.fit?.(drillDemands(scenario), resolveServers(options.servers, scenario.settings))) ?? { ok: true, mapping: {} };
-  if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...meta, runDir });
-  const run = await runScenario(scenario, runDir, signal, options);
+  const queueOptions = resolveQueueOptions(impl.name, impl.options, scenario.queueOptions ?? {});
+  const refusal = { ...meta, runDir, queueOptions };
+  const lacking = lackingFeature(scenario, impl);
+  if (lacking !== null) return notJudgedReport(scenario, impl, lacking, { ...refusal, unsupported: true });
+  if (!(options.restartServers ?? false) && restartsServer(scenario))
+    return notJudgedReport(
+      scenario,
+      impl,
+      "restart_server restarts the queue's server for everyone using it on this machine: run with --restart-servers to allow it",
+      refusal,
+    );
+  const servers = resolveServers(options.servers, scenario.settings);
+  const fit: DrillFit = (await impl.fit?.(drillDemands(scenario, queueOptions), servers)) ?? { ok: true, mapping: {} };
+  if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...refusal, unsupported: fit.unsupported === true });
+  const timed = scenarioOnQueueClock(scenario, fit.atLeast);
+  const run = await runScenario(timed.scenario, runDir, signal, { ...options, queueOptions });
   const judging = Date.now();
-  const report = judgeScenario({ ...run, queueSettings: fit.mapping }, { ...meta, interruptedBy: abortCause(signal) });
+  const report = judgeScenario(
+    { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timed.line },
+    { ...meta, interruptedBy: abortCause(signal) },
+  );
   return report.phases ? { ...report, phases: { ...report.phases, judgeMs: Date.now() - judging } } : report;
 }
 
-/** Why a scenario that restarts the queue's server cannot run here, or null when it can (or restarts nothing). */
-function serverRestartRefusal(scenario: ResolvedScenario, impl: QueueAdapter, allowed: boolean): string | null {
-  if (!scenario.pointFaults.some((fault) => fault.action === 'restart_server')) return null;
-  if (!impl.restartServer) return `${impl.name} has no server the harness can restart (restart_server)`;
-  if (!allowed) return "restart_server restarts the queue's server for everyone using it on this machine: run with --restart-servers to allow it";
+/** Whether the scenario restarts its queue's server (the restart_server fault). */
+export function restartsServer(scenario: ResolvedScenario): boolean {
+  return scenario.pointFaults.some((fault) => fault.action === 'restart_server');
+}
+
+const SAGA_ENDS = new Set(['compensated', 'compensation_failed']);
+
+/** The feature the scenario needs and the queue lacks, with the queue's reason; null when it has all it needs. */
+function lackingFeature(scenario: ResolvedScenario, impl: QueueAdapter): string | null {
+  if (restartsServer(scenario) && !impl.restartServer) return `${impl.name} has no server the harness can restart (an embedded store)`;
+  const compensation = impl.capabilities.compensation;
+  if (compensation !== true && scenario.jobs.some((job) => SAGA_ENDS.has(job.expect.status)))
+    return `the scenario expects a saga compensated, and ${compensation}`;
   return null;
 }

@@ -11,6 +11,7 @@ import { Releasers } from '../kernel/releasers.js';
 import { watchStarvation } from '../kernel/starvation-watch.js';
 import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
 import type { QueueAdapter, QueueConnection, ServerSettings } from '../port/adapter.js';
+import { QUEUE_OPTIONS_ENV, type QueueOptionValues } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import { WorldClient } from '../world/client.js';
@@ -59,6 +60,8 @@ export interface ScenarioRunOptions {
   keep: boolean;
   /** Let the restart_server fault restart the queue's server (--restart-servers). @default false */
   restartServers?: boolean;
+  /** The queue's own options, defaults filled in (src/port/queue-options.ts). @default every option at its default */
+  queueOptions?: QueueOptionValues;
   /** Where the scenario's world is served: a drill's shared host (./runner/world-host.ts), else a world process of its own. */
   worlds?: WorldHost;
 }
@@ -77,9 +80,9 @@ function addressAfter(impl: QueueAdapter, locator: string, queue: string, option
 }
 
 /** How the harness's own connection to the queue behaves: the scenario's lease, its seed's randomness. */
-function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: ServerSettings) {
+function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: ServerSettings, queueOptions: QueueOptionValues) {
   const { settings } = scenario;
-  return { clock, random: seededRandom(scenario.seed), leaseMs: settings.lease_ms, skewMarginMs: settings.skew_margin_ms, servers };
+  return { clock, random: seededRandom(scenario.seed), leaseMs: settings.lease_ms, skewMarginMs: settings.skew_margin_ms, servers, queueOptions };
 }
 
 /** The restart_server fault's way to the queue's server, where the queue has one. */
@@ -121,12 +124,15 @@ export async function runScenario(
     // Made (schema and all) before any child starts, so the children never race on it. The id is unique
     // among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
     const runId = `${scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
-    const provisioned = await impl.provision({ runDir, runId, servers });
+    const queueOptions = options.queueOptions ?? {};
+    const provisioned = await impl.provision({ runDir, runId, servers, options: queueOptions });
     releasers.add("the drill's queue", () => provisioned.teardown({ keep: options.keep }));
-    const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers));
+    const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers, queueOptions));
     releasers.add("the harness's connection", () => queue.close());
     phase.end('provisionMs');
-    const supervisor = new Supervisor(runDir, provisioned.env, { starvation: true });
+    // Every process of the drill connects with the queue's options, as the servers' URLs reach them: in its environment.
+    const env = { ...provisioned.env, [QUEUE_OPTIONS_ENV]: JSON.stringify(queueOptions) };
+    const supervisor = new Supervisor(runDir, env, { starvation: true });
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const control = { plan, clock, ...restartHook(impl, servers) };

@@ -140,6 +140,13 @@ export const SettingsSchema = z.strictObject({
    * has, not make a second one.
    */
   enqueue_again: z.union([z.literal(false), z.enum(['while_running', 'after_done'])]),
+  /**
+   * Each queue's own options, as its users would set them, by queue name
+   * (`graphile-worker: { job_key_mode: preserve_run_at }`): only the running
+   * queue's apply, checked against what its adapter accepts
+   * (`queue-drill queues` lists them); a --queue-option flag wins.
+   */
+  queue_options: z.record(z.string().min(1), z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]))),
 });
 
 export const BUILT_IN_DEFAULTS = {
@@ -158,6 +165,7 @@ export const BUILT_IN_DEFAULTS = {
   retry: { base_ms: 20, cap_ms: 200, jitter_ms: 10 },
   restart: { after_ms: 20, max: 10 },
   enqueue_again: false,
+  queue_options: {},
 } satisfies z.input<typeof SettingsSchema>;
 
 const ScenarioSchema = SettingsSchema.partial().extend({
@@ -169,6 +177,12 @@ const ScenarioSchema = SettingsSchema.partial().extend({
   jobs: z.array(JobGroupSchema).min(1),
   faults: z.array(FaultSchema).default([]),
   invariants: z.union([z.literal('all'), z.array(z.enum(INVARIANT_IDS)).min(1)]).default('all'),
+  /**
+   * The invariants this scenario exists to check: a run where one of them
+   * could not be judged (the queue cannot give its evidence) is "not judged",
+   * never a pass, whatever else held.
+   */
+  checks: z.array(z.enum(INVARIANT_IDS)).default([]),
 });
 
 /** The file's shape alone: each part checked by itself, nothing about how its parts refer to each other. */

@@ -33,8 +33,13 @@ describe('queue-drill compare', () => {
     timeout: 60_000,
   }, async () => {
     const out = outDir();
-    const result = await compare(['scenarios.yaml', '--queues', 'sqlite,sketch-literal', '--only', 'crash-after-claim', '--out', out]);
+    // What is known of the queue sketch goes in the file: without it, its failing cell makes the comparison exit 1.
+    const expectations = join(out, 'expect.yaml');
+    writeFileSync(expectations, "sketch-literal: { '*': fail }\n");
+    const args = ['scenarios.yaml', '--queues', 'sqlite,sketch-literal', '--only', 'crash-after-claim', '--out', out];
+    const result = await compare([...args, '--expect', expectations]);
     expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain('1 pass, 1 fail, 0 not judged, 0 not supported, 0 flaky; every cell as expected');
     const report = written(out);
     expect(report.queues.map((q) => q.queue)).toEqual(['sqlite', 'sketch-literal']);
     const [reference, sketch] = report.cells;
@@ -85,6 +90,21 @@ describe('queue-drill compare', () => {
     expect(report.cells[1]).toMatchObject({ queue: 'sketch-literal', verdict: 'fail', expected: ['pass'], matched: false });
     const junit = readFileSync(join(out, 'latest', 'junit.xml'), 'utf8');
     expect(junit.match(/<failure /g)).toHaveLength(2);
+  });
+
+  it('exits 1 when a column is not judged at all, and 0 once an --expect file says so', { timeout: 60_000 }, async () => {
+    // PostgreSQL is never reached: a scenario that restarts the server is refused before anything runs without --restart-servers.
+    const out = outDir();
+    const args = ['--queues', 'postgres', '--only', 'queue-server-restart', '--pg-url', 'postgres://postgres@127.0.0.1:5432/postgres', '--out', out];
+    const refused = await compare(args);
+    if (/could not run/.test(refused.stderr)) return void console.warn('PostgreSQL not reachable, so skipped: a column not judged');
+    expect(refused.exitCode, refused.stderr).toBe(1);
+    expect(written(out).cells[0]).toMatchObject({ verdict: 'not_judged', matched: false });
+    expect(refused.stderr).toContain('0 pass, 0 fail, 1 not judged');
+    const expectations = join(out, 'expect.yaml');
+    writeFileSync(expectations, "postgres: { '*': not_judged }\n");
+    const known = await compare([...args, '--expect', expectations]);
+    expect(known.exitCode, known.stderr).toBe(0);
   });
 
   it.each([

@@ -50,6 +50,7 @@ describe('queue-drill run', () => {
       vacuous: 0,
       inconclusive: 0,
       notJudged: 0,
+      notSupported: 0,
       interrupted: 0,
       errors: 0,
       notStarted: 0,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cellOf, columnErrorCell, whyNotPassed } from '../../src/compare/cell.js';
-import { JUDGED, loadExpectations, unknownNames } from '../../src/compare/expectations.js';
+import { loadExpectations, PASSED, unknownNames } from '../../src/compare/expectations.js';
 import { renderCompareHtml } from '../../src/compare/html.js';
 import { renderCompareJunit } from '../../src/compare/junit.js';
 import { renderCompareMarkdown } from '../../src/compare/markdown.js';
@@ -14,13 +14,13 @@ const [passing, failing, vacuous, harnessError] = drillReport().scenarios;
 
 describe('a cell', () => {
   it('carries the verdict, each broken invariant with one line of evidence, and whether it was expected', () => {
-    const cell = cellOf(failing!, ['pass']);
+    const cell = cellOf([failing!], ['pass']);
     expect(cell.verdict).toBe('fail');
     expect(cell.broken.length).toBeGreaterThan(0);
     for (const b of cell.broken) expect(b.evidence).not.toBe('');
     expect(cell.matched).toBe(false);
-    expect(cellOf(failing!, ['pass', 'fail']).matched).toBe(true);
-    expect(cellOf(passing!, JUDGED).why).toBeNull();
+    expect(cellOf([failing!], ['pass', 'fail']).matched).toBe(true);
+    expect(cellOf([passing!], PASSED).why).toBeNull();
   });
 
   it('says in one line why it did not pass, whatever the cause', () => {
@@ -30,19 +30,19 @@ describe('a cell', () => {
   });
 
   it('of a scenario interrupted before rest says so, claims nothing broken, and is not what is expected by default', () => {
-    const cell = cellOf(interruptedReport().scenarios[1]!, JUDGED);
+    const cell = cellOf([interruptedReport().scenarios[1]!], PASSED);
     expect(cell).toMatchObject({ verdict: 'interrupted', broken: [], why: `interrupted: ${INTERRUPTED_LINE}`, matched: false });
   });
 
   it('of a scenario the machine starved says inconclusive with its first line, names no breach as the why, and is not what is expected by default', () => {
     const starved = inconclusiveReport().scenarios[1]!;
-    const cell = cellOf(starved, JUDGED);
+    const cell = cellOf([starved], PASSED);
     expect(cell).toMatchObject({ verdict: 'inconclusive', why: `inconclusive (starved): ${INCONCLUSIVE_LINES[0]}`, matched: false });
-    expect(cellOf(starved, ['pass', 'inconclusive']).matched).toBe(true);
+    expect(cellOf([starved], ['pass', 'inconclusive']).matched).toBe(true);
   });
 
   it('of a column that never ran is an error with the reason, unexpected by default', () => {
-    const cell = columnErrorCell('crash-after-claim', 'bullmq', 'Redis did not answer at 127.0.0.1:6379', JUDGED);
+    const cell = columnErrorCell('crash-after-claim', 'bullmq', 'Redis did not answer at 127.0.0.1:6379', PASSED);
     expect(cell).toMatchObject({ verdict: 'error', why: 'error: Redis did not answer at 127.0.0.1:6379', matched: false, runDir: null });
   });
 });
@@ -61,8 +61,8 @@ describe('expectations', () => {
     return path;
   };
 
-  it('default to every verdict but an error, an interruption or an inconclusive run (a cell that was not compared)', () => {
-    expect(loadExpectations(undefined).of('anything', 'anything')).toEqual(['pass', 'fail', 'vacuous', 'not_judged']);
+  it('default to a pass: without a file, the exit code follows what the matrix found', () => {
+    expect(loadExpectations(undefined).of('anything', 'anything')).toEqual(['pass']);
   });
 
   it("are read per queue and scenario, '*' for the rest, one verdict or a list", () => {
@@ -70,12 +70,12 @@ describe('expectations', () => {
     expect(expectations.of('reference', 'x')).toEqual(['pass']);
     expect(expectations.of('bullmq', 'zombie-complete')).toEqual(['fail']);
     expect(expectations.of('bullmq', 'x')).toEqual(['pass', 'fail']);
-    expect(expectations.of('pg-boss', 'x')).toEqual(JUDGED);
+    expect(expectations.of('pg-boss', 'x')).toEqual(PASSED);
   });
 
   it('refuse a verdict that does not exist, naming where', () => {
     expect(() => loadExpectations(file('reference:\n  crash-after-claim: passed\n'))).toThrow(
-      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, inconclusive, not_judged, interrupted, error/,
+      /at reference\.crash-after-claim: .*one of pass, fail, vacuous, inconclusive, not_judged, not_supported, interrupted, error, flaky/,
     );
   });
 
@@ -94,6 +94,7 @@ describe('the comparison views', () => {
     file: 'scenarios.yaml',
     seed: 1,
     timeScale: 1,
+    repeat: 1,
     startedAt: '2026-12-01T10:00:00.000Z',
     finishedAt: '2026-12-01T10:01:00.000Z',
     durationMs: 60_000,
@@ -106,6 +107,7 @@ describe('the comparison views', () => {
         description: 'r',
         needs: [],
         settings: {},
+        options: {},
         error: null,
         durationMs: 30_000,
         report: '/x/report.json',
@@ -117,6 +119,7 @@ describe('the comparison views', () => {
         description: 'b',
         needs: ['Redis at redis://127.0.0.1:1/'],
         settings: {},
+        options: {},
         error: 'Redis | did not answer',
         durationMs: 5,
         report: null,
@@ -124,10 +127,10 @@ describe('the comparison views', () => {
       },
     ],
     cells: [
-      cellOf({ ...passing!, queue: 'reference' }, JUDGED),
-      cellOf({ ...failing!, queue: 'reference' }, JUDGED),
-      columnErrorCell(passing!.name, 'bullmq', 'Redis | did not answer', JUDGED),
-      columnErrorCell(failing!.name, 'bullmq', 'Redis | did not answer', JUDGED),
+      cellOf([{ ...passing!, queue: 'reference' }], PASSED),
+      cellOf([{ ...failing!, queue: 'reference' }], PASSED),
+      columnErrorCell(passing!.name, 'bullmq', 'Redis | did not answer', PASSED),
+      columnErrorCell(failing!.name, 'bullmq', 'Redis | did not answer', PASSED),
     ],
   });
 
@@ -137,7 +140,7 @@ describe('the comparison views', () => {
     expect(rows).toHaveLength(2);
     for (const line of rows) expect(line.split(' | ')).toHaveLength(3);
     expect(md).toContain('could not run: Redis \\| did not answer');
-    expect(md).toContain('2 cells not as expected');
+    expect(md).toContain('1 pass, 1 fail, 0 not judged, 0 not supported, 0 flaky, 2 error; 3 cells not as expected');
   });
 
   it('JUnit: one testcase per cell, a failure exactly where a cell was not as expected', () => {
@@ -158,6 +161,7 @@ describe('the comparison views, with a cell the machine starved', () => {
     file: 'scenarios.yaml',
     seed: 1,
     timeScale: 1,
+    repeat: 1,
     startedAt: '2026-12-01T10:00:00.000Z',
     finishedAt: '2026-12-01T10:01:00.000Z',
     durationMs: 60_000,
@@ -169,6 +173,7 @@ describe('the comparison views, with a cell the machine starved', () => {
         description: 'r',
         needs: [],
         settings: {},
+        options: {},
         error: null,
         durationMs: 30_000,
         report: null,
@@ -180,13 +185,15 @@ describe('the comparison views, with a cell the machine starved', () => {
   const compare = (expected: Parameters<typeof cellOf>[1]): CompareReport =>
     CompareReportSchema.parse({
       ...base,
-      exitCode: expected === JUDGED ? 1 : 0,
-      cells: [cellOf(passed!, JUDGED), cellOf(starved!, expected)],
+      exitCode: expected === PASSED ? 1 : 0,
+      cells: [cellOf([passed!], PASSED), cellOf([starved!], expected)],
     });
 
   it('Markdown: the cell says inconclusive, not what broke; the headline and the column count it; its line names the starved span', () => {
-    const md = renderCompareMarkdown(compare(JUDGED));
-    expect(md).toContain('1 cell not as expected, 1 inconclusive (the machine starved it)**');
+    const md = renderCompareMarkdown(compare(PASSED));
+    expect(md).toContain(
+      '1 pass, 0 fail, 0 not judged, 0 not supported, 0 flaky, 1 inconclusive (the machine starved them); 1 cell not as expected**',
+    );
     expect(md).toContain('| 1 pass, 0 fail, 0 vacuous, 1 inconclusive (starved), 0 not judged, 0 error |');
     expect(md).toContain('| `slow_machine` | ⏳ inconclusive (starved) **(unexpected)** |');
     expect(md).toContain(
@@ -197,7 +204,7 @@ describe('the comparison views, with a cell the machine starved', () => {
   });
 
   it('JUnit: an inconclusive cell not expected is an <error>, not a <failure>; one expected is skipped, never passed', () => {
-    const unexpected = renderCompareJunit(compare(JUDGED));
+    const unexpected = renderCompareJunit(compare(PASSED));
     expect(unexpected).toContain('<testsuite name="reference" tests="2" failures="0" errors="1" skipped="0"');
     expect(unexpected).toMatch(/<error message="inconclusive: inconclusive \(starved\): no-lost-job: [^"]*" type="inconclusive">/);
     const expected = renderCompareJunit(compare(['inconclusive']));
@@ -206,8 +213,10 @@ describe('the comparison views, with a cell the machine starved', () => {
   });
 
   it('HTML: the cell has a verdict shape and word of its own, its line naming the starved span, no breach listed; the headline counts it', () => {
-    const html = renderCompareHtml(compare(JUDGED), '/nowhere');
-    expect(html).toContain('<h1>queue-drill comparison: 2 scenarios × 1 queue: 1 cell not as expected, 1 inconclusive (the machine starved it)</h1>');
+    const html = renderCompareHtml(compare(PASSED), '/nowhere');
+    expect(html).toContain(
+      '<h1>queue-drill comparison: 2 scenarios × 1 queue: 1 pass, 0 fail, 0 not judged, 0 not supported, 0 flaky, 1 inconclusive (the machine starved them); 1 cell not as expected</h1>',
+    );
     expect(html).toContain('<td>1 pass, 0 fail, 0 vacuous, 1 inconclusive (starved), 0 not judged, 0 error</td>');
     const cell = html.split('<tr>').find((r) => r.startsWith('<th scope="row"><code>slow_machine</code></th>'))!;
     expect(cell).toContain(
@@ -219,10 +228,54 @@ describe('the comparison views, with a cell the machine starved', () => {
     // A first line with markup in it stays text.
     const hostile = { ...starved!, inconclusive: [...INCONCLUSIVE_LINES].reverse() };
     const page = renderCompareHtml(
-      CompareReportSchema.parse({ ...compare(JUDGED), cells: [cellOf(passed!, JUDGED), cellOf(hostile, JUDGED)] }),
+      CompareReportSchema.parse({ ...compare(PASSED), cells: [cellOf([passed!], PASSED), cellOf([hostile], PASSED)] }),
       '/nowhere',
     );
     expect(page).toContain('| &lt;i&gt;*&lt;/i&gt;</p>');
     expect(page).not.toContain('<i>');
+  });
+});
+
+describe('a cell that says exactly what it checked', () => {
+  const unjudged = (report: typeof passing) => {
+    const invariants = report!.invariants.map((v) =>
+      v.id === 'single-holder' ? { ...v, status: 'not_judged' as const, judged: 0, evidence: [], note: 'the queue records no refused write' } : v,
+    );
+    return { ...report!, invariants };
+  };
+
+  it('passes, listing what it could not judge, when that is not what its scenario exists to check', () => {
+    const cell = cellOf([unjudged(passing)], PASSED);
+    expect(cell).toMatchObject({
+      verdict: 'pass',
+      matched: true,
+      notJudged: [{ id: 'single-holder', reason: 'the queue records no refused write' }],
+    });
+  });
+
+  it('is not judged, never a pass, when an invariant its scenario exists to check could not be judged', () => {
+    const report = { ...unjudged(passing), checks: ['single-holder' as const] };
+    const line = 'single-holder, which this scenario exists to check: the queue records no refused write';
+    const run = { ...report, unjudgedChecks: [line], verdict: 'not_judged' as const };
+    const cell = cellOf([run], PASSED);
+    expect(cell).toMatchObject({ verdict: 'not_judged', matched: false, checks: ['single-holder'], why: `not judged: ${line}` });
+  });
+
+  it('is flaky, with every run, when its runs disagree', () => {
+    const cell = cellOf(
+      [
+        { ...passing!, seed: 1 },
+        { ...failing!, name: passing!.name, seed: 2 },
+      ],
+      PASSED,
+    );
+    expect(cell.verdict).toBe('flaky');
+    expect(cell.matched).toBe(false);
+    expect(cell.runs.map((r) => [r.seed, r.verdict])).toEqual([
+      [1, 'pass'],
+      [2, 'fail'],
+    ]);
+    expect(cell.why).toMatch(/^flaky: seed 1 pass, seed 2 fail; [a-z-]+: /);
+    expect(cellOf([passing!, passing!], PASSED).verdict).toBe('pass');
   });
 });

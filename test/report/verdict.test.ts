@@ -140,7 +140,9 @@ describe('scenarioVerdict', () => {
       verdict: 'fail',
     },
   ])('$why: $verdict', ({ verdict, nothingJudged = [], ...scenario }) => {
-    expect(scenarioVerdict({ ...scenario, nothingJudged, notJudged: null, interrupted: null, inconclusive: null })).toBe(verdict);
+    expect(
+      scenarioVerdict({ ...scenario, nothingJudged, notJudged: null, notSupported: null, unjudgedChecks: [], interrupted: null, inconclusive: null }),
+    ).toBe(verdict);
   });
 });
 
@@ -148,6 +150,8 @@ describe('a scenario the harness was stopped in before rest', () => {
   const halfRun = {
     error: null,
     notJudged: null,
+    notSupported: null,
+    unjudgedChecks: [],
     interrupted: 'interrupted by SIGINT 2.1 s in, before the drill reached rest',
     inconclusive: null,
     invariants: [notJudged],
@@ -187,6 +191,8 @@ describe('a scenario the machine starved', () => {
   const starved = {
     error: null,
     notJudged: null,
+    notSupported: null,
+    unjudgedChecks: [],
     interrupted: null,
     inconclusive: [...INCONCLUSIVE_LINES],
     invariants: [broken],
@@ -252,28 +258,43 @@ describe('a scenario the queue refused', () => {
       jobs: [],
       unfired: [],
       nothingJudged: [],
+      notSupported: null,
+      unjudgedChecks: [],
     };
     expect(scenarioVerdict(refused)).toBe('not_judged');
     expect(scenarioVerdict({ ...refused, error: 'the world did not start' })).toBe('error');
   });
 
   it('does not make a drill fail, but a drill the queue refused whole has not passed', () => {
-    expect(allJudgedPassed({ scenarios: 3, passed: 2, notJudged: 1, notStarted: 0 })).toBe(true);
-    expect(allJudgedPassed({ scenarios: 3, passed: 0, notJudged: 3, notStarted: 0 })).toBe(false);
-    expect(allJudgedPassed({ scenarios: 3, passed: 1, notJudged: 1, notStarted: 0 })).toBe(false);
+    expect(allJudgedPassed({ scenarios: 3, passed: 2, notJudged: 1, notSupported: 0, notStarted: 0 })).toBe(true);
+    expect(allJudgedPassed({ scenarios: 3, passed: 0, notJudged: 3, notSupported: 0, notStarted: 0 })).toBe(false);
+    expect(allJudgedPassed({ scenarios: 3, passed: 1, notJudged: 1, notSupported: 0, notStarted: 0 })).toBe(false);
   });
 });
 
 describe('summarize', () => {
   it('counts each verdict, and no invariant when there are none', () => {
-    const verdicts: ScenarioVerdict[] = ['pass', 'fail', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'interrupted', 'error', 'pass', 'pass'];
+    const verdicts: ScenarioVerdict[] = [
+      'pass',
+      'fail',
+      'fail',
+      'vacuous',
+      'inconclusive',
+      'not_judged',
+      'not_supported',
+      'interrupted',
+      'error',
+      'pass',
+      'pass',
+    ];
     expect(summarize(verdicts.map((verdict) => ({ verdict, invariants: [] })))).toEqual({
-      scenarios: 10,
+      scenarios: 11,
       passed: 3,
       failed: 2,
       vacuous: 1,
       inconclusive: 1,
       notJudged: 1,
+      notSupported: 1,
       interrupted: 1,
       errors: 1,
       notStarted: 0,
@@ -295,6 +316,7 @@ describe('summarize', () => {
       vacuous: 0,
       inconclusive: 0,
       notJudged: 0,
+      notSupported: 0,
       interrupted: 0,
       errors: 1,
       notStarted: 0,
@@ -326,5 +348,28 @@ describe('summarize', () => {
     for (const invariant of INVARIANTS) {
       expect(notJudgedReason(invariant, evidence)).toBe(NEEDS_HISTORY.includes(invariant.id) ? NO_HISTORY_NOTE : null);
     }
+  });
+});
+
+describe('a scenario that could not judge what it exists to check', () => {
+  const contents = {
+    error: null,
+    notJudged: null,
+    notSupported: null,
+    interrupted: null,
+    inconclusive: null,
+    invariants: [],
+    expectations: [],
+    jobs: [],
+    unfired: [],
+    nothingJudged: [],
+    unjudgedChecks: ['single-holder, which this scenario exists to check: the queue records no refused write'],
+  };
+
+  it('is not judged, never a pass; a failure still fails; a missing feature is not supported', () => {
+    expect(scenarioVerdict(contents)).toBe('not_judged');
+    expect(scenarioVerdict({ ...contents, unjudgedChecks: [] })).toBe('pass');
+    expect(scenarioVerdict({ ...contents, expectations: ['job 1 ended review'] })).toBe('fail');
+    expect(scenarioVerdict({ ...contents, notSupported: 'no compensating state' })).toBe('not_supported');
   });
 });

@@ -26,6 +26,7 @@ export const BULLMQ_CAPABILITIES: Capabilities = {
   fencing: true,
   sagaStore: 'beside-the-run',
   takeover: 'queue',
+  compensation: 'BullMQ has no compensating state: a job that failed for good stays in its failed set, with nothing to hand it to a compensator',
   // Lock TTLs run in Redis and delays on the worker's Date.now(): not a clock a test can move.
   clock: 'server',
 };

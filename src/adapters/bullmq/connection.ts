@@ -4,6 +4,7 @@ import type { ConnectOptions, EnqueueRequest, EnqueueResult, QueueConnection } f
 import { EnqueueError } from '../../port/adapter.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { readHistory } from './history.js';
+import { humanOps } from './human.js';
 import { jobIdFor, newJobData, parseJobData, type QueueKeys, queueKeys } from './job-data.js';
 import { manualOps } from './manual.js';
 import { QUEUE_NAME } from './provision.js';
@@ -73,20 +74,7 @@ export async function connectBullmq(locator: string, options: ConnectOptions): P
     },
     saga,
     manual,
-    human: {
-      async requeueFromReview(jobId, by, note, checkpoint) {
-        const job = await queue.getJob(jobId);
-        if (!job || !(await job.isFailed())) return false;
-        // Job.retry moves it back to wait; attemptsMade stays, so BullMQ allows it exactly one more failed attempt.
-        await job.retry('failed');
-        await client.hdel(keys.outcomes, jobId);
-        if (checkpoint) {
-          const log = await saga.logFor({ jobId, attempt: job.attemptsStarted, epoch: job.attemptsStarted, holder: by });
-          await log.append({ ...checkpoint, detail: checkpoint.detail ?? note });
-        }
-        return true;
-      },
-    },
+    human: humanOps(context),
     async close() {
       await manual.close();
       await queue.close().catch(() => undefined);

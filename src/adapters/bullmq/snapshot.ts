@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import { utc } from '../../kernel/clock.js';
 import type { JobOutcome, JobStatus } from '../../kernel/vocabulary.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
-import { isDeferredFailure } from './history.js';
 import { parseJobData, type QueueKeys } from './job-data.js';
 
 /** BullMQ's state of a job: which list or set of the queue holds its id. */
@@ -105,8 +104,8 @@ function toSnapshot(
     payload: data.payload,
     status,
     outcome,
-    // The start BullMQ makes only to fail the job over its stall limit runs no processor: not an attempt (the epoch still counts it).
-    attempts: status === 'review' && isDeferredFailure(hash.failedReason) ? started - 1 : started,
+    // Every start BullMQ made, the one only to fail the job over its stall limit too: the history shows each as a claim (history.ts).
+    attempts: started,
     maxAttempts: opts.attempts ?? data.maxAttempts,
     // `pb` (processedBy) is the Worker's name, which the adapter sets to the drill's worker id; shown only while its lock lives.
     holder: held ? (hash.pb ?? null) : null,

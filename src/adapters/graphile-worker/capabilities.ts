@@ -9,11 +9,15 @@ import type { Capabilities } from '../../port/adapter.js';
  *   claim's worker is the row's own locked_by). Nothing is the worker's word.
  * - epoch: `attempts`, raised by get_job at every claim; a write's epoch is
  *   its writer's last claim (the history has it).
- * - holder: `locked_by`; the lease end shown is the drill's assumption
- *   (locked_at + lease_ms), graphile having no lease.
+ * - holder: `locked_by`; graphile having no lease, the end shown is its
+ *   sweep's (locked_at + 4 h), or with release_dead_locks the drill's lease.
  * - review: a job at attempts >= max_attempts is never claimed again, nor
- *   touched by graphile's sweep (which only clears locks) or by an enqueue
- *   under unsafe_dedupe; only an admin call (rescheduleJobs) moves it.
+ *   touched by graphile's sweep (which only clears locks); an enqueue of its
+ *   key takes the key away (replace) or leaves it be (unsafe_dedupe), making
+ *   no attempt of it; only an admin call (rescheduleJobs) moves it.
+ * - takeover: graphile's own sweep, after 4 hours; with release_dead_locks
+ *   the drill's coordinator frees locks older than the lease instead (the
+ *   connection then offers the takeover hooks).
  */
 export const GRAPHILE_CAPABILITIES: Capabilities = {
   evidence: {
@@ -33,6 +37,7 @@ export const GRAPHILE_CAPABILITIES: Capabilities = {
     'graphile-worker 0.16 fences no write: completeJob deletes the job by id whoever holds it, ' +
     "and failJob's holder check skips a mismatch without an error",
   sagaStore: 'beside-the-run',
-  takeover: 'coordinator',
+  takeover: 'queue',
+  compensation: 'graphile-worker has no compensating state: a job out of attempts stays in its table, with nothing to hand it to a compensator',
   clock: 'server',
 };

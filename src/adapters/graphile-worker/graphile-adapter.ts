@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
-import { dropSchema } from '../postgres/provision.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
 import { fitGraphile } from './fit.js';
+import { databaseUrl, GRAPHILE_SCHEMA, graphileDatabaseFor, locatorOf, parseLocator } from './locator.js';
+import { GRAPHILE_OPTIONS } from './options.js';
 
 /** The installed graphile-worker's version, from its package. */
 function installedVersion(): string {
@@ -12,49 +13,53 @@ function installedVersion(): string {
 }
 
 /**
- * graphile-worker 0.16 on PostgreSQL: its own run() loop and SQL, a schema per
- * drill (its migrations, plus the harness's history trigger), the saga's
- * checkpoints beside the run, and dead workers' jobs freed by the drill's
- * coordinator through forceUnlockWorkers once their lock is older than the
- * drill's lease. The server is --pg-url, else QD_PG_URL, else the scenario's
- * pg_url, else postgres://postgres@127.0.0.1:5432/postgres.
+ * graphile-worker 0.16 on PostgreSQL, as its users run it: its own run() loop
+ * and SQL, addJob in the job_key_mode asked (graphile's default, replace,
+ * unless told), a database per drill (its migrations in graphile's default
+ * schema, plus the harness's history trigger), the saga's checkpoints beside
+ * the run. A dead worker's job stays locked until graphile's own 4-hour sweep,
+ * unless release_dead_locks adds the piece a deployment may add: the drill's
+ * coordinator freeing a lock older than the lease with forceUnlockWorkers. The
+ * server is --pg-url, else QD_PG_URL, else the scenario's pg_url, else
+ * postgres://postgres@127.0.0.1:5432/postgres; the drill's database is made on it.
  */
 export const graphileAdapter: QueueAdapter = {
   name: 'graphile-worker',
-  description: "graphile-worker on PostgreSQL: its own run() loop, job_key dedupe, no lease (the coordinator's forceUnlockWorkers after lease_ms)",
+  description: 'graphile-worker on PostgreSQL: its own run() loop, job_key in its default replace mode, no lease (its own 4-hour lock sweep)',
   version: `graphile-worker ${installedVersion()}`,
+  options: GRAPHILE_OPTIONS,
   capabilities: GRAPHILE_CAPABILITIES,
   soundness: 'observed',
   needs: ['pgUrl'],
   locatorKind: 'name',
   async preflight(servers) {
-    await assertPgReachable(resolvePgUrl(servers.pgUrl));
+    const { assertCanCreateDatabase } = await import('./preflight.js');
+    await assertCanCreateDatabase(resolvePgUrl(servers.pgUrl));
   },
+  // graphile-worker lives in PostgreSQL: the server restart cuts its workers' connections and LISTEN.
+  restartServer: async (servers) => (await import('../postgres/restart-server.js')).restartPostgres(resolvePgUrl(servers.pgUrl)),
   async provision(request) {
     // graphile-worker loads only here and in connect: every process of every drill reads this registry, and most never use it.
-    const { graphileSchemaFor, provisionSchema } = await import('./provision.js');
-    const url = resolvePgUrl(request.servers.pgUrl);
-    const schema = graphileSchemaFor(request.runId);
-    try {
-      await provisionSchema(url, schema, request.runDir);
-    } catch (error) {
-      // A half-made schema (migrated, no trigger) is never left behind.
-      await dropSchema(url, schema).catch(() => {});
-      throw error;
-    }
+    const { dropDatabase, provisionDatabase } = await import('./provision.js');
+    const serverUrl = resolvePgUrl(request.servers.pgUrl);
+    const location = { database: graphileDatabaseFor(request.runId), schema: GRAPHILE_SCHEMA };
+    await provisionDatabase(serverUrl, location, request.runDir);
     return {
-      locator: schema,
-      env: { QD_PG_URL: url },
-      where: `${maskUrl(url)} schema ${schema}`,
+      locator: locatorOf(location),
+      // The server's URL: each process puts the locator's database in its path.
+      env: { QD_PG_URL: serverUrl },
+      where: `${maskUrl(databaseUrl(serverUrl, location.database))} schema ${location.schema}`,
       teardown: async ({ keep }) => {
-        if (!keep) await dropSchema(url, schema);
+        if (!keep) await dropDatabase(serverUrl, location.database);
       },
     };
   },
   async connect(locator, options) {
-    await assertPgReachable(resolvePgUrl(options.servers?.pgUrl));
+    const location = parseLocator(locator);
+    // An unreachable server, or a database that is not there (dropped, mistyped), is one line naming it.
+    await assertPgReachable(databaseUrl(resolvePgUrl(options.servers?.pgUrl), location.database));
     const { connectGraphile } = await import('./connection.js');
-    return connectGraphile(locator, options);
+    return connectGraphile(location, options);
   },
   fit: (demands) => fitGraphile(demands),
 };

@@ -5,13 +5,14 @@ import { quoteIdent } from '../postgres/identifier.js';
  * a row trigger the harness installs on the run's `_private_jobs` table copies
  * every insert, every delete, and every update that touches what the drill
  * judges (attempts, max_attempts, locked_by, locked_at, run_at, last_error,
- * key) into `qd_history`, with the server's time, the transaction and the
+ * key, payload) into `qd_history`, with the server's time, the transaction and the
  * writing connection's application_name (each process of the drill names
  * itself there: `qd:worker:<graphile worker id>`, `qd:coordinator:<id>`,
  * `qd:producer`, `qd:human:<who>`). No process tells the history what it did:
- * the trigger sees what reached the table. A deduplicated enqueue (graphile
- * bumps `revision` and `updated_at` only) changes nothing judged, so it leaves
- * no entry.
+ * the trigger sees what reached the table. An enqueue deduplicated under
+ * unsafe_dedupe (graphile bumps `revision` and `updated_at` only) changes
+ * nothing judged, so it leaves no entry; under replace it leaves the reset it
+ * made (attempts, run_at, payload), or the key it took from a locked job.
  */
 
 /**
@@ -52,8 +53,9 @@ DECLARE
   r ${s}._private_jobs;
 BEGIN
   IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
-  IF TG_OP = 'UPDATE' AND (NEW.attempts, NEW.max_attempts, NEW.locked_by, NEW.locked_at, NEW.run_at, NEW.last_error, NEW.key)
-      IS NOT DISTINCT FROM (OLD.attempts, OLD.max_attempts, OLD.locked_by, OLD.locked_at, OLD.run_at, OLD.last_error, OLD.key) THEN
+  IF TG_OP = 'UPDATE'
+      AND (NEW.attempts, NEW.max_attempts, NEW.locked_by, NEW.locked_at, NEW.run_at, NEW.last_error, NEW.key, NEW.payload::text)
+      IS NOT DISTINCT FROM (OLD.attempts, OLD.max_attempts, OLD.locked_by, OLD.locked_at, OLD.run_at, OLD.last_error, OLD.key, OLD.payload::text) THEN
     RETURN NULL;
   END IF;
   INSERT INTO ${s}.qd_history (op, job_id, job_key, payload, attempts, max_attempts, locked_by, locked_at, run_at, last_error, created_at)

@@ -14,6 +14,12 @@ import { drillWorkerOf, writerOf } from './identity.js';
  *   attempts = 0, unlocked                       -> pending
  *   unlocked, attempts left, after review        -> pending (a person rescheduled it)
  *   unlocked, attempts left, otherwise           -> retry (failJob, or forceUnlockWorkers)
+ * An enqueue of a job's key in jobKeyMode replace is the producer's change:
+ * a waiting job gets attempts 0 (pending again, replaced); a locked or failed
+ * one loses its key, a locked one its remaining attempts (attempts =
+ * max_attempts, so it ends in review unless it completes), and a second job is
+ * inserted under the key. Each job stays under the key it was enqueued with,
+ * so the judge sees two jobs of one key.
  * The epoch is `attempts`, which get_job raises at every claim. A write's epoch
  * is its writer's: the attempts at that writer's last claim of the job (a
  * zombie's late complete shows its old epoch, not the current holder's).
@@ -41,9 +47,18 @@ interface JobTrack {
   claims: Map<string, number>;
   /** The last transition, with the change that made it (for merging). */
   lastTransition?: { transition: Transition; row: HistoryRow };
+  /** Its key was cleared by an enqueue of the key (replace), which made a second job under it. */
+  keyTaken: boolean;
 }
 
-function reasonFor(to: JobStatus, row: HistoryRow, actor: string): string {
+/** Why a job is out of attempts, where failJob stored no error. */
+function exhausted(track: JobTrack): string {
+  return track.keyTaken
+    ? 'attempts exhausted: an enqueue of its key (jobKeyMode replace) set attempts to max_attempts and made a second job'
+    : 'attempts exhausted';
+}
+
+function reasonFor(to: JobStatus, row: HistoryRow, actor: string, track: JobTrack): string {
   switch (to) {
     case 'done':
       return 'task returned: completeJob deleted the row';
@@ -54,8 +69,9 @@ function reasonFor(to: JobStatus, row: HistoryRow, actor: string): string {
         ? 'locked_at older than the lease: forceUnlockWorkers by the coordinator'
         : `task threw (failJob): ${row.lastError ?? ''}`;
     case 'review':
-      return row.lastError ?? 'attempts exhausted';
+      return row.lastError ?? exhausted(track);
     case 'pending':
+      if (actor === 'producer') return 'replaced by an enqueue of its key (jobKeyMode replace: attempts reset to 0)';
       return row.attempts === 0 ? 'enqueued' : 'rescheduled by a person (rescheduleJobs)';
     default:
       return `graphile row changed to ${to}`;
@@ -104,7 +120,7 @@ function step(track: JobTrack, row: HistoryRow, seq: number): Transition | null 
   if (merge && track.lastTransition) {
     const t = track.lastTransition.transition;
     t.to = to;
-    t.reason = `${t.reason}; then ${reasonFor(to, row, writer.actor)}`;
+    t.reason = `${t.reason}; then ${reasonFor(to, row, writer.actor, track)}`;
     delete t.retryDelayMs;
   } else if (changed) {
     const { epoch, worker } = writerEpoch(track, row, to);
@@ -118,13 +134,14 @@ function step(track: JobTrack, row: HistoryRow, seq: number): Transition | null 
       epoch,
       worker,
       actor: writer.actor,
-      reason: reasonFor(to, row, writer.actor),
+      reason: reasonFor(to, row, writer.actor, track),
       at: utc(row.at.getTime()),
     };
     if (to === 'retry' && writer.actor === 'worker' && row.runAt) made.retryDelayMs = Math.max(0, row.runAt.getTime() - row.at.getTime());
     track.lastTransition = { transition: made, row };
   }
   if (to === 'running' && row.lockedBy) track.claims.set(row.lockedBy, row.attempts);
+  if (row.key === null && track.last.key !== null && writer.actor === 'producer') track.keyTaken = true;
   track.status = to;
   track.last = row;
   return made;
@@ -145,26 +162,27 @@ function outcomeOf(given: ReviewOutcome | undefined, row: HistoryRow): ReviewOut
   return given && given.epoch === row.attempts ? given.outcome : 'review';
 }
 
-function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, ReviewOutcome>): JobSnapshot {
+function snapshotOf(track: JobTrack, lockHeldMs: number, outcomes: Map<string, ReviewOutcome>): JobSnapshot {
   const row = track.last;
   const status = track.status;
   const running = status === 'running';
   const iso = (d: Date | null) => (d ? utc(d.getTime()) : null);
   return {
     id: row.jobId,
+    // The key it was enqueued with (replace may clear it later); the payload it runs (replace may overwrite it).
     key: track.first.key ?? '',
-    ...unwrap(track.first.payload),
+    ...unwrap(row.payload ?? track.first.payload),
     status,
     outcome: status === 'done' ? 'done' : status === 'review' ? outcomeOf(outcomes.get(row.jobId), row) : null,
     attempts: row.attempts,
     maxAttempts: row.maxAttempts,
     holder: running && row.lockedBy ? drillWorkerOf(row.lockedBy) : null,
-    // graphile has no lease: the drill's assumption (a lock older than lease_ms is a dead worker's) is its end.
-    leaseUntil: running && row.lockedAt ? utc(row.lockedAt.getTime() + leaseMs) : null,
+    // graphile has no lease: its lock ends at its 4-hour sweep, or at the lease where the coordinator frees older locks.
+    leaseUntil: running && row.lockedAt ? utc(row.lockedAt.getTime() + lockHeldMs) : null,
     epoch: row.attempts,
     nextRunAt: status === 'pending' || status === 'retry' ? iso(row.runAt) : null,
     lastError: row.lastError,
-    reviewReason: status === 'review' ? (row.lastError ?? 'attempts exhausted') : null,
+    reviewReason: status === 'review' ? (row.lastError ?? exhausted(track)) : null,
     resultDigest: null,
     createdAt: utc((row.createdAt ?? track.first.at).getTime()),
     updatedAt: utc(row.at.getTime()),
@@ -174,7 +192,7 @@ function snapshotOf(track: JobTrack, leaseMs: number, outcomes: Map<string, Revi
 /** Every job (the deleted, done ones too) and its transitions, from the trigger's rows. */
 export function rebuild(
   rows: readonly HistoryRow[],
-  leaseMs: number,
+  lockHeldMs: number,
   outcomes: Map<string, ReviewOutcome>,
 ): { jobs: JobSnapshot[]; history: Transition[] } {
   const tracks = new Map<string, JobTrack>();
@@ -182,7 +200,7 @@ export function rebuild(
   for (const row of rows) {
     let track = tracks.get(row.jobId);
     if (!track) {
-      track = { status: statusOf(row, null), first: row, last: row, claims: new Map() };
+      track = { status: statusOf(row, null), first: row, last: row, claims: new Map(), keyTaken: false };
       tracks.set(row.jobId, track);
       const writer = writerOf(row.byApp);
       const created: Transition = {
@@ -204,5 +222,5 @@ export function rebuild(
     const made = step(track, row, row.seq);
     if (made) history.push(made);
   }
-  return { jobs: [...tracks.values()].map((t) => snapshotOf(t, leaseMs, outcomes)), history };
+  return { jobs: [...tracks.values()].map((t) => snapshotOf(t, lockHeldMs, outcomes)), history };
 }

@@ -1,39 +1,26 @@
 import { join } from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import { withPgClient } from '../postgres/connection.js';
-import { assertSchemaName, quoteIdent } from '../postgres/identifier.js';
-import { runSchemaName } from '../postgres/provision.js';
+import { quoteIdent } from '../postgres/identifier.js';
 import { historySql } from './history-sql.js';
+import { databaseUrl, type GraphileLocation } from './locator.js';
 import { silentLogger } from './logger.js';
 
 /** The file of the saga's checkpoints, in the run directory (graphile's writes cannot share a transaction with them). */
 export const SAGA_FILE = 'saga.sqlite';
 
-const PREFIX = 'qd_gw_';
-const MAX_NAME = 37;
+/** SQLSTATE duplicate_database: a database of that name was there before this drill. */
+const DUPLICATE_DATABASE = '42P04';
 
-/**
- * The graphile schema of one drill: `qd_gw_`, the start of the run id made
- * readable, and a hash of the whole id. Short (at most 37 characters):
- * graphile names its prepared statements `<statement>/<schema>`, and
- * PostgreSQL cuts such names at 63 characters, with a warning on every start.
- */
-export function graphileSchemaFor(runId: string): string {
-  return runSchemaName(runId, PREFIX, MAX_NAME);
+/** Drops a drill's database, closing whatever connection is left on it (PostgreSQL 13+); nothing to drop is fine. */
+export async function dropDatabase(serverUrl: string, database: string): Promise<void> {
+  await withPgClient(serverUrl, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`);
+  });
 }
 
-/**
- * Makes one drill's queue: graphile-worker's own migrations into a schema of
- * its own (before any process of the drill starts, so no worker races to
- * migrate), then the harness's history trigger and where the saga file is.
- * A schema of that name already there is an error, never reused.
- */
-export async function provisionSchema(url: string, schema: string, runDir: string): Promise<void> {
-  assertSchemaName(schema);
-  await withPgClient(url, async (client) => {
-    const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (found.rowCount !== 0) throw new Error(`schema ${schema} already exists; a drill's queue is never reused`);
-  });
+/** graphile's migrations, then the harness's history trigger and where the saga file is, in the drill's database. */
+async function migrate(url: string, schema: string, runDir: string): Promise<void> {
   await runMigrations({ connectionString: url, schema, logger: silentLogger });
   await withPgClient(url, async (client) => {
     await client.query('BEGIN');
@@ -46,4 +33,29 @@ export async function provisionSchema(url: string, schema: string, runDir: strin
       throw error;
     }
   });
+}
+
+/**
+ * Makes one drill's queue: a database of its own (see locator.ts), graphile's
+ * own migrations into it (before any process of the drill starts, so no
+ * worker races to migrate), then the harness's history trigger. A database of
+ * that name already there is an error, never reused nor dropped; one this call
+ * made is dropped again if the rest fails, so no half-made queue is left.
+ */
+export async function provisionDatabase(serverUrl: string, location: GraphileLocation, runDir: string): Promise<void> {
+  try {
+    // template0: a copy of nothing a person added to template1, and no wait on someone connected to it.
+    await withPgClient(serverUrl, (client) => client.query(`CREATE DATABASE ${quoteIdent(location.database)} TEMPLATE template0`));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === DUPLICATE_DATABASE) {
+      throw new Error(`database ${location.database} already exists; a drill's queue is never reused`, { cause: error });
+    }
+    throw error;
+  }
+  try {
+    await migrate(databaseUrl(serverUrl, location.database), location.schema, runDir);
+  } catch (error) {
+    await dropDatabase(serverUrl, location.database).catch(() => {});
+    throw error;
+  }
 }

@@ -14,7 +14,7 @@ import { rebuild } from './job-history.js';
 export async function snapshot(ctx: GraphileContext, options?: { history?: boolean }): Promise<QueueSnapshot> {
   const pool = ctx.pools.get(applicationName('worker', 'observer'), 1);
   const [rows, outcomes] = await Promise.all([readHistory(pool, ctx.schema), readReviewOutcomes(pool, ctx.schema)]);
-  const { jobs, history } = rebuild(rows, ctx.leaseMs, outcomes);
+  const { jobs, history } = rebuild(rows, ctx.lockHeldMs, outcomes);
   return { jobs, history: options?.history === false ? [] : history };
 }
 

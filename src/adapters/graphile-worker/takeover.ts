@@ -3,25 +3,24 @@ import type { ExpiredLeaseRelease, TakeoverOps } from '../../port/adapter.js';
 import type { TxEntry } from '../../port/checkpoint.js';
 import type { Claim } from '../../port/delivery.js';
 import { quoteIdent } from '../postgres/identifier.js';
-import type { GraphileContext } from './context.js';
+import { GRAPHILE_SWEEP_MS, type GraphileContext } from './context.js';
 import { applicationName } from './identity.js';
 import { inTransaction } from './pool.js';
 import { FORCE_UNLOCK, failForGood, LOCK_EXPIRED, LOCKED_LONGER_THAN, RECORD_REVIEW_OUTCOME } from './sql.js';
 
 /*
- * graphile-worker has no lease: a locked job stays locked until its worker
- * settles it, or until graphile's own sweep frees locks older than 4 hours.
- * On a drill's time scale the only way back for a dead worker's job is
- * graphile's documented admin function forceUnlockWorkers, which "must never be
- * given a live worker's id". The drill's coordinator calls it, for workers
- * whose lock is older than the drill's lease (plus the skew margin): an
- * assumption the drill makes (a lock that old is a dead worker's), reported as
- * such. A worker that is merely paused, or slow, is unlocked all the same:
- * that is what the assumption costs, and the drill shows it.
+ * Only with release_dead_locks (the connection offers these hooks then, and
+ * not otherwise). graphile-worker has no lease: a locked job stays locked until
+ * its worker settles it, or until graphile's own sweep frees locks older than
+ * 4 hours. A deployment may add a piece that frees a dead worker's job sooner,
+ * with graphile's documented admin function forceUnlockWorkers, which "must
+ * never be given a live worker's id". The drill's coordinator plays that
+ * piece, for workers whose lock is older than the drill's lease (plus the skew
+ * margin): an assumption the deployment makes (a lock that old is a dead
+ * worker's), reported as such. A worker that is merely paused, or slow, is
+ * unlocked all the same: that is what the assumption costs, and the drill
+ * shows it.
  */
-
-/** graphile's own sweep frees locks older than this (resetLockedAt). */
-export const GRAPHILE_SWEEP_MS = 4 * 60 * 60 * 1000;
 
 interface LockedRow {
   id: string;

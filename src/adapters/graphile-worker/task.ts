@@ -27,7 +27,7 @@ export interface Settled {
 }
 
 /** The claim graphile handed this worker, in the drill's words: the epoch is `attempts`, which get_job raised. */
-export function claimOf(job: JobHelpers['job'], holder: string, leaseMs: number): Claim {
+export function claimOf(job: JobHelpers['job'], holder: string, lockHeldMs: number): Claim {
   const stored = job.payload as { action?: unknown; payload?: unknown } | null;
   return {
     jobId: String(job.id),
@@ -39,8 +39,8 @@ export function claimOf(job: JobHelpers['job'], holder: string, leaseMs: number)
     epoch: job.attempts,
     holder,
     token: null,
-    // No lease in graphile: the drill's assumption is where it ends.
-    leaseUntil: job.locked_at ? utc(new Date(job.locked_at).getTime() + leaseMs) : null,
+    // No lease in graphile: its lock ends at the sweep (4 h), or at the drill's lease where the coordinator frees it.
+    leaseUntil: job.locked_at ? utc(new Date(job.locked_at).getTime() + lockHeldMs) : null,
   };
 }
 
@@ -72,7 +72,7 @@ export function drillTask(
   settled: Map<string, Settled>,
 ): (payload: unknown, helpers: JobHelpers) => Promise<void> {
   return async (_payload, helpers) => {
-    const claim = claimOf(helpers.job, options.workerId, ctx.leaseMs);
+    const claim = claimOf(helpers.job, options.workerId, ctx.lockHeldMs);
     options.log({ event: 'claimed', jobId: claim.jobId, attempt: claim.attempt, epoch: claim.epoch });
     const lost = new AbortController();
     // No renewal exists to refuse: the attempt's deadline is the only way this holder loses the job from its side.

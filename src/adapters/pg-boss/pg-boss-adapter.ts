@@ -40,6 +40,7 @@ export const pgBossAdapter: QueueAdapter = {
     fencing: 'pg-boss 10 fences no write: complete matches any active job by id, fail any job not yet completed, with no token',
     sagaStore: 'beside-the-run',
     takeover: 'queue',
+    compensation: 'pg-boss 10 has no compensating state: a job out of retries is failed, with nothing to hand it to a compensator',
     clock: 'server',
   },
   soundness: 'observed',
@@ -50,6 +51,8 @@ export const pgBossAdapter: QueueAdapter = {
   },
   // pg-boss loads only here and in connect: every process of every drill reads this registry, and most never use it.
   provision: async (request) => (await import('./provision.js')).provisionPgBoss(request),
+  // pg-boss lives in PostgreSQL: the server restart cuts its workers' and its supervisor's connections.
+  restartServer: async (servers) => (await import('../postgres/restart-server.js')).restartPostgres(resolvePgUrl(servers.pgUrl)),
   connect: async (locator, options) => (await import('./connection.js')).connectPgBoss(locator, options),
   retryPolicyFor: pgBossRetryPolicy,
   fit: (demands) => fitPgBoss(demands),

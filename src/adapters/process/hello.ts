@@ -84,6 +84,9 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
       fencing,
       sagaStore: caps.saga_store === 'in-queue' && OPTIONAL_PARTS.saga.every((op) => ops.has(op)) ? 'in-queue' : 'beside-the-run',
       takeover,
+      compensation: OPTIONAL_PARTS.compensation.every((op) => ops.has(op))
+        ? true
+        : `the child answers no ${OPTIONAL_PARTS.compensation.join(' and ')}: it hands no saga to a compensator`,
       clock,
     },
     ops,

@@ -23,11 +23,23 @@ export const compareCommand = defineCommand({
     only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
     'time-scale': { type: 'number', default: 1, describe: 'stretch every duration of every scenario by this factor, the same for every queue' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every queue' },
+    repeat: {
+      type: 'number',
+      default: 1,
+      describe: 'run each cell this many times, with seeds SEED, SEED+1, ...; a cell whose runs disagree is flaky, with every run listed',
+    },
+    'queue-option': {
+      type: 'string',
+      repeatable: true,
+      describe:
+        "one of a queue's own options: QUEUE:KEY=VALUE, or KEY=VALUE for every queue that accepts it; repeatable " +
+        '(queue-drill queues lists what each accepts and its defaults)',
+    },
     parallel: { type: 'number', default: 2, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
     out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/)' },
     expect: {
       type: 'string',
-      describe: "a YAML file of the verdicts expected per queue and scenario ('*' for the rest) [default: every cell judged, i.e. not an error]",
+      describe: "a YAML file of the verdicts expected per queue and scenario ('*' for the rest) [default: every cell passes]",
     },
     'pg-url': {
       type: 'string',
@@ -52,7 +64,11 @@ export const compareCommand = defineCommand({
     const queues = list(args.queues);
     if (queues.length === 0) throw new UsageError('--queues names no queue; give one or more, comma-separated');
     if (new Set(queues).size !== queues.length) throw new UsageError(`--queues names a queue twice: ${args.queues}`);
-    for (const queue of queues) queueImpl(queue);
+    const impls = queues.map((queue) => queueImpl(queue));
+    if (!Number.isInteger(args.repeat) || args.repeat < 1 || args.repeat > 20)
+      throw new UsageError(`--repeat must be from 1 to 20, got ${args.repeat}`);
+    const { queueOptionFlags } = await import('../../port/queue-options.js');
+    const queueOptions = queueOptionFlags(args['queue-option'], impls);
     const { isTimeScale } = await import('../../scenarios/time-scale.js');
     if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
@@ -65,6 +81,8 @@ export const compareCommand = defineCommand({
         only: list(args.only),
         queues,
         seed: args.seed,
+        repeat: args.repeat,
+        queueOptions,
         timeScale: args['time-scale'],
         restartServers: args['restart-servers'],
         parallel: args.parallel,
@@ -83,10 +101,11 @@ export const compareCommand = defineCommand({
       });
       if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else {
-        const unexpected = report.cells.filter((c) => !c.matched).length;
+        const { cellsHeadline } = await import('../../compare/column-counts.js');
+        const repeats = report.repeat > 1 ? `, each ${report.repeat} times` : '';
         process.stderr.write(
-          `\n${report.scenarios.length} scenarios × ${report.queues.length} queues in ${(report.durationMs / 1000).toFixed(1)} s (seed ${report.seed}): ` +
-            `${unexpected === 0 ? 'every cell as expected' : `${unexpected} cell(s) not as expected`}\n` +
+          `\n${report.scenarios.length} scenarios × ${report.queues.length} queues${repeats} in ${(report.durationMs / 1000).toFixed(1)} s ` +
+            `(seed ${report.seed}): ${cellsHeadline(report.cells)}\n` +
             `comparison: ${Object.values(written).join('\n            ')}\n`,
         );
       }

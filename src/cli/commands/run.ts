@@ -37,6 +37,13 @@ export const runCommand = defineCommand({
       describe: 'run a scenario the machine starved (inconclusive) again, up to N times, each at twice the time scale; every attempt is reported',
     },
     queue: { type: 'string', describe: "the queue implementation for every scenario, instead of the file's (queue-drill queues lists them)" },
+    'queue-option': {
+      type: 'string',
+      repeatable: true,
+      describe:
+        "one of the queue's own options, as its users would set it: [QUEUE:]KEY=VALUE, repeatable, winning over the file's queue_options " +
+        '(queue-drill queues lists what each queue accepts and its defaults)',
+    },
     'pg-url': {
       type: 'string',
       describe: "PostgreSQL for --queue postgres [default: QD_PG_URL, else the scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres]",
@@ -94,6 +101,7 @@ export const runCommand = defineCommand({
     if (!Number.isInteger(retries) || retries < 0 || retries > 5)
       throw new UsageError(`--retry-inconclusive must be a whole number from 0 to 5, got ${retries}`);
     if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
+    const queueOptions = await queueOptionsOfRun(args.file, args.queue, args['queue-option']);
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
     if (!(args['recovery-slack-ms'] >= 0)) throw new UsageError(`--recovery-slack-ms must be 0 or more, got ${args['recovery-slack-ms']}`);
@@ -122,6 +130,7 @@ export const runCommand = defineCommand({
         parallel: args.parallel,
         out: args.out,
         ...(args.queue === undefined ? {} : { queue: args.queue }),
+        queueOptions,
         timeScale,
         retryInconclusive: retries,
         onTimeScale: (line) => process.stderr.write(`${line}\n`),
@@ -147,3 +156,20 @@ export const runCommand = defineCommand({
     }
   },
 });
+
+/** The --queue-option flags, by queue: for --queue, else for the queues the file's scenarios name. */
+async function queueOptionsOfRun(file: string, queue: string | undefined, flags: readonly string[]): Promise<Record<string, Record<string, string>>> {
+  if (flags.length === 0) return {};
+  const { queueImpl } = await import('../../adapters/registry.js');
+  const { queueOptionFlags } = await import('../../port/queue-options.js');
+  let names = queue === undefined ? [] : [queue];
+  if (names.length === 0) {
+    const { loadScenarioFile } = await import('../../scenarios/load.js');
+    const { resolveScenarios } = await import('../../scenarios/resolve.js');
+    names = [...new Set(resolveScenarios(loadScenarioFile(file), { seed: 1 }).map((s) => s.settings.queue))];
+  }
+  return queueOptionFlags(
+    flags,
+    names.map((name) => queueImpl(name)),
+  );
+}

@@ -22,7 +22,8 @@ a { color: #0645ad; } a:focus, button:focus, summary:focus, .mark:focus { outlin
 button.copy { font: inherit; padding: 2px 10px; border: 1px solid var(--ink); background: #fff; cursor: pointer; }
 .verdict { font-weight: 700; padding: 0 6px; border: 2px solid currentColor; white-space: nowrap; }
 .v-pass .verdict { color: var(--good); } .v-fail .verdict, .v-error .verdict { color: var(--bad); border-style: double; border-width: 4px; }
-.v-vacuous .verdict { color: var(--warn); border-style: dashed; } .v-not_judged .verdict { color: var(--muted); border-style: dotted; }
+.v-vacuous .verdict { color: var(--warn); border-style: dashed; }
+.v-not_judged .verdict, .v-not_supported .verdict { color: var(--muted); border-style: dotted; }
 .v-interrupted .verdict { color: var(--bad); border-left-width: 10px; }
 .v-inconclusive .verdict { color: var(--ink); border-style: dashed; background: repeating-linear-gradient(135deg, #fff 0 3px, #ddd 3px 6px); }
 .v-not-started .verdict { color: var(--muted); border-style: dotted; border-width: 1px; }

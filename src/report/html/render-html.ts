@@ -1,4 +1,5 @@
 import { baselineLines } from '../baseline-lines.js';
+import { notJudgedReason } from '../not-judged-reason.js';
 import { describeReproduction } from '../reproduction-line.js';
 import { faultLimits } from '../scenario-facts.js';
 import { allRuns, scenarioLabel } from '../scenario-label.js';
@@ -38,6 +39,7 @@ const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
   vacuous: 'VACUOUS',
   inconclusive: 'INCONCLUSIVE',
   not_judged: 'NOT JUDGED',
+  not_supported: 'NOT SUPPORTED',
   interrupted: 'INTERRUPTED',
   error: 'ERROR',
 };
@@ -228,7 +230,9 @@ function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: n
   const label = scenarioLabel(scenario, allRuns(report));
   const invariants = invariantsSection(scenario, index);
   const layout = layoutScenario(scenario, index);
-  const notJudged = scenario.notJudged !== null ? `<p class="problems">Not judged: ${h(scenario.notJudged)}</p>` : '';
+  const reason = notJudgedReason(scenario);
+  const notRun = scenario.verdict === 'not_supported' ? 'Not supported' : 'Not judged';
+  const notJudged = reason !== null ? `<p class="problems">${notRun}: ${h(reason)}</p>` : '';
   const svg = timelineSvg(layout, invariants.highlighted, `timeline of ${label}`);
   const timeline =
     layout.lanes.length > 0

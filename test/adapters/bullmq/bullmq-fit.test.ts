@@ -13,6 +13,9 @@ const DEMANDS: DrillDemands = {
   approval: false,
   tools: [],
   points: ['after_claim'],
+  holderDies: false,
+  queueOptions: {},
+  timeoutMs: 20_000,
 };
 
 /** What BullMQ's options are set to from a drill's demands, and what it refuses. */

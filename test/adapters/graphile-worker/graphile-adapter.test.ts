@@ -1,37 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withPgClient } from '../../../src/adapters/postgres/connection.js';
+import { databaseUrl, parseLocator } from '../../../src/adapters/graphile-worker/locator.js';
+import { PgUnreachableError, withPgClient } from '../../../src/adapters/postgres/connection.js';
 import { queueImpl } from '../../../src/adapters/registry.js';
 import { runContract } from '../../../src/contract/run-contract.js';
 import { systemClock } from '../../../src/kernel/clock.js';
+import { UsageError } from '../../../src/kernel/errors.js';
 import { seededRandom } from '../../../src/kernel/random.js';
-import type { DrillDemands, QueueConnection } from '../../../src/port/adapter.js';
+import type { Provisioned, QueueConnection } from '../../../src/port/adapter.js';
+import type { DeliveryHandler, WorkOptions } from '../../../src/port/delivery.js';
+import { type QueueOptionValue, resolveQueueOptions } from '../../../src/port/queue-options.js';
 import { SEED_RETRY_DELAY } from '../../../src/queue/retry-delay.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 
 /*
- * The graphile-worker adapter on the real server, in this process: a schema
- * provisioned and dropped, graphile's own addJob deduplicating by job_key while
- * the row exists, and fit's refusal of a drill without the coordinator.
+ * The graphile-worker adapter on the real server, in this process: a database
+ * per drill, made and dropped; graphile's addJob in its default replace mode
+ * (a second job beside a locked one) and in unsafe_dedupe; no takeover hooks
+ * unless release_dead_locks; a drill's migration that never reaches another
+ * drill's worker; the contract's checks.
  */
 
 const adapter = queueImpl('graphile-worker');
+const DIGEST = 'c0ffee'.padEnd(64, '0');
 
-const DEMANDS: DrillDemands = {
-  leaseMs: 300,
-  skewMarginMs: 100,
-  pollMs: 50,
-  maxAttempts: [3],
-  retryDelay: SEED_RETRY_DELAY,
-  coordinator: true,
-  approval: false,
-  tools: [],
-  points: [],
-};
+async function databaseExists(name: string): Promise<boolean> {
+  return withPgClient(PG_URL, async (client) => ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0);
+}
 
-async function schemaExists(schema: string): Promise<boolean> {
-  return withPgClient(PG_URL, async (client) => ((await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount ?? 0) > 0);
+/** Polls `check` until it holds, or fails after `ms` naming what it waited for. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -40,27 +44,27 @@ afterEach(async () => {
   cleanup = [];
 });
 
-describe('graphile-worker: fit', () => {
-  it('refuses a drill without the coordinator, saying why, and maps the rest onto its options', async () => {
-    const refused = await adapter.fit?.({ ...DEMANDS, coordinator: false }, {});
-    expect(refused).toEqual({ ok: false, reason: expect.stringMatching(/4 hours.*forceUnlockWorkers.*without one/) });
-    const fit = await adapter.fit?.(DEMANDS, {});
-    expect(fit).toMatchObject({
-      ok: true,
-      mapping: { pollInterval: 50, maxAttempts: '3', 'lock sweep': expect.stringContaining('after lease_ms 300') },
-    });
-  });
-});
-
 describe.skipIf(skipWithoutPg('the graphile-worker adapter on PostgreSQL (test/adapters/graphile-worker)'))('graphile-worker on PostgreSQL', () => {
-  async function provisioned(): Promise<{ schema: string; queue: QueueConnection }> {
+  async function provision(options: Record<string, QueueOptionValue> = {}, pgUrl = PG_URL): Promise<Provisioned> {
     const run = tempRunDir('gw');
     cleanup.push(run.remove);
-    const made = await adapter.provision({ runDir: run.dir, runId: `test-${randomUUID()}`, servers: { pgUrl: PG_URL } });
+    const made = await adapter.provision({
+      runDir: run.dir,
+      runId: `test-${randomUUID()}`,
+      servers: { pgUrl },
+      options: resolveQueueOptions(adapter.name, adapter.options, options),
+    });
+    const { database } = parseLocator(made.locator);
     cleanup.push(async () => {
       await made.teardown({ keep: false });
-      expect(await schemaExists(made.locator)).toBe(false);
+      expect(await databaseExists(database)).toBe(false);
     });
+    return made;
+  }
+
+  async function connected(options: Record<string, QueueOptionValue> = {}): Promise<QueueConnection> {
+    const made = await provision(options);
+    // As the harness connects: the server's own URL, the drill's database from the locator.
     const queue = await adapter.connect(made.locator, {
       clock: systemClock(),
       random: seededRandom(1),
@@ -68,18 +72,89 @@ describe.skipIf(skipWithoutPg('the graphile-worker adapter on PostgreSQL (test/a
       skewMarginMs: 100,
       retryDelay: SEED_RETRY_DELAY,
       servers: { pgUrl: PG_URL },
+      queueOptions: resolveQueueOptions(adapter.name, adapter.options, options),
     });
     cleanup.push(() => queue.close());
-    return { schema: made.locator, queue };
+    return queue;
   }
 
-  it('provisions a migrated schema of its own, dropped at teardown', async () => {
-    const { schema } = await provisioned();
-    expect(await schemaExists(schema)).toBe(true);
+  /** A worker hosted by the adapter, each job held until `release()`; stopped at the test's end. */
+  function heldWorker(queue: QueueConnection, maxJobs: number): { claimed: string[]; release(): void; done: Promise<{ processed: number }> } {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const claimed: string[] = [];
+    const stop = new AbortController();
+    const handler: DeliveryHandler = async (delivery) => {
+      claimed.push(delivery.jobId);
+      await held;
+      return { kind: 'done', digest: DIGEST };
+    };
+    const options: WorkOptions = {
+      workerId: 'w1',
+      stop: stop.signal,
+      pollMs: 50,
+      exitWhenDrained: false,
+      maxJobs,
+      maxAttemptMs: 60_000,
+      log: () => {},
+    };
+    const done = queue.work(handler, options);
+    cleanup.push(async () => {
+      release();
+      stop.abort();
+      await done;
+    });
+    return { claimed, release, done };
+  }
+
+  it('provisions a database of its own with graphile migrated in, named only by the locator, and drops it at teardown (unless kept)', async () => {
+    const withPassword = new URL(PG_URL);
+    // Under trust auth the server never asks for it; it must never reach the report either way.
+    if (withPassword.password === '') withPassword.password = 'drill-secret';
+    const made = await provision({}, withPassword.href);
+    const { database, schema } = parseLocator(made.locator);
+    expect(made.locator).toBe(database);
+    expect(schema).toBe('graphile_worker');
+    expect(made.locator).not.toContain(withPassword.password);
+    expect(made.where).not.toContain(withPassword.password);
+    expect(made.where).toMatch(new RegExp(`:\\*\\*\\*@.*/${database} schema graphile_worker$`));
+    expect(made.env.QD_PG_URL).toBe(withPassword.href);
+    const migrated = await withPgClient(databaseUrl(PG_URL, database), (client) => client.query('SELECT id FROM graphile_worker.migrations'));
+    expect(migrated.rowCount).toBeGreaterThan(0);
+
+    const kept = await provision();
+    await kept.teardown({ keep: true });
+    expect(await databaseExists(kept.locator)).toBe(true);
   });
 
-  it('tells a created job from a deduplicated one, and records the creation in its history', async () => {
-    const { queue } = await provisioned();
+  it('refuses a run id whose database is already there, and leaves that database alone', async () => {
+    const run = tempRunDir('gw');
+    cleanup.push(run.remove);
+    const request = { runDir: run.dir, runId: `test-${randomUUID()}`, servers: { pgUrl: PG_URL } };
+    const made = await adapter.provision(request);
+    cleanup.push(() => made.teardown({ keep: false }));
+    await expect(adapter.provision(request)).rejects.toThrow(/already exists; a drill's queue is never reused/);
+    expect(await databaseExists(made.locator)).toBe(true);
+  });
+
+  it('connects an observer by the locator alone (the server URL from its flags); a missing database or a bad locator is one line', async () => {
+    const options = {
+      clock: systemClock(),
+      random: seededRandom(1),
+      leaseMs: 300,
+      skewMarginMs: 100,
+      retryDelay: SEED_RETRY_DELAY,
+      servers: { pgUrl: PG_URL },
+    };
+    await expect(adapter.connect('qd_gw_not_there', options)).rejects.toThrow(PgUnreachableError);
+    await expect(adapter.connect('qd_gw_not_there', options)).rejects.toThrow(/qd_gw_not_there/);
+    await expect(adapter.connect('Not;A Locator', options)).rejects.toThrow(UsageError);
+  });
+
+  it('tells a created job from a deduplicated one (replace on a waiting job: the same id), and records the creation in its history', async () => {
+    const queue = await connected();
     const request = { key: 'k-1', action: 'sleep', payload: '{"ms":1}', maxAttempts: 3 };
     const first = await queue.enqueue(request);
     const again = await queue.enqueue(request);
@@ -90,6 +165,66 @@ describe.skipIf(skipWithoutPg('the graphile-worker adapter on PostgreSQL (test/a
       expect.objectContaining({ id: first.jobId, key: 'k-1', action: 'sleep', payload: '{"ms":1}', status: 'pending', maxAttempts: 3 }),
     ]);
     expect(history).toEqual([expect.objectContaining({ jobId: first.jobId, from: null, to: 'pending', actor: 'producer' })]);
+  });
+
+  it("in graphile's default replace mode, the key enqueued while its job is locked makes a second job, which runs too", async () => {
+    const queue = await connected();
+    expect(queue.takeover).toBeUndefined();
+    const request = { key: 'k-1', action: 'sleep', payload: '{"ms":1}', maxAttempts: 3 };
+    const first = await queue.enqueue(request);
+    const worker = heldWorker(queue, 2);
+    await until('the first job to be claimed', () => worker.claimed.includes(first.jobId));
+
+    const second = await queue.enqueue(request);
+    expect(second.outcome).toBe('created');
+    expect(second.jobId).not.toBe(first.jobId);
+    const { jobs } = await queue.snapshot();
+    expect(jobs).toEqual([
+      // Its lock ends at graphile's 4-hour sweep: nothing else frees it.
+      expect.objectContaining({ id: first.jobId, key: 'k-1', status: 'running', holder: 'w1', leaseUntil: expect.any(String) }),
+      expect.objectContaining({ id: second.jobId, key: 'k-1', status: 'pending' }),
+    ]);
+    const running = jobs[0];
+    expect(Date.parse(running?.leaseUntil ?? '') - Date.now()).toBeGreaterThan(3 * 60 * 60 * 1000);
+
+    worker.release();
+    expect(await worker.done).toEqual({ processed: 2 });
+    expect((await queue.snapshot()).jobs.map((j) => [j.id, j.status])).toEqual([
+      [first.jobId, 'done'],
+      [second.jobId, 'done'],
+    ]);
+  });
+
+  it('with job_key_mode unsafe_dedupe, the key enqueued while its job is locked is that job; release_dead_locks offers the takeover hooks', async () => {
+    const queue = await connected({ job_key_mode: 'unsafe_dedupe', release_dead_locks: true });
+    expect(queue.takeover).toBeDefined();
+    const request = { key: 'k-1', action: 'sleep', payload: '{"ms":1}', maxAttempts: 3 };
+    const first = await queue.enqueue(request);
+    const worker = heldWorker(queue, 1);
+    await until('the first job to be claimed', () => worker.claimed.includes(first.jobId));
+    expect(await queue.enqueue(request)).toEqual({ outcome: 'deduplicated', jobId: first.jobId });
+    expect((await queue.snapshot()).jobs.map((j) => [j.id, j.status])).toEqual([[first.jobId, 'running']]);
+    worker.release();
+    expect(await worker.done).toEqual({ processed: 1 });
+  });
+
+  it("one drill's migration never reaches another drill's worker (graphile's NOTIFY is database-wide, each drill has its own)", async () => {
+    const queue = await connected();
+    const first = await queue.enqueue({ key: 'k-1', action: 'sleep', payload: '{}', maxAttempts: 1 });
+    const worker = heldWorker(queue, 2);
+    worker.release();
+    await until('the worker to take its first job', () => worker.claimed.includes(first.jobId));
+    const exitCode = process.exitCode;
+    try {
+      await provision();
+      const second = await queue.enqueue({ key: 'k-2', action: 'sleep', payload: '{}', maxAttempts: 1 });
+      // A worker that heard the other drill's breaking migration would have shut down (exit code 57) before taking this one.
+      expect(await worker.done).toEqual({ processed: 2 });
+      expect(worker.claimed).toEqual([first.jobId, second.jobId]);
+      expect(process.exitCode).not.toBe(57);
+    } finally {
+      process.exitCode = exitCode;
+    }
   });
 
   it('the contract: dedupe passes; the checks that need a manual claim, or fencing, are not judged, each with its reason', {

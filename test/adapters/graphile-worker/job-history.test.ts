@@ -108,4 +108,42 @@ describe('graphile-worker history rebuilt from the trigger', () => {
     expect(history.at(-1)?.reason).toContain('outcome unknown');
     expect(jobs[0]).toMatchObject({ status: 'review', outcome: 'review', reviewReason: 'outcome unknown' });
   });
+
+  it("replace: a waiting job's reset is the producer's change to pending; a locked job's key taken for a second job stays its key", () => {
+    seq = 0;
+    // Every image after the reset carries the payload the enqueue replaced it with.
+    const payload = JSON.stringify({ action: 'plan', payload: '{"a":2}' });
+    const rows = [
+      row({ op: 'INSERT' }),
+      claim(1, 'w1#10'),
+      row({ attempts: 1, lastError: '503', runAt: new Date(T0 + 5_000), byApp: 'qd:worker:w1#10' }),
+      // An enqueue of k1 while it waits: attempts reset, run at once, the new payload.
+      row({ attempts: 0, payload }),
+      { ...claim(1, 'w1#10'), payload },
+      // An enqueue of k1 while it is locked: its key cleared, its attempts used up, and a second job inserted under k1.
+      row({ attempts: 3, key: null, lockedBy: 'w1#10', lockedAt: new Date(T0), payload }),
+      row({ op: 'INSERT', jobId: '2', payload }),
+      row({ attempts: 3, key: null, byApp: 'qd:worker:w1#10', payload }),
+    ];
+    const { jobs, history } = rebuild(rows, 300, new Map());
+    expect(history.filter((t) => t.jobId === '1').map((t) => `${t.from}>${t.to} ${t.actor}`)).toEqual([
+      'null>pending producer',
+      'pending>running worker',
+      'running>retry worker',
+      'retry>pending producer',
+      'pending>running worker',
+      'running>review worker',
+    ]);
+    expect(history[3]?.reason).toMatch(/replaced by an enqueue of its key/);
+    expect(jobs).toEqual([
+      expect.objectContaining({
+        id: '1',
+        key: 'k1',
+        payload: '{"a":2}',
+        status: 'review',
+        reviewReason: expect.stringMatching(/jobKeyMode replace/),
+      }),
+      expect.objectContaining({ id: '2', key: 'k1', status: 'pending' }),
+    ]);
+  });
 });

@@ -15,6 +15,9 @@ const DEMANDS: DrillDemands = {
   approval: false,
   tools: ['write_file'],
   points: ['after_claim'],
+  holderDies: false,
+  queueOptions: {},
+  timeoutMs: 20_000,
 };
 
 describe('pg-boss: how a drill maps onto its options', () => {

@@ -15,6 +15,7 @@ function hello(overrides: Partial<ChildHello> = {}): ChildHello {
       fencing: true,
       sagaStore: 'in-queue',
       takeover: 'coordinator',
+      compensation: true,
       clock: 'caller',
     },
     ops: ALL_OPS,
@@ -33,6 +34,9 @@ const DEMANDS: DrillDemands = {
   approval: false,
   tools: ['write_file'],
   points: ['after_claim'],
+  holderDies: false,
+  queueOptions: {},
+  timeoutMs: 20_000,
 };
 
 describe('whether a child can run a drill, from its hello', () => {
