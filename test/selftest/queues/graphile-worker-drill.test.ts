@@ -3,39 +3,50 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withPgClient } from '../../../src/adapters/postgres/connection.js';
-import { dropSchema } from '../../../src/adapters/postgres/provision.js';
+import { quoteIdent } from '../../../src/adapters/postgres/identifier.js';
 import { connectQueue, queueImpl } from '../../../src/adapters/registry.js';
 import { CLI_PATH } from '../../../src/harness/cli-path.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import type { Transition } from '../../../src/port/snapshot.js';
-import { checkReport } from '../../../src/report/schema.js';
+import { checkReport, type DrillReport } from '../../../src/report/schema.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 
 /*
  * Shipped scenarios on --queue graphile-worker, through the CLI, with real
- * processes and the real server. What they show (observed, and why):
- *  - crash-after-claim runs no coordinator: not judged, since nothing would
- *    free a dead worker's lock before graphile's 4-hour sweep;
- *  - crash-after-write passes: the coordinator frees the dead worker's lock
- *    with forceUnlockWorkers, the next holder resumes at the next step;
- *  - zombie-complete: graphile accepts the paused worker's late complete
- *    (completeJob deletes by id whoever holds the job): the history shows the
- *    done written by w1 under its old epoch after the coordinator took w1's
- *    lock back. Which invariant breaks depends on whether another worker had
- *    claimed it meanwhile (transitions-allowed when not); the write is the fact;
- *  - concurrent-enqueue breaks dedupe-on-enqueue: graphile deletes completed
- *    jobs, so the restarted producer's enqueue of a key whose job is done makes
- *    a second job (job_key dedupes only while the row exists).
+ * processes and the real server. Each drill gets a database of its own (the
+ * report's `where`: postgres://…/qd_gw_… schema graphile_worker), and the
+ * adapter runs graphile as it ships: addJob's default jobKeyMode replace, and
+ * nothing but graphile's own sweep, once a lock is 4 hours old, unlocks a dead
+ * worker's job. What they show (observed, and why):
+ *  - as shipped, a drill whose fault kills or freezes a job's holder is not
+ *    judged, before anything runs: nothing would free the lock within the
+ *    drill (crash-after-claim, crash-after-write);
+ *  - the main run passes --queue-option release_dead_locks=true: the drill's
+ *    coordinator frees a silent worker's lock with forceUnlockWorkers after
+ *    the lease, the piece a deployment may add. crash-after-write needs it, and
+ *    with it passes: the next holder resumes at the next step;
+ *  - zombie-complete (with the option) runs, and is not judged: graphile fences
+ *    no write, so single-holder, the invariant it exists to check, has no
+ *    refusal to judge. Its history shows the fact: the paused worker's late
+ *    done (completeJob deletes by id whoever holds the job), under its old
+ *    epoch, written after the coordinator took its lock back;
+ *  - concurrent-enqueue breaks dedupe-on-enqueue: job_key dedupes only a
+ *    waiting job; graphile deletes a completed one, and in replace mode makes
+ *    a second job beside a locked one (graphile/worker#303), so the restarted
+ *    producer's enqueue of a key makes a second job.
  * At --time-scale 3 (leases 1.2 s, the no-progress watchdog 12 s): graphile has
  * no heartbeat, so at the shipped 400 ms lease a live worker slowed by a busy
  * machine is taken for dead and unlocked, and a slow start of its processes
  * trips the 4 s watchdog; the shape of each scenario is the same.
- * Each schema is kept (--keep) to be read, then dropped.
+ * Each database is kept (--keep) to be read, then dropped.
  */
 
 const cli = (args: string[]) => execa(process.execPath, [CLI_PATH, ...args], { reject: false, env: { CI: 'true', QD_PG_URL: PG_URL } });
+
+/** The drill's database, from the report's `where` (artefacts.store). */
+const DATABASE = /\/(qd_gw_[a-z0-9_]+) schema graphile_worker$/;
 
 let cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -43,15 +54,21 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function schemaExists(schema: string): Promise<boolean> {
-  return withPgClient(PG_URL, async (client) => ((await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount ?? 0) > 0);
+async function databaseExists(database: string): Promise<boolean> {
+  return withPgClient(PG_URL, async (client) => ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount ?? 0) > 0);
 }
 
-async function historyOf(schema: string): Promise<Transition[]> {
-  const queue = await connectQueue(queueImpl('graphile-worker'), schema, {
+async function dropDatabase(database: string): Promise<void> {
+  await withPgClient(PG_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
+}
+
+/** The history of a kept drill, read as its processes ran (with the option the run was given). */
+async function historyOf(database: string): Promise<Transition[]> {
+  const queue = await connectQueue(queueImpl('graphile-worker'), database, {
     clock: systemClock(),
     random: seededRandom(1),
     servers: { pgUrl: PG_URL },
+    queueOptions: { release_dead_locks: true },
   });
   try {
     return (await queue.snapshot()).history;
@@ -60,20 +77,29 @@ async function historyOf(schema: string): Promise<Transition[]> {
   }
 }
 
+function readReport(dir: string): DrillReport {
+  const checked = checkReport(JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')));
+  if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+  return checked.report;
+}
+
 describe.skipIf(skipWithoutPg('shipped scenarios on --queue graphile-worker (test/selftest/queues/graphile-worker-drill.test.ts)'))(
   'graphile-worker drills',
   () => {
     it('runs shipped scenarios through the CLI, with the verdicts graphile-worker earns', { timeout: 240_000 }, async () => {
       const out = tempRunDir('gw-drill');
       cleanup.push(out.remove);
-      const only = 'crash-after-claim,crash-after-write,zombie-complete,concurrent-enqueue';
+      // release_dead_locks=true: crash-after-write and zombie-complete need the coordinator to free a stopped holder's lock
+      // (graphile alone frees it after 4 h, so without the option they are not judged, as asserted below).
       const result = await cli([
         'run',
         'scenarios.yaml',
         '--only',
-        only,
+        'crash-after-write,zombie-complete,concurrent-enqueue',
         '--queue',
         'graphile-worker',
+        '--queue-option',
+        'release_dead_locks=true',
         '--time-scale',
         '3',
         '--parallel',
@@ -82,31 +108,36 @@ describe.skipIf(skipWithoutPg('shipped scenarios on --queue graphile-worker (tes
         '--out',
         out.dir,
       ]);
-      const checked = checkReport(JSON.parse(readFileSync(join(out.dir, 'latest', 'report.json'), 'utf8')));
-      if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
-      const report = checked.report;
-      const schemas = report.scenarios.map((s) => /schema (qd_gw_[a-z0-9_]+)$/.exec(s.artefacts.store)?.[1]).filter((s) => s !== undefined);
-      for (const schema of schemas)
+      const report = readReport(out.dir);
+      const databases = report.scenarios.map((s) => DATABASE.exec(s.artefacts.store)?.[1]).filter((d) => d !== undefined);
+      for (const database of databases)
         cleanup.push(async () => {
-          await dropSchema(PG_URL, schema);
-          expect(await schemaExists(schema)).toBe(false);
+          await dropDatabase(database);
+          expect(await databaseExists(database)).toBe(false);
         });
+      // One database per drill, each named in its `where`.
+      expect(databases, JSON.stringify(report.scenarios.map((s) => s.artefacts.store))).toHaveLength(3);
+      expect(new Set(databases).size).toBe(3);
       expect(result.exitCode, result.stderr).toBe(1);
       const scenario = (name: string) => {
         const found = report.scenarios.find((s) => s.name === name);
         if (!found) throw new Error(`no scenario ${name} in the report`);
         return found;
       };
-      const schemaOf = (name: string) => /schema (qd_gw_[a-z0-9_]+)$/.exec(scenario(name).artefacts.store)?.[1] ?? '';
-
-      expect(scenario('crash-after-claim')).toMatchObject({ verdict: 'not_judged', notJudged: expect.stringContaining('4 hours') });
+      const databaseOf = (name: string) => DATABASE.exec(scenario(name).artefacts.store)?.[1] ?? '';
+      for (const s of report.scenarios) expect(s.queueOptions).toEqual({ job_key_mode: 'replace', release_dead_locks: true });
 
       expect(scenario('crash-after-write').verdict, JSON.stringify(scenario('crash-after-write').invariants)).toBe('pass');
-      const takenBack = await historyOf(schemaOf('crash-after-write'));
+      const takenBack = await historyOf(databaseOf('crash-after-write'));
       expect(takenBack).toContainEqual(expect.objectContaining({ from: 'running', to: 'retry', actor: 'coordinator' }));
       expect(takenBack.at(-1)).toMatchObject({ to: 'done', actor: 'worker' });
 
-      const zombie = await historyOf(schemaOf('zombie-complete'));
+      expect(scenario('zombie-complete')).toMatchObject({
+        verdict: 'not_judged',
+        notJudged: null,
+        unjudgedChecks: [expect.stringMatching(/^single-holder\b.*refuses no stale write/)],
+      });
+      const zombie = await historyOf(databaseOf('zombie-complete'));
       // The paused worker is whichever claimed the job first (epoch 1): w1 or w2, as the race between them went.
       const paused = zombie.find((t) => t.to === 'running')?.worker;
       const unlocked = zombie.findIndex((t) => t.actor === 'coordinator' && t.worker === paused && t.from === 'running');
@@ -118,6 +149,22 @@ describe.skipIf(skipWithoutPg('shipped scenarios on --queue graphile-worker (tes
       const dedupe = scenario('concurrent-enqueue').invariants.find((i) => i.id === 'dedupe-on-enqueue');
       expect(dedupe?.status).toBe('broken');
       expect(dedupe?.evidence.join('\n')).toMatch(/2 jobs in the store/);
+    });
+
+    it("does not judge a drill whose holder dies without release_dead_locks: graphile's sweep frees the lock after 4 h", async () => {
+      const out = tempRunDir('gw-drill-as-shipped');
+      cleanup.push(out.remove);
+      // No --queue-option, no --keep: refused before anything runs, so no database is made.
+      await cli(['run', 'scenarios.yaml', '--only', 'crash-after-claim,crash-after-write', '--queue', 'graphile-worker', '--out', out.dir]);
+      const report = readReport(out.dir);
+      expect(report.scenarios.map((s) => [s.name, s.verdict, s.notJudged, s.artefacts.store])).toEqual(
+        ['crash-after-claim', 'crash-after-write'].map((name) => [
+          name,
+          'not_judged',
+          expect.stringMatching(/releases a dead worker's lock after 4 h.*release_dead_locks=true/),
+          '(none: nothing ran)',
+        ]),
+      );
     });
   },
 );
