@@ -30,10 +30,10 @@ const drill = async (args: string[]) => {
 };
 
 describe('the queue server restarted mid-drill', () => {
-  it('is not judged on an embedded queue, nor without --restart-servers', async () => {
+  it('is not supported on an embedded queue, and not judged without --restart-servers', async () => {
     const embedded = await drill([]);
-    expect(embedded.scenario.verdict).toBe('not_judged');
-    expect(embedded.scenario.notJudged).toMatch(/reference has no server the harness can restart/);
+    expect(embedded.scenario.verdict).toBe('not_supported');
+    expect(embedded.scenario.notSupported).toMatch(/reference has no server the harness can restart/);
     expect(embedded.exitCode).toBe(1);
   });
 

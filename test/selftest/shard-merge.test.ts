@@ -17,7 +17,7 @@ import { tempRunDir } from '../helpers/run-dir.js';
  * lanes, then merged. The merged report must hold the file's every scenario
  * in its order, with what one run of the whole drill gives: every scenario
  * passes but those the queue cannot run as asked (on SQLite, the one that
- * restarts the queue's server: not judged), and exit 0. A run of the whole
+ * restarts the queue's server: not supported), and exit 0. A run of the whole
  * drill is not repeated here to compare with (it would double the test's
  * time); a run that did not give those verdicts would fail `npm run drill`.
  * A replay command from the merged report runs its scenario again.
@@ -58,11 +58,19 @@ describe('the shipped drill as --shard 1/3, 2/3 and 3/3, merged', () => {
     const report: DrillReport = readReport(join(temp.dir, 'merged', 'latest', 'report.json'));
     expect(report.scenarios.map((s) => s.name)).toEqual(drill.map((s) => s.name));
     const verdicts = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));
-    expect(verdicts).toEqual(Object.fromEntries(drill.map((s) => [s.name, unrunnable.includes(s.name) ? 'not_judged' : 'pass'])));
-    expect(report.summary).toMatchObject({ scenarios: drill.length, passed: drill.length - 1, notJudged: 1, failed: 0, vacuous: 0, errors: 0 });
+    expect(verdicts).toEqual(Object.fromEntries(drill.map((s) => [s.name, unrunnable.includes(s.name) ? 'not_supported' : 'pass'])));
+    expect(report.summary).toMatchObject({
+      scenarios: drill.length,
+      passed: drill.length - 1,
+      notSupported: 1,
+      notJudged: 0,
+      failed: 0,
+      vacuous: 0,
+      errors: 0,
+    });
     expect(merged.exitCode, merged.stderr).toBe(0);
     expect(report.exitCode).toBe(0);
-    expect(merged.stderr).toContain(`${drill.length - 1}/${drill.length} passed, 0 failed, 0 vacuous, 1 not judged, 0 errors`);
+    expect(merged.stderr).toContain(`${drill.length - 1}/${drill.length} passed, 0 failed, 0 vacuous, 1 not supported, 0 errors`);
     expect(merged.stderr).toContain(`[${drill.length}/${drill.length}] PASS    ${drill.at(-1)!.name}`);
     expect(report.merged?.map((s) => s.index)).toEqual([1, 2, 3]);
     // The whole drill's summary, after what the earlier step wrote.

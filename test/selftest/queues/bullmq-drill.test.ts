@@ -17,13 +17,13 @@ import { tempRunDir } from '../../helpers/run-dir.js';
  *     ("Lock mismatch": its token no longer holds the lock), the new holder's
  *     complete stands; its effect had already happened (idempotent by key in
  *     the world, so no duplicate).
- * single-holder is never judged: BullMQ records no refusal.
+ * single-holder is never judged: BullMQ records no refusal, so zombie-complete, which exists to check it, is not judged.
  */
 describe.skipIf(skipWithoutRedis('shipped drills on the bullmq queue (test/adapters/bullmq)'))('bullmq: shipped drills', () => {
   let run: ReturnType<typeof tempRunDir> | undefined;
   afterEach(() => run?.remove());
 
-  it('crash-after-claim and zombie-complete pass; single-holder is not judged, for want of refusals; no key is left', async () => {
+  it('crash-after-claim passes; zombie-complete is not judged (single-holder, its point, wants refusals BullMQ keeps none of); no key is left', async () => {
     run = tempRunDir('bullmq-drill');
     const only = 'crash-after-claim,zombie-complete';
     const result = await execa(
@@ -35,7 +35,9 @@ describe.skipIf(skipWithoutRedis('shipped drills on the bullmq queue (test/adapt
     );
     const report = JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport;
     const verdicts = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));
-    expect(verdicts, result.stdout).toEqual({ 'crash-after-claim': 'pass', 'zombie-complete': 'pass' });
+    expect(verdicts, result.stdout).toEqual({ 'crash-after-claim': 'pass', 'zombie-complete': 'not_judged' });
+    const zombie = report.scenarios.find((s) => s.name === 'zombie-complete')!;
+    expect(zombie.unjudgedChecks).toEqual([expect.stringMatching(/^single-holder, which this scenario exists to check: needs refusals/)]);
     for (const scenario of report.scenarios) {
       const single = scenario.invariants.find((i) => i.id === 'single-holder');
       expect(single?.status).toBe('not_judged');
