@@ -1,6 +1,7 @@
 import { PROCESS_PREFIX } from '../adapters/process/process-adapter.js';
 import { QUEUE_IMPLS, type QueueImpl } from '../adapters/registry.js';
 import type { ServerSettings } from '../port/adapter.js';
+import { queueOptionLine } from '../port/queue-options.js';
 
 /*
  * What `--queue` accepts, for a person choosing one: each implementation
@@ -63,10 +64,7 @@ export function queueListings(impls: readonly QueueImpl[] = QUEUE_IMPLS): QueueL
       breaks: [...(impl.breaks ?? [])],
       needs: (impl.needs ?? []).map((server) => SERVERS[server]),
       version: impl.version,
-      options: Object.entries(impl.options ?? {}).map(([key, spec]) => {
-        const values = spec.type === 'number' ? 'a number' : spec.type === 'boolean' ? 'true or false' : spec.type.oneOf.join(' | ');
-        return `${key} (${values}; default ${String(spec.default)}): ${spec.describe}`;
-      }),
+      options: Object.entries(impl.options ?? {}).map(([key, spec]) => `${queueOptionLine(key, spec)}: ${spec.describe}`),
     })),
     {
       name: `${PROCESS_PREFIX}CMD ARGS`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { type FaultActionName, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
-import { FAILPOINTS, type FailpointName, STEP_FAILPOINTS } from '../faults/points.js';
+import { FAILPOINTS, type FailpointName, isHoldersPoint, STEP_FAILPOINTS } from '../faults/points.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { shrinkableFields } from './shrinkable-fields.js';
@@ -48,18 +48,15 @@ export interface Schedule {
   producers: number;
 }
 
-/*
- * A fault on every hit is bounded only where each hit belongs to an attempt of
+/**
+ * Whether a point fault may fire on every hit. It is bounded only where each hit belongs to an attempt of
  * a job (a worker's points): the job runs out of attempts and goes to review.
  * A producer's enqueue and the coordinator's compensation are not counted in
  * attempts: a crash on every hit there outlives every restart and leaves the
  * drill short of rest whatever the queue does, which is no finding.
  */
-const UNBOUNDED_POINTS: readonly FailpointName[] = ['enqueue', 'after_enqueue', 'during_compensation'];
-
-/** Whether a point fault may fire on every hit. */
 export function everyHitAllowed(at: FailpointName): boolean {
-  return !UNBOUNDED_POINTS.includes(at);
+  return isHoldersPoint(at);
 }
 
 /** The points tied to no step: a fault there names none. */

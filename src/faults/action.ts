@@ -41,6 +41,12 @@ export interface PointFaultAction<Name extends string = string, Action extends {
   fields: Readonly<Record<string, ActionField>>;
   /** Firing holds the process (a drill is not at rest until the hold ends). */
   holds: boolean;
+  /**
+   * Fired in a worker holding a job, the job is left with a holder that will
+   * not finish it in time (killed, exited, hung, frozen, its event loop
+   * blocked): the queue must take a dead holder's job back (DrillDemands.holderDies).
+   */
+  stopsHolder: boolean;
   /** A rule's argument as a caller built it, checked: the problem in one line, or null. */
   checkArg(arg: Readonly<Record<string, unknown>> | undefined): string | null;
   /** The action a rule carries, its argument resolved and its defaults filled in. */

@@ -34,6 +34,14 @@ export const STEP_FAILPOINTS = [
 /** The name of one fault point. */
 export type FailpointName = (typeof FAILPOINTS)[number];
 
+/** The points of no job's attempt: a producer's enqueue, the coordinator's compensation. Every other is a worker's, holding a job. */
+const NOT_A_HOLDERS: ReadonlySet<FailpointName> = new Set(['enqueue', 'after_enqueue', 'during_compensation']);
+
+/** Whether a worker reaches this point while it holds a job (an attempt of it): every point but the producers' and the compensator's. */
+export function isHoldersPoint(point: FailpointName): boolean {
+  return !NOT_A_HOLDERS.has(point);
+}
+
 /** Where a child is when it reaches a point: what a fault rule's `where` filters on. */
 export interface FailpointContext {
   point: FailpointName;

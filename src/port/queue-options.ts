@@ -38,14 +38,15 @@ export class QueueOptionError extends InputError {
   readonly code = 'QD_BAD_QUEUE_OPTION';
 }
 
-function specLine(key: string, spec: QueueOptionSpec): string {
+/** An option in a line: `job_key_mode (replace | preserve_run_at; default replace)`. */
+export function queueOptionLine(key: string, spec: QueueOptionSpec): string {
   const values = spec.type === 'number' ? 'a number' : spec.type === 'boolean' ? 'true or false' : spec.type.oneOf.join(' | ');
   return `${key} (${values}; default ${String(spec.default)})`;
 }
 
 function parsed(queue: string, key: string, spec: QueueOptionSpec, raw: QueueOptionValue): QueueOptionValue {
   const text = String(raw).trim();
-  const bad = () => new QueueOptionError(`queue option ${key}=${text} for ${queue}: expected ${specLine(key, spec)}`);
+  const bad = () => new QueueOptionError(`queue option ${key}=${text} for ${queue}: expected ${queueOptionLine(key, spec)}`);
   if (spec.type === 'boolean') {
     if (text === 'true' || text === 'false') return text === 'true';
     throw bad();
@@ -75,7 +76,7 @@ export function resolveQueueOptions(
   for (const [key, raw] of Object.entries(given)) {
     const spec = accepted[key];
     if (!spec) {
-      const known = Object.entries(accepted).map(([k, s]) => specLine(k, s));
+      const known = Object.entries(accepted).map(([k, s]) => queueOptionLine(k, s));
       throw new QueueOptionError(
         `queue option ${key} is not one ${queue} accepts: ${known.length > 0 ? `it accepts ${known.join(', ')}` : 'it accepts none'}`,
       );

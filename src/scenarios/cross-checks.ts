@@ -133,11 +133,23 @@ function at(issue: { field: string; message: string }): CrossIssue {
   return { path: [issue.field], message: issue.message };
 }
 
+/** An invariant the scenario exists to check must be one it runs (`invariants:`, all by default). */
+function checksIssues(scenario: Raw, here: Segment[]): CrossIssue[] {
+  const run = scenario.invariants;
+  if (!Array.isArray(run)) return [];
+  return list(scenario.checks).flatMap((id, c) =>
+    typeof id === 'string' && !run.includes(id)
+      ? [{ path: [...here, 'checks', c], message: `${id} is not among the invariants this scenario runs (${run.join(', ')})` }]
+      : [],
+  );
+}
+
 /** One scenario's problems of reference, at their paths from the file's root. */
 function scenarioIssues(scenario: Raw, index: number, plans: Raw): CrossIssue[] {
   const here: Segment[] = ['scenarios', index];
   const issues: CrossIssue[] = queueIssues([...here, 'queue'], scenario.queue);
   const jobs = jobSteps(scenario.jobs, plans, here, issues);
+  issues.push(...checksIssues(scenario, here));
   list(scenario.faults).forEach((raw, f) => {
     const fault = record(raw);
     if (!fault) return;

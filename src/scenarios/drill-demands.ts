@@ -1,13 +1,8 @@
-import { FAILPOINTS, type FailpointName } from '../faults/points.js';
+import { pointFaultAction } from '../faults/actions/index.js';
+import { isHoldersPoint } from '../faults/points.js';
 import type { DrillDemands } from '../port/adapter.js';
 import type { QueueOptionValues } from '../port/queue-options.js';
 import type { ResolvedScenario } from './resolve.js';
-
-// Where a worker holds a job (every point but the producers' and the compensator's): a fault here that kills or freezes
-// the process leaves the job with a holder that will not finish it.
-const NOT_HOLDING: ReadonlySet<FailpointName> = new Set(['enqueue', 'after_enqueue', 'during_compensation']);
-const HOLDING_POINTS: ReadonlySet<FailpointName> = new Set(FAILPOINTS.filter((point) => !NOT_HOLDING.has(point)));
-const HOLDER_STOPPING_ACTIONS: ReadonlySet<string> = new Set(['crash', 'exit', 'hang', 'pause', 'block']);
 
 /** What a scenario asks of its queue, in the port's words, for the adapter to map onto its own options or refuse. */
 export function drillDemands(scenario: ResolvedScenario, queueOptions: QueueOptionValues = {}): DrillDemands {
@@ -23,7 +18,7 @@ export function drillDemands(scenario: ResolvedScenario, queueOptions: QueueOpti
     approval: settings.approve && steps.some((step) => step.requires_approval),
     tools: [...new Set(steps.map((step) => step.tool))].sort(),
     points: [...new Set(scenario.pointFaults.map((fault) => fault.point))].sort(),
-    holderDies: scenario.pointFaults.some((fault) => HOLDING_POINTS.has(fault.point) && HOLDER_STOPPING_ACTIONS.has(fault.action)),
+    holderDies: scenario.pointFaults.some((fault) => isHoldersPoint(fault.point) && pointFaultAction(fault.action)?.stopsHolder === true),
     queueOptions,
     timeoutMs: settings.timeout_ms,
   };

@@ -157,15 +157,15 @@ export function judgeScenario(
   return { ...entry, verdict: scenarioVerdict(entry) };
 }
 
-/** One line per invariant the scenario exists to check that was not judged: what it needed, in the queue's words. */
+/**
+ * One line per invariant the scenario exists to check that was not judged:
+ * what it needed, in the queue's words (each is one the scenario runs: the
+ * file's cross-checks say so).
+ */
 function unjudgedChecks(checks: readonly InvariantId[], verdicts: readonly Verdict[]): string[] {
-  return checks.flatMap((id) => {
-    const verdict = verdicts.find((v) => v.id === id);
-    if (verdict === undefined) return [`${id}, which this scenario exists to check, is not among the invariants it runs`];
-    return verdict.status === 'not_judged'
-      ? [`${id}, which this scenario exists to check: ${verdict.note ?? 'the queue cannot give its evidence'}`]
-      : [];
-  });
+  return verdicts
+    .filter((v) => v.status === 'not_judged' && checks.includes(v.id))
+    .map((v) => `${v.id}, which this scenario exists to check: ${v.note ?? 'the queue cannot give its evidence'}`);
 }
 
 /**

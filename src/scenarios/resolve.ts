@@ -169,8 +169,7 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
     queueOptions: {
       ...file.defaults.queue_options?.[settings.queue],
       ...scenario.queue_options?.[settings.queue],
-      ...options.queueOptions?.['*'],
-      ...options.queueOptions?.[settings.queue],
+      ...commandLineQueueOptions(options.queueOptions, settings.queue),
     },
   };
 }
@@ -182,6 +181,11 @@ function stripUndefined(scenario: ScenarioInput): Partial<Settings> {
     if (scenario[key] !== undefined) (settings as Record<string, unknown>)[key] = scenario[key];
   }
   return settings;
+}
+
+/** Queue options from the command line, by queue, as they apply to `queue`: those for any queue ('*'), then its own. */
+export function commandLineQueueOptions(byQueue: ResolveOptions['queueOptions'], queue: string): Readonly<Record<string, QueueOptionValue>> {
+  return { ...byQueue?.['*'], ...byQueue?.[queue] };
 }
 
 /** How to resolve a file's scenarios: the seed, the queue instead of the file's, and the stretch of every duration. */

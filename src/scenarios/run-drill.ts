@@ -16,7 +16,7 @@ import { ExclusiveGate } from './exclusive-gate.js';
 import { abortCause } from './interrupted.js';
 import { loadScenarioFile } from './load.js';
 import { withReproduction } from './reproduction.js';
-import { type ResolvedScenario, resolveScenarios } from './resolve.js';
+import { commandLineQueueOptions, type ResolvedScenario, resolveScenarios } from './resolve.js';
 import { restartsServer, runJudged } from './run-judged.js';
 import { WorldHost } from './runner/world-host.js';
 import type { ScenarioFile } from './schema.js';
@@ -227,10 +227,7 @@ async function runRetried(
   for (let attempt = 0; ; attempt++) {
     const scale = scenario.timeScale ?? 1;
     const queue = scenario.settings.queue;
-    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, {
-      ...options.queueOptions?.['*'],
-      ...options.queueOptions?.[queue],
-    });
+    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, commandLineQueueOptions(options.queueOptions, queue));
     const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
     const report = await runJudged(scenario, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
     const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;

@@ -184,6 +184,11 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'a check among no invariant the scenario runs',
+    text: withScenario(`${BASIC}\ninvariants: [no-lost-job]\nchecks:\n  - single-holder #@k`),
+    issues: [{ path: 'scenarios[0].checks[0]', at: 'k', says: 'single-holder is not among the invariants this scenario runs (no-lost-job)' }],
+  },
+  {
     name: 'unknown key in a point fault',
     text: withScenario(`${BASIC}\nfaults:\n  - at: after_claim\n    action: crash\n    were: { worker: w1 } #@k`),
     issues: [{ path: 'scenarios[0].faults[0].were', at: 'k', says: `unknown key "were"; allowed: ${POINT_FAULT_KEYS}`, column: 9 }],

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
+import { restartPostgresServer } from '../postgres/restart-server.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
 import { fitGraphile } from './fit.js';
 import { databaseUrl, GRAPHILE_SCHEMA, graphileDatabaseFor, locatorOf, parseLocator } from './locator.js';
@@ -37,7 +38,7 @@ export const graphileAdapter: QueueAdapter = {
     await assertCanCreateDatabase(resolvePgUrl(servers.pgUrl));
   },
   // graphile-worker lives in PostgreSQL: the server restart cuts its workers' connections and LISTEN.
-  restartServer: async (servers) => (await import('../postgres/restart-server.js')).restartPostgres(resolvePgUrl(servers.pgUrl)),
+  restartServer: restartPostgresServer,
   async provision(request) {
     // graphile-worker loads only here and in connect: every process of every drill reads this registry, and most never use it.
     const { dropDatabase, provisionDatabase } = await import('./provision.js');

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, resolvePgUrl } from '../postgres/connection.js';
+import { restartPostgresServer } from '../postgres/restart-server.js';
 import { fitPgBoss } from './fit.js';
 import { pgBossRetryPolicy } from './mapping.js';
 
@@ -52,7 +53,7 @@ export const pgBossAdapter: QueueAdapter = {
   // pg-boss loads only here and in connect: every process of every drill reads this registry, and most never use it.
   provision: async (request) => (await import('./provision.js')).provisionPgBoss(request),
   // pg-boss lives in PostgreSQL: the server restart cuts its workers' and its supervisor's connections.
-  restartServer: async (servers) => (await import('../postgres/restart-server.js')).restartPostgres(resolvePgUrl(servers.pgUrl)),
+  restartServer: restartPostgresServer,
   connect: async (locator, options) => (await import('./connection.js')).connectPgBoss(locator, options),
   retryPolicyFor: pgBossRetryPolicy,
   fit: (demands) => fitPgBoss(demands),

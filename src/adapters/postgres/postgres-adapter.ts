@@ -4,7 +4,7 @@ import { referenceCapabilities } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
 import { createSchema, dropSchema, schemaNameFor } from './provision.js';
-import { restartPostgres } from './restart-server.js';
+import { restartPostgresServer } from './restart-server.js';
 
 /** The environment variable the drill's processes find the server in (never their command line: a URL may carry a password). */
 const URL_ENV = 'QD_PG_URL';
@@ -40,7 +40,7 @@ export const postgresAdapter: QueueAdapter = {
       },
     };
   },
-  restartServer: (servers) => restartPostgres(resolvePgUrl(servers.pgUrl)),
+  restartServer: restartPostgresServer,
   async connect(locator, options) {
     const url = resolvePgUrl(options.servers?.pgUrl);
     // A server that does not answer is one line naming it, not a driver's stack trace at the first query.

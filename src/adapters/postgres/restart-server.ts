@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { InputError } from '../../kernel/errors.js';
-import { assertPgReachable } from './connection.js';
+import type { ServerSettings } from '../../port/adapter.js';
+import { assertPgReachable, resolvePgUrl } from './connection.js';
 
 const run = promisify(execFile);
 
@@ -44,4 +45,9 @@ export async function restartPostgres(url: string): Promise<string> {
     }
   }
   return `PostgreSQL ${version}/${name} on port ${port} restarted, answering again after ${Date.now() - started} ms`;
+}
+
+/** The restart_server fault of every queue that lives in PostgreSQL (the reference's, pg-boss, graphile-worker): its server, restarted. */
+export function restartPostgresServer(servers: ServerSettings): Promise<string> {
+  return restartPostgres(resolvePgUrl(servers.pgUrl));
 }

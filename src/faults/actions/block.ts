@@ -13,6 +13,7 @@ export const block: PointFaultAction<'block', { type: 'block'; ms: number }> = {
   summary: 'the process blocks its own event loop for ms (no timers, no lease renewal, no I/O), then goes on: a zombie nothing stopped',
   fields: { ms: { kind: 'ms', required: true, describe: 'how long the event loop stays blocked' } },
   holds: false,
+  stopsHolder: true,
   checkArg: (arg) => (isDuration(arg?.ms) ? null : 'block needs arg.ms >= 0'),
   resolve: (arg) => ({ type: 'block', ms: arg!.ms as number }),
   async fire(action, control) {

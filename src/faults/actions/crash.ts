@@ -6,6 +6,7 @@ export const crash: PointFaultAction<'crash', { type: 'crash' }> = {
   summary: 'SIGKILL the process while it is held at the point',
   fields: {},
   holds: false,
+  stopsHolder: true,
   checkArg: (arg) => (arg === undefined ? null : 'crash takes no arg'),
   resolve: () => ({ type: 'crash' }),
   async fire(_action, control) {

@@ -7,6 +7,7 @@ export const delay: PointFaultAction<'delay', { type: 'delay'; ms: number }> = {
   summary: 'the process waits ms at the point, then goes on',
   fields: { ms: { kind: 'ms', required: true, describe: 'how long it waits' } },
   holds: false,
+  stopsHolder: false,
   checkArg: (arg) => (isDuration(arg?.ms) ? null : 'delay needs arg.ms >= 0'),
   resolve: (arg) => ({ type: 'delay', ms: arg!.ms as number }),
   async fire(action, control) {

@@ -28,6 +28,7 @@ export const error: PointFaultAction<'error', { type: 'error'; kind: InjectedErr
     message: { kind: 'text', required: false, describe: "the error's message [default: names the point and the rule]" },
   },
   holds: false,
+  stopsHolder: false,
   checkArg(arg) {
     if (!isKind(arg?.kind)) return `error needs arg.kind, one of ${INJECTED_ERROR_KINDS.join(', ')}`;
     if (arg.message !== undefined && typeof arg.message !== 'string') return 'error arg.message must be a string';

@@ -8,6 +8,7 @@ export const exit: PointFaultAction<'exit', { type: 'exit'; code: number }> = {
   summary: 'the process exits at the point (code 1 unless given)',
   fields: { code: { kind: 'exit-code', required: false, describe: 'the exit code [default: 1]' } },
   holds: false,
+  stopsHolder: true,
   checkArg: (arg) =>
     arg?.code === undefined || isExitCode(arg.code) ? null : `exit arg.code must be an integer in [0, 255], got ${String(arg.code)}`,
   resolve: (arg) => ({ type: 'exit', code: (arg?.code as number | undefined) ?? 1 }),

@@ -6,6 +6,7 @@ export const hang: PointFaultAction<'hang', { type: 'hang' }> = {
   summary: 'the process never goes on from the point (it lives on, its lease must be taken back)',
   fields: {},
   holds: false,
+  stopsHolder: true,
   checkArg: (arg) => (arg === undefined ? null : 'hang takes no arg'),
   resolve: () => ({ type: 'hang' }),
   async fire(_action, control) {

@@ -6,6 +6,7 @@ export const pause: PointFaultAction<'pause', { type: 'pause'; ms: number }> = {
   summary: 'SIGSTOP the process for ms, then SIGCONT it (the zombie worker)',
   fields: { ms: { kind: 'ms', required: true, describe: 'how long the process stays stopped' } },
   holds: true,
+  stopsHolder: true,
   checkArg: (arg) => (isDuration(arg?.ms) ? null : 'pause needs arg.ms >= 0'),
   resolve: (arg) => ({ type: 'pause', ms: arg!.ms as number }),
   async fire(action, control) {

@@ -14,6 +14,7 @@ export const restartServer: PointFaultAction<'restart_server', { type: 'restart_
   summary: "restart the queue's server (PostgreSQL, Redis) while the process is held at the point, then let it go on (needs --restart-servers)",
   fields: {},
   holds: true,
+  stopsHolder: false,
   checkArg: (arg) => (arg === undefined ? null : 'restart_server takes no arg'),
   resolve: () => ({ type: 'restart_server' }),
   async fire(_action, control) {

@@ -1,14 +1,11 @@
 import { Job } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bullmqAdapter } from '../../../src/adapters/bullmq/bullmq-adapter.js';
-import { systemClock } from '../../../src/kernel/clock.js';
-import { seededRandom } from '../../../src/kernel/random.js';
 import type { QueueConnection } from '../../../src/port/adapter.js';
 import type { TxEntry, TxRow } from '../../../src/port/checkpoint.js';
 import type { Claim } from '../../../src/port/delivery.js';
 import { stepStates } from '../../../src/saga/tx-log.js';
-import { REDIS_URL, skipWithoutRedis } from '../../helpers/redis.js';
-import { tempRunDir } from '../../helpers/run-dir.js';
+import { skipWithoutRedis } from '../../helpers/redis.js';
+import { freshBullmqQueue } from './fresh-queue.js';
 
 /*
  * A person's approval on BullMQ reaches the very next delivery of the job:
@@ -27,25 +24,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function freshQueue(name: string): Promise<QueueConnection> {
-  const dir = tempRunDir(`bullmq-${name}`);
-  cleanup.push(dir.remove);
-  const provisioned = await bullmqAdapter.provision({
-    runDir: dir.dir,
-    runId: `test bullmq ${name} ${process.pid}`,
-    servers: { redisUrl: REDIS_URL },
-  });
-  cleanup.push(() => provisioned.teardown({ keep: false }));
-  const queue = await bullmqAdapter.connect(provisioned.locator, {
-    clock: systemClock(),
-    random: seededRandom(1),
-    leaseMs: 30_000,
-    skewMarginMs: 1_000,
-    retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 },
-    servers: { redisUrl: REDIS_URL },
-  });
-  cleanup.push(() => queue.close());
-  return queue;
+function freshQueue(name: string): Promise<QueueConnection> {
+  return freshBullmqQueue(name, { leaseMs: 30_000, skewMarginMs: 1_000 }, cleanup);
 }
 
 const APPROVAL: TxEntry = { stepId: 'charge', action: 'approve', key: 'k1:charge', status: 'success', detail: 'approved by alice' };

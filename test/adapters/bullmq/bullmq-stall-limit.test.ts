@@ -1,18 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bullmqAdapter } from '../../../src/adapters/bullmq/bullmq-adapter.js';
 import { MAX_STALLED_COUNT } from '../../../src/adapters/bullmq/fit.js';
-import { systemClock } from '../../../src/kernel/clock.js';
-import { seededRandom } from '../../../src/kernel/random.js';
 import type { QueueConnection } from '../../../src/port/adapter.js';
 import type { Claim } from '../../../src/port/delivery.js';
 import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
 import { attemptsBounded } from '../../../src/scenarios/invariants/attempts-bounded.js';
 import { historyComplete } from '../../../src/scenarios/invariants/history-complete.js';
 import { transitionsAllowed } from '../../../src/scenarios/invariants/transitions-allowed.js';
-import { REDIS_URL, skipWithoutRedis } from '../../helpers/redis.js';
-import { tempRunDir } from '../../helpers/run-dir.js';
+import { skipWithoutRedis } from '../../helpers/redis.js';
 import { cleanEvidence, judged } from '../../scenarios/invariants/evidence-builder.js';
+import { freshBullmqQueue } from './fresh-queue.js';
 
 /*
  * BullMQ's stall limit on a real Redis: a holder that never renews its lock
@@ -30,25 +27,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function freshQueue(name: string): Promise<QueueConnection> {
-  const dir = tempRunDir(`bullmq-${name}`);
-  cleanup.push(dir.remove);
-  const provisioned = await bullmqAdapter.provision({
-    runDir: dir.dir,
-    runId: `test bullmq ${name} ${process.pid}`,
-    servers: { redisUrl: REDIS_URL },
-  });
-  cleanup.push(() => provisioned.teardown({ keep: false }));
-  const queue = await bullmqAdapter.connect(provisioned.locator, {
-    clock: systemClock(),
-    random: seededRandom(1),
-    leaseMs: LEASE_MS,
-    skewMarginMs: 50,
-    retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 },
-    servers: { redisUrl: REDIS_URL },
-  });
-  cleanup.push(() => queue.close());
-  return queue;
+function freshQueue(name: string): Promise<QueueConnection> {
+  return freshBullmqQueue(name, { leaseMs: LEASE_MS, skewMarginMs: 50 }, cleanup);
 }
 
 /** Claims as `worker` once the stalled checker has put the job back (or null after 10 s): the claimer never renews. */
