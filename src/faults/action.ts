@@ -25,6 +25,8 @@ export interface FiringControl {
   signal(signal: NodeJS.Signals): void;
   /** Stops the child's group for `ms`, then continues it; resolves when it goes on (or the controller stopped). */
   hold(ms: number): Promise<void>;
+  /** As hold, but goes on as soon as the job of this point is claimed again by a later attempt (at most `ms`); says which ended it. */
+  holdUntilClaimedAgain(ms: number): Promise<'claimed' | 'timed-out'>;
   /** Whether the controller still answers (a hold may end with it stopped). */
   readonly active: boolean;
   /** Records that a held child goes on: the end of a hold on the timeline. */

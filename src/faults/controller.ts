@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../kernel/clock.js';
 import { InternalError } from '../kernel/errors.js';
 import type { FiringControl } from './action.js';
 import { pointFaultAction } from './actions/index.js';
+import { ClaimWatch } from './claim-watch.js';
 import type { ControlFactory, ControlHandler, ControlledChild } from './control-channel.js';
 import type { FaultPlan, PointFaultActionSpec } from './fault-plan.js';
 import { type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest, isFailpointName } from './points.js';
@@ -64,6 +65,8 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Restarts the queue's server, for the restart_server action; absent where the queue has none the drill may restart. */
   restartServer?: () => Promise<string>;
+  /** The claims every controller of the drill sees (a pause until the job is claimed again waits on it). @default one per controller */
+  claims?: ClaimWatch;
 }
 
 /** Answers one child's failpoints from a FaultPlan and records the timeline. */
@@ -74,6 +77,7 @@ export class FailpointController implements ControlHandler {
   readonly errors: ControlChannelError[] = [];
   private readonly decoder = new StringDecoder('utf8');
   private readonly clock: Clock;
+  private readonly claims: ClaimWatch;
   private pending = '';
   private queue: Promise<void> = Promise.resolve();
   private pauseTimer: NodeJS.Timeout | undefined;
@@ -91,6 +95,7 @@ export class FailpointController implements ControlHandler {
     private readonly options: ControllerOptions,
   ) {
     this.clock = options.clock ?? systemClock();
+    this.claims = options.claims ?? new ClaimWatch();
     channel.on('data', this.onData);
     channel.on('close', this.onClose);
     channel.on('error', this.onChannelError);
@@ -140,6 +145,8 @@ export class FailpointController implements ControlHandler {
     const request = this.parse(line);
     if (request === undefined) return;
     const { context } = request;
+    if (context.point === 'after_claim' && context.jobKey !== undefined && context.attempt !== undefined)
+      this.claims.seen(context.jobKey, context.attempt);
     const decision = this.options.plan.decide(context);
     if (decision === null) {
       this.record('hit', context, { type: 'continue' });
@@ -153,6 +160,21 @@ export class FailpointController implements ControlHandler {
       answer: (answer) => this.answer({ ...answer, seq: request.seq }),
       signal: (signal) => this.signal(signal),
       hold: (ms) => this.pause(ms),
+      holdUntilClaimedAgain: async (ms) => {
+        if (context.jobKey === undefined || context.attempt === undefined) {
+          await this.pause(ms);
+          return 'timed-out';
+        }
+        const later = this.claims.laterClaim(context.jobKey, context.attempt);
+        let claimed = false;
+        void later.claimed.then(() => {
+          claimed = true;
+          this.endPause();
+        });
+        await this.pause(ms);
+        later.cancel();
+        return claimed ? 'claimed' : 'timed-out';
+      },
       get active() {
         return isActive();
       },
@@ -178,6 +200,17 @@ export class FailpointController implements ControlHandler {
         resolve();
       }, ms);
     });
+  }
+
+  // Ends a pause in progress now, as its timer would.
+  private endPause(): void {
+    if (this.pauseTimer === undefined) return;
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = undefined;
+    const resume = this.resumePause;
+    this.resumePause = undefined;
+    this.signal('SIGCONT');
+    resume?.();
   }
 
   private parse(line: string): FailpointRequest | undefined {
@@ -243,5 +276,6 @@ export class FailpointController implements ControlHandler {
 
 /** The supervisor's `control` option for a plan: one controller per spawned child, all sharing the plan. */
 export function controlWith(options: ControllerOptions): ControlFactory {
-  return (child, channel) => new FailpointController(child, channel, options);
+  const shared = { ...options, claims: options.claims ?? new ClaimWatch() };
+  return (child, channel) => new FailpointController(child, channel, shared);
 }

@@ -299,6 +299,12 @@ export interface QueueAdapter {
    */
   fit?(demands: DrillDemands, servers: ServerSettings): DrillFit | Promise<DrillFit>;
   /**
+   * The shortest lease the queue can keep (pg-boss counts whole seconds): a
+   * scenario with a shorter one runs with every duration stretched until its
+   * lease is this long, in the same shape, instead of not at all.
+   */
+  shortestLease?: { ms: number; why: string };
+  /**
    * Restarts the queue's server (the restart_server fault), resolving once it
    * answers again, with a line saying what was done. Absent for a queue with
    * no server the harness may restart (an embedded file).

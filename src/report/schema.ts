@@ -320,6 +320,10 @@ export const ScenarioReportSchema = z.strictObject({
     .string()
     .nullable()
     .describe("where the queue's own clock (its retry backoff, its recovery) made the drill wait longer than the scenario asked, or null"),
+  world: z
+    .enum(['fenced', 'plain'])
+    .optional()
+    .describe("fenced: the world refused a call under an older lease's epoch than one it had seen; plain: it applied what it was sent"),
   durationMs: milliseconds(),
   phases: ScenarioPhasesSchema.optional().describe("where the scenario's wall time went"),
   runDir: text(),

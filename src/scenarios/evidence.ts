@@ -3,7 +3,7 @@ import type { RetryDelayPolicy } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import type { Plan } from '../saga/plan.js';
-import type { EffectRow } from '../world/ledger.js';
+import type { CallRow, DeliveryRow, EffectRow } from '../world/ledger.js';
 
 export { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
 export type { Expectation, StarvedSpan, TimelineEvent, Verdict } from '../report/schema.js';
@@ -32,6 +32,12 @@ export interface Accepted {
   expect: Expectation;
 }
 
+/** The world's record, in one sequence of its own (src/world/ledger/deliveries-table.ts). */
+export interface WorldRecord {
+  calls: CallRow[];
+  deliveries: DeliveryRow[];
+}
+
 /** One process log, whole. */
 export interface LogFile {
   name: string;
@@ -54,6 +60,8 @@ export interface Evidence {
   incidents: Incident[];
   /** The world's ledger: every applied effect. */
   effects: EffectRow[];
+  /** The world's own record of who acted when, in its order: every call, and what holders told it of their deliveries; absent: not read. */
+  world?: WorldRecord;
   /** The keys the producers asked for. */
   accepted: Accepted[];
   timeline: TimelineEvent[];
@@ -94,4 +102,10 @@ export interface Invariant {
   statement: string;
   needs: readonly EvidenceKind[];
   check(evidence: Evidence): Verdict;
+  /**
+   * Where the queue cannot give what `needs` names, the part of the invariant
+   * that can still be judged from the harness's own evidence (`missing`: why
+   * the rest cannot); null when that part had nothing to judge either.
+   */
+  checkWithout?(evidence: Evidence, missing: string): Verdict | null;
 }

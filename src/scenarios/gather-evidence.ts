@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import type { QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
+import { allCalls } from '../world/ledger/calls-table.js';
+import { allDeliveries } from '../world/ledger/deliveries-table.js';
+import { withLedgerFile } from '../world/ledger/read-file.js';
 import { type EffectRow, readLedger } from '../world/ledger.js';
 import { acceptedJobs, isProducerLog } from './accepted-jobs.js';
-import type { Accepted, Evidence, EvidenceAvailability, LogFile, TimelineEvent } from './evidence.js';
+import type { Accepted, Evidence, EvidenceAvailability, LogFile, TimelineEvent, WorldRecord } from './evidence.js';
 import type { ResolvedScenario } from './resolve.js';
 import { producerNames } from './runner/role-args.js';
 
@@ -78,6 +81,15 @@ function readEffects(ledger: string, missing: string[]): EffectRow[] {
   }
 }
 
+/** The world's own record of who acted when (its calls, and the holders' delivery reports), in its order; absent with the ledger (already said missing). */
+function readWorldRecord(ledger: string): WorldRecord | undefined {
+  try {
+    return withLedgerFile(ledger, (db) => ({ calls: allCalls(db), deliveries: allDeliveries(db) }));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The log every process the harness started must have left (name#n → name.n.log), and each producer's first one. */
 export function missingLogs(scenario: ResolvedScenario, timeline: readonly TimelineEvent[], logs: readonly LogFile[]): string[] {
   const present = new Set(logs.map((log) => log.name));
@@ -135,6 +147,7 @@ export async function gatherEvidence(input: {
     txLog,
     incidents,
     effects: readEffects(input.ledger, missing),
+    world: readWorldRecord(input.ledger),
     accepted: readAccepted(input.scenario, logs, missing),
     timeline: input.timeline,
     logs,

@@ -126,6 +126,7 @@ export function judgeScenario(
     queueSettings: run.queueSettings ?? {},
     queueOptions: run.queueOptions ?? {},
     queueTiming: run.queueTiming ?? null,
+    world: scenario.worldFences === false ? 'plain' : 'fenced',
     durationMs: run.durationMs,
     // Judging is timed by whoever judges (run-judged.ts), once the entry is made.
     ...(run.phases ? { phases: { ...run.phases, judgeMs: 0 } } : {}),

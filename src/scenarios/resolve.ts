@@ -1,3 +1,4 @@
+import { type QueueImpl, queueImpl } from '../adapters/registry.js';
 import { argOf } from '../faults/action-fields.js';
 import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
 import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
@@ -46,6 +47,10 @@ export interface ResolvedScenario {
   secrets: string[];
   /** Every duration of it was multiplied by this (--time-scale, or a rerun of an inconclusive run at twice its scale). @default 1 */
   timeScale?: number;
+  /** Whether its world refuses stale fences (src/world/ledger/settings-table.ts). @default true */
+  worldFences?: boolean;
+  /** Why every duration was stretched beyond the scale asked for: the queue's shortest lease. @default null */
+  stretchedForQueue?: string | null;
   /** The invariants it exists to check (a run that could not judge one is not judged). @default none */
   checks?: InvariantId[];
   /** The options given for its queue (file defaults, then the scenario's, then the command line's), not yet checked against the queue. */
@@ -115,8 +120,9 @@ const DURATION_FIELDS: ReadonlySet<string> = new Set(
 
 function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: ResolveOptions): ResolvedScenario {
   const { seed, queue } = options;
-  const k = options.timeScale ?? 1;
   const merged = { ...BUILT_IN_DEFAULTS, ...file.defaults, ...stripUndefined(scenario), ...(queue ? { queue } : {}) } as Settings;
+  const stretch = stretchForQueue(merged, options.timeScale ?? 1);
+  const k = stretch.k;
   const settings: Settings = scaleSettings(merged, k);
   const jobs: ResolvedJob[] = [];
   const secrets: string[] = [];
@@ -165,6 +171,8 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
     invariants: scenario.invariants === 'all' ? [...INVARIANT_IDS] : scenario.invariants,
     secrets,
     timeScale: k,
+    stretchedForQueue: stretch.line,
+    worldFences: worldFences(settings),
     checks: scenario.checks,
     queueOptions: {
       ...file.defaults.queue_options?.[settings.queue],
@@ -172,6 +180,31 @@ function resolveScenario(file: ScenarioFile, scenario: ScenarioInput, options: R
       ...commandLineQueueOptions(options.queueOptions, settings.queue),
     },
   };
+}
+
+/**
+ * The scale a scenario runs at on its queue: the one asked for, or more where
+ * the queue cannot keep a lease as short as the scenario's (the line says so).
+ */
+function stretchForQueue(settings: Settings, asked: number): { k: number; line: string | null } {
+  const shortest = knownQueue(settings.queue)?.shortestLease;
+  if (!shortest || settings.lease_ms * asked >= shortest.ms) return { k: asked, line: null };
+  const k = Math.ceil((shortest.ms / settings.lease_ms) * 100) / 100;
+  return { k, line: `every duration ×${k} (lease ${settings.lease_ms} → ${Math.round(settings.lease_ms * k)} ms): ${shortest.why}` };
+}
+
+/** Whether the scenario's world fences: as set, or (auto) on for the built-in queues and off for the queues people run. */
+function worldFences(settings: Settings): boolean {
+  if (settings.world_fences !== 'auto') return settings.world_fences === 'on';
+  return knownQueue(settings.queue)?.soundness !== 'observed';
+}
+
+function knownQueue(name: string): QueueImpl | undefined {
+  try {
+    return queueImpl(name);
+  } catch {
+    return undefined; // an unknown queue is reported where it is used, with the list of known ones
+  }
 }
 
 // The scenario object carries settings mixed with its own fields; only settings keys matter here.

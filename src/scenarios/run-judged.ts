@@ -44,10 +44,15 @@ export async function runJudged(
   const run = await runScenario(timed.scenario, runDir, signal, { ...options, queueOptions });
   const judging = Date.now();
   const report = judgeScenario(
-    { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timed.line },
+    { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timingLine(scenario.stretchedForQueue ?? null, timed.line) },
     { ...meta, interruptedBy: abortCause(signal) },
   );
   return report.phases ? { ...report, phases: { ...report.phases, judgeMs: Date.now() - judging } } : report;
+}
+
+function timingLine(...lines: Array<string | null>): string | null {
+  const given = lines.filter((line): line is string => line !== null);
+  return given.length > 0 ? given.join('; ') : null;
 }
 
 /** Whether the scenario restarts its queue's server (the restart_server fault). */

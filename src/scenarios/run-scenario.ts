@@ -16,6 +16,8 @@ import { resolveServers } from '../port/servers.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
+import { setFences } from '../world/ledger/settings-table.js';
+import { WorldLedger } from '../world/ledger.js';
 import type { Evidence, StarvedSpan } from './evidence.js';
 import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
 import type { ResolvedScenario } from './resolve.js';
@@ -281,6 +283,7 @@ async function drill(
   let closeWorld = async (): Promise<void> => {};
   let hostSpans: string | undefined;
   try {
+    setUpWorld(run.ledger, scenario.worldFences ?? true);
     const world = run.worlds ? await run.worlds.open(run.ledger, join(run.runDir, 'world.1.log')) : await ownWorld(run.supervisor, run.ledger);
     closeWorld = world.close;
     hostSpans = world.starvedLog;
@@ -311,6 +314,16 @@ function inTimeOrder<E extends { at: string }>(events: readonly E[]): E[] {
 }
 
 /** A world process for this scenario alone, stopped with its other processes. */
+/** Writes how the world behaves into its ledger file, before any world process opens it. */
+function setUpWorld(file: string, fences: boolean): void {
+  const ledger = WorldLedger.open(file);
+  try {
+    setFences(ledger.db, fences);
+  } finally {
+    ledger.close();
+  }
+}
+
 async function ownWorld(
   supervisor: Supervisor,
   ledger: string,

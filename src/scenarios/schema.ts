@@ -147,6 +147,15 @@ export const SettingsSchema = z.strictObject({
    * (`queue-drill queues` lists them); a --queue-option flag wins.
    */
   queue_options: z.record(z.string().min(1), z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]))),
+  /**
+   * Whether the world refuses a call under an older lease's epoch than one it
+   * has seen (on: world-side fencing, the reference design's service) or
+   * applies what it is sent (off: a plain service, so a stale holder's effect
+   * reaches the ledger). auto: on for the built-in queues, off for the queues
+   * people run (BullMQ, pg-boss, graphile-worker), whose workers' services
+   * seldom take a fencing token.
+   */
+  world_fences: z.enum(['auto', 'on', 'off']),
 });
 
 export const BUILT_IN_DEFAULTS = {
@@ -166,6 +175,7 @@ export const BUILT_IN_DEFAULTS = {
   restart: { after_ms: 20, max: 10 },
   enqueue_again: false,
   queue_options: {},
+  world_fences: 'auto',
 } satisfies z.input<typeof SettingsSchema>;
 
 const ScenarioSchema = SettingsSchema.partial().extend({

@@ -7,6 +7,7 @@ import { secretsInPayload } from '../kernel/redact.js';
 import type { DeliveryHandler } from '../port/delivery.js';
 import type { RetryDelayPolicy } from '../queue/retry-delay.js';
 import type { WorldPort } from '../saga/world-port.js';
+import { DeliveryReports } from './delivery-reports.js';
 import { runAction } from './run-action.js';
 import { settleFailure } from './settle-failure.js';
 
@@ -57,9 +58,10 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
   if (options.world) await import('./run-plan-job.js');
   // Its first line says it is up (the drill's watchdog does not count a start as the queue's time: see supervise.ts).
   log({ event: 'started', pid: process.pid, leaseMs: options.leaseMs });
+  const reports = new DeliveryReports(options.world);
   let processed = 0;
   try {
-    ({ processed } = await queue.work(drillHandler(options, now), {
+    ({ processed } = await queue.work(drillHandler(options, now, reports), {
       workerId: options.id,
       stop: options.stop,
       pollMs: options.pollMs,
@@ -68,6 +70,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       maxAttemptMs: options.maxAttemptMs,
       beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, jobKey: claim.key, attempt: claim.attempt }),
       onSettled: (claim, settlement, write) => {
+        if (write) reports.wrote(claim, write.ok);
         const secrets = secretsInPayload(parsedOrNull(claim.payload));
         log(
           {
@@ -84,6 +87,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       log: (line) => log(line),
     }));
   } finally {
+    await reports.sent();
     await queue.close();
     log({ event: 'stopped', processed });
   }
@@ -98,8 +102,18 @@ function parsedOrNull(json: string): unknown {
   }
 }
 
-/** The drill's side of every delivery: the after_claim point, then the plan or the demo action. */
-function drillHandler(options: WorkerOptions, now: () => string): DeliveryHandler {
+/** The drill's side of every delivery: the after_claim point, then the plan or the demo action; the world hears when it began and what it will write. */
+function drillHandler(options: WorkerOptions, now: () => string, reports: DeliveryReports): DeliveryHandler {
+  const handle = planOrAction(options, now);
+  return async (delivery) => {
+    await reports.began(delivery);
+    const settlement = await handle(delivery);
+    await reports.writing(delivery, settlement);
+    return settlement;
+  };
+}
+
+function planOrAction(options: WorkerOptions, now: () => string): DeliveryHandler {
   return async (delivery) => {
     const payload = (parsedOrNull(delivery.payload) ?? {}) as Record<string, unknown>;
     const secrets = secretsInPayload(payload);

@@ -3,6 +3,7 @@ import { type JobError, PermanentError, TransientError, UnknownOutcomeError } fr
 import type { WorldErrorCode } from './errors.js';
 import type { ArmedFault, FaultSpecInput } from './faults.js';
 import type { CallRow } from './ledger/calls-table.js';
+import type { DeliveryReport } from './ledger/deliveries-table.js';
 import type { EffectRow } from './ledger/effects-table.js';
 import type { ReconcileAnswer } from './reconcile.js';
 import type { WorldState } from './state.js';
@@ -153,6 +154,11 @@ export class WorldClient {
   /** Every applied effect. */
   async ledger(): Promise<EffectRow[]> {
     return ((await this.send('GET', '/ledger', undefined, 'read', 'world ledger')) as { effects: EffectRow[] }).effects;
+  }
+
+  /** Tells the world where a delivery of a job stands (src/world/ledger/deliveries-table.ts). */
+  async reportDelivery(report: DeliveryReport): Promise<void> {
+    await this.send('POST', '/delivery', report, 'read', `world delivery report (job ${report.job})`);
   }
 
   /** Every call received, with its outcome and the fault that hit it. */

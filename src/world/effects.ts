@@ -178,7 +178,7 @@ export function applyCall(ledger: WorldLedger, call: WorldCall, at: string): App
   const digest = argsDigest(call.args);
   const attempt = (): Applied =>
     ledger.transaction(() => {
-      if (call.meta.fence !== undefined && !ledger.admitFence(call.key, call.meta.fence, call.meta.job)) {
+      if (call.meta.fence !== undefined && ledger.fences && !ledger.admitFence(call.key, call.meta.fence, call.meta.job)) {
         throw new WorldError(
           'WORLD_STALE_FENCE',
           `a caller under a later lease has used key ${call.key} or job ${call.meta.job}: fence ${call.meta.fence} is stale; nothing was applied`,

@@ -1,8 +1,10 @@
 import Database from 'better-sqlite3';
 import { allCalls, type CallEnd, type CallRow, finishCall, type ReceivedCallRow, receiveCall } from './ledger/calls-table.js';
+import { allDeliveries, type DeliveryReport, type DeliveryRow, recordDelivery } from './ledger/deliveries-table.js';
 import { allEffects, type EffectRow, effectsFor, insertEffect, type NewEffect } from './ledger/effects-table.js';
 import { admitFence } from './ledger/fences-table.js';
 import { LEDGER_SCHEMA_SQL } from './ledger/schema.js';
+import { fencesOn } from './ledger/settings-table.js';
 
 /*
  * The world's ledger: its own SQLite file, the ground truth for "did this
@@ -15,6 +17,7 @@ import { LEDGER_SCHEMA_SQL } from './ledger/schema.js';
 // Kept for the code outside src/world that imports them from here.
 export type { CallRow } from './ledger/calls-table.js';
 export { readCalls } from './ledger/calls-table.js';
+export type { DeliveryRow } from './ledger/deliveries-table.js';
 export type { EffectRow } from './ledger/effects-table.js';
 export { readLedger } from './ledger/effects-table.js';
 // faults.ts (not ours to edit) reads its table through this.
@@ -57,6 +60,21 @@ export class WorldLedger {
   /** Inserts an applied effect; its seq and external reference follow the last one. Call inside transaction(). */
   insertEffect(effect: NewEffect): EffectRow {
     return insertEffect(this.db, effect);
+  }
+
+  /** Whether this world refuses stale fences (a plain world applies what it is sent): the file's setting, read on each call. */
+  get fences(): boolean {
+    return fencesOn(this.db);
+  }
+
+  /** Records a holder's report on its delivery of a job. */
+  recordDelivery(report: DeliveryReport, at: string): number {
+    return recordDelivery(this.db, report, at);
+  }
+
+  /** Every delivery report, in the world's order. */
+  deliveries(): DeliveryRow[] {
+    return allDeliveries(this.db);
   }
 
   /**

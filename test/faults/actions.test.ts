@@ -57,6 +57,10 @@ function recordingControl(): FiringControl & { done: string[] } {
     hold: async (ms) => {
       done.push(`hold ${ms}`);
     },
+    holdUntilClaimedAgain: async (ms) => {
+      done.push(`hold until claimed again ${ms}`);
+      return 'claimed';
+    },
     active: true,
     resumed: () => done.push('resumed'),
     restartServer: async () => {

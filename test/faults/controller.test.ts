@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClaimWatch } from '../../src/faults/claim-watch.js';
 import { type ControlEvent, FailpointController } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { type Child, type ControlFactory, Supervisor } from '../../src/harness/supervisor.js';
@@ -63,9 +64,9 @@ describe('failpoints over the control channel', () => {
   });
 
   /** A control factory for a plan that keeps each controller for the leak checks. */
-  function control(plan: FaultPlan, events: ControlEvent[] = []): ControlFactory {
+  function control(plan: FaultPlan, events: ControlEvent[] = [], claims = new ClaimWatch()): ControlFactory {
     return (child, channel) => {
-      const controller = new FailpointController(child, channel, { plan, onEvent: (e) => events.push(e) });
+      const controller = new FailpointController(child, channel, { plan, onEvent: (e) => events.push(e), claims });
       controllers.push(controller);
       return controller;
     };
@@ -91,7 +92,7 @@ describe('failpoints over the control channel', () => {
     expect(await child.exited).toEqual({ exitCode: 0, signal: undefined });
     expect(steps(child)).toEqual([...POINTS.flatMap((p) => [`before ${p}`, `after ${p}`]), 'done']);
     expect(events.map((e) => [e.kind, e.point, e.action.type, e.child, e.incarnation])).toEqual(POINTS.map((p) => ['hit', p, 'continue', 'w1', 1]));
-    expect(events[1]!.context).toEqual({ point: 'after_write', worker: 'w1', attempt: 1, jobId: 1, step: 's2' });
+    expect(events[1]!.context).toEqual({ point: 'after_write', worker: 'w1', attempt: 1, jobId: 1, jobKey: 'job-1', step: 's2' });
     expect(plan.stats()).toEqual([]);
   });
 
@@ -199,6 +200,29 @@ describe('failpoints over the control channel', () => {
       gticks.filter((at) => at > fired.at + 15 && at < resumed.at - 5),
       'ticks during the pause',
     ).toEqual([]);
+  });
+
+  it('pause until claimed_again: the zombie goes on as soon as a later attempt of its job is claimed, long before its ms', async () => {
+    const plan = new FaultPlan(
+      [{ id: 'zombie', point: 'after_claim', action: 'pause', arg: { ms: 60_000, until: 'claimed_again' }, where: { attempt: 1 } }],
+      seededRandom(1),
+    );
+    const events: ControlEvent[] = [];
+    const factory = control(plan, events);
+    const zombie = supervisor.spawn('w1', ['--worker', 'w1', '--attempt', '1', 'after_claim', 'after_write'], { script: SCRIPT, control: factory });
+    await waitFor(() => procState(zombie.pid) === 'T', { timeoutMs: 10_000, intervalMs: 5, what: 'the zombie to be stopped' });
+    // Stopped, and stays so while nobody else claims the job.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(procState(zombie.pid)).toBe('T');
+    const next = supervisor.spawn('w2', ['--worker', 'w2', '--attempt', '2', 'after_claim'], { script: SCRIPT, control: factory });
+    expect(await zombie.exited).toEqual({ exitCode: 0, signal: undefined });
+    expect(await next.exited).toEqual({ exitCode: 0, signal: undefined });
+    expect(steps(zombie)).toEqual(['before after_claim', 'after after_claim', 'before after_write', 'after after_write', 'done']);
+    const fired = events.find((e) => e.kind === 'fired' && e.rule === 'zombie')!;
+    const claimed = events.find((e) => e.child === 'w2' && e.point === 'after_claim')!;
+    const resumed = events.find((e) => e.kind === 'resumed')!;
+    expect(resumed.at).toBeGreaterThanOrEqual(claimed.at);
+    expect(resumed.at - fired.at).toBeLessThan(30_000);
   });
 
   it('a child killed during a pause takes the pause timer with it', async () => {

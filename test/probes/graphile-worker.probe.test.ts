@@ -75,6 +75,12 @@ async function namespace(): Promise<Namespace> {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     for (const runner of runners.reverse()) await runner.stop().catch(() => {});
     await utils?.release();
+    // A stopped runner's pool may still be closing its connections: cut one mid-close (WITH (FORCE)) and its client
+    // emits the server's FATAL where nobody listens any more. So wait for them to be gone first.
+    await until('the runners to close their connections', async () => {
+      const { rows } = await admin((client) => client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]));
+      return rows[0].n === 0;
+    }).catch(() => undefined);
     await admin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   };
   try {
@@ -171,6 +177,36 @@ describe.skipIf(skipWithoutPg('the graphile-worker probes'))('graphile-worker 0.
 
     held.open();
     await until('both jobs to complete (their rows deleted)', async () => (await ns!.rows()).length === 0);
+  });
+
+  it('graphile-worker completes a job by its id alone: a worker whose lock was freed finishes and deletes the job another worker is running', async () => {
+    ns = await namespace();
+    const first = gate();
+    const second = gate();
+    const runningOn = new Map<string, string>();
+    const lockedBy = new Map<string, string>();
+    const task = (runner: string, held: Promise<void>) => async (_payload: unknown, helpers: { job: { id: string; locked_by: string | null } }) => {
+      runningOn.set(runner, helpers.job.id);
+      lockedBy.set(runner, helpers.job.locked_by ?? '');
+      await held;
+      runningOn.delete(runner);
+    };
+    await ns.run({ concurrency: 1, taskList: { probe: task('A', first.promise) as never } });
+    const job = await ns.utils.addJob('probe', { n: 1 });
+    await until('worker A to run the job', () => runningOn.get('A') === job.id);
+
+    // A's lock is freed (as a deployment's unlock of a silent worker would), and worker B takes the job.
+    await ns.utils.forceUnlockWorkers([lockedBy.get('A')!]);
+    await ns.run({ concurrency: 1, taskList: { probe: task('B', second.promise) as never } });
+    await until('worker B to run the same job', () => runningOn.get('B') === job.id);
+    expect((await ns.rows()).map(({ id, locked_by }) => ({ id, locked_by }))).toEqual([{ id: job.id, locked_by: lockedBy.get('B') }]);
+
+    // A finishes late: completeJob deletes by id, whoever holds the row; B is still running a job that is gone.
+    first.open();
+    await until("A's late complete to delete the row", async () => (await ns!.rows()).length === 0);
+    expect(runningOn.get('B')).toBe(job.id);
+    second.open();
+    await until('B to finish', () => !runningOn.has('B'));
   });
 
   it('graphile-worker deletes a completed job, so addJob with the same key after it made a new job that runs again', async () => {

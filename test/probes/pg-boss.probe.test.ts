@@ -127,4 +127,26 @@ describe.skipIf(skipWithoutPg('the pg-boss probes'))('pg-boss 10.4 alone', () =>
     expect(fetchedByC?.id).toBe(id);
     expect(await c.getJobById(QUEUE, id)).toMatchObject({ state: 'active', retryCount: 2 });
   });
+
+  it("pg-boss applies a stale holder's fail to a job maintenance already sent back to retry: retry → retry, rescheduled", async () => {
+    ns = namespace();
+    const a = await ns.boss();
+    await a.createQueue(QUEUE, { name: QUEUE, retryLimit: 3, retryDelay: 30, expireInSeconds: 1 });
+    const id = await a.send(QUEUE, { n: 1 });
+    if (id === null) throw new Error('send() returned no id');
+    const [fetched] = await a.fetch(QUEUE);
+    expect(fetched?.id).toBe(id);
+    await until('maintenance to move the expired job back to retry', async () => {
+      await a.maintain();
+      return (await a.getJobById(QUEUE, id))?.state === 'retry';
+    });
+    const expired = await a.getJobById(QUEUE, id);
+    // The holder, late (as pg-boss's own work() does once a handler outlives expireIn), fails the job nobody holds:
+    // fail matches any state before completed, so it is applied, and the waiting job is rescheduled under the stale write.
+    const late = (await a.fail(QUEUE, id, { by: 'stale A' })) as unknown as CommandResult;
+    expect(late).toEqual({ jobs: [id], requested: 1, affected: 1 });
+    const after = await a.getJobById(QUEUE, id);
+    expect(after).toMatchObject({ state: 'retry', retryCount: expired!.retryCount, output: { by: 'stale A' } });
+    expect(after!.startAfter.getTime()).toBeGreaterThan(expired!.startAfter.getTime());
+  });
 });

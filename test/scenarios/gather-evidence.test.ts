@@ -203,8 +203,9 @@ describe('gatherEvidence', () => {
         events: store.events,
         txLog: store.txLog,
         incidents: store.incidents,
-        // The world's ledger, read: it applied nothing.
+        // The world's ledger, read: it applied nothing, and received no call or delivery report.
         effects: [],
+        world: { calls: [], deliveries: [] },
         accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
         timeline: TIMELINE,
         logs: readLogs(temp.dir),

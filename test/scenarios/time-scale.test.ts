@@ -28,6 +28,19 @@ describe('--time-scale', () => {
     expect(paused, 'zombie-complete pauses a worker').toBeDefined();
   });
 
+  it("stretches a scenario further on a queue that cannot keep so short a lease (pg-boss's whole seconds), and says why", () => {
+    const only = ['zombie-complete'];
+    const [onPgBoss] = resolveScenarios(FILE, { seed: 1, only, queue: 'pg-boss' });
+    const [asked] = resolveScenarios(FILE, { seed: 1, only, queue: 'pg-boss', timeScale: 3 });
+    const [reference] = resolveScenarios(FILE, { seed: 1, only });
+    expect(onPgBoss!.timeScale).toBe(2.5);
+    expect(onPgBoss!.settings.lease_ms).toBe(1000);
+    expect(onPgBoss!.stretchedForQueue).toMatch(/every duration ×2.5 \(lease 400 → 1000 ms\): pg-boss 10's expireInSeconds counts whole seconds/);
+    // A scale asked for that is already enough is kept, with nothing to say; the reference keeps the scenario's own.
+    expect([asked!.timeScale, asked!.stretchedForQueue]).toEqual([3, null]);
+    expect([reference!.timeScale, reference!.stretchedForQueue]).toEqual([1, null]);
+  });
+
   it('is the identity at 1', () => {
     expect(resolveScenarios(FILE, { seed: 1, timeScale: 1 })).toEqual(resolveScenarios(FILE, { seed: 1 }));
   });

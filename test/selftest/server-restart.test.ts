@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import { skipWithoutPg } from '../helpers/postgres.js';
+import { REDIS_URL, skipWithoutRedis } from '../helpers/redis.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -13,6 +15,16 @@ import { tempRunDir } from '../helpers/run-dir.js';
  * which runs one file at a time after every other test file, because a
  * restart cuts every other test's connections too.
  */
+
+/** The running Redis server's run id: a new one each time the server starts. */
+async function redisRunId(): Promise<string> {
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    return /run_id:(\w+)/.exec(await client.info('server'))?.[1] ?? '';
+  } finally {
+    client.disconnect();
+  }
+}
 
 const drill = async (args: string[]) => {
   const run = tempRunDir('server-restart');
@@ -51,6 +63,20 @@ describe('the queue server restarted mid-drill', () => {
         (e) => (e.kind === 'exit' && /code [1-9]/.test(e.detail)) || /did not answer the harness/.test(e.detail),
       );
       expect(cut.length).toBeGreaterThan(0);
+      expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
+    },
+  );
+
+  it.skipIf(skipWithoutRedis('restarting Redis mid-drill'))(
+    'on bullmq: Redis restarted (SHUTDOWN SAVE, started again as it was), every connection cut, every job still ends done once',
+    { timeout: 120_000 },
+    async () => {
+      const before = await redisRunId();
+      const restarted = await drill(['--queue', 'bullmq', '--restart-servers']);
+      expect(restarted.scenario.verdict, JSON.stringify(restarted.scenario.invariants.filter((v) => v.status === 'broken'))).toBe('pass');
+      expect(restarted.scenario.timeline.some((e) => e.kind === 'server-restart')).toBe(true);
+      // Another server process answers now (a new run id), with the same settings.
+      expect(await redisRunId()).not.toBe(before);
       expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
     },
   );

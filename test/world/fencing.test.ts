@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { setFences } from '../../src/world/ledger/settings-table.js';
 import { readCalls, readLedger } from '../../src/world/ledger.js';
 import { meta, startTestWorld, type TestWorld } from './world-fixture.js';
 
@@ -126,5 +127,59 @@ describe('fencing at the world, per job', () => {
       { key: '7:notify', job: '7', epoch: null },
       { key: '9:charge', job: '9', epoch: 0 },
     ]);
+  });
+});
+
+// A plain world: the service most real queues' workers call, which takes no
+// fencing token. It applies what it is sent (and records the epoch shown), so a
+// stale holder's effect reaches the ledger, where the judge sees it.
+describe('a plain world (fences off in its ledger file)', () => {
+  let world: TestWorld;
+  afterEach(async () => world.stop());
+
+  it('applies a call under an older fence than the key has seen, records each call’s fence, and a reconciliation fences nothing', async () => {
+    world = await startTestWorld();
+    setFences(world.ledger.db, false);
+    await world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 3), fence: 3 });
+    await world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 2), fence: 2 });
+    expect(readLedger(world.file).map((e) => e.epoch)).toEqual([3, 2]);
+    expect(readCalls(world.file).map((c) => [c.fence, c.outcome])).toEqual([
+      [3, 'applied'],
+      [2, 'applied'],
+    ]);
+    await world.client.reconcile('send_email', '1:notify', { epoch: 9, job: '1' });
+    await world.client.call('send_email', '1:notify', EMAIL, { ...meta('1', 'notify', 1), fence: 1 });
+    expect(readLedger(world.file)).toHaveLength(3);
+    // Turned back on, the same file fences again: the setting is the file's, read on each call.
+    setFences(world.ledger.db, true);
+    await world.client.call('send_email', '1:notify', EMAIL, { ...meta('1', 'notify', 5), fence: 5 });
+    await expect(world.client.call('send_email', '1:notify', EMAIL, { ...meta('1', 'notify', 4), fence: 4 })).rejects.toMatchObject({
+      code: 'WORLD_STALE_FENCE',
+    });
+  });
+});
+
+describe('delivery reports', () => {
+  let world: TestWorld;
+  afterEach(async () => world.stop());
+
+  it('records each report in the world’s order, placed after the calls received so far, and refuses a malformed one', async () => {
+    world = await startTestWorld();
+    await world.client.reportDelivery({ job: '1', worker: 'w1', attempt: 1, epoch: 1, event: 'began' });
+    await world.client.call('charge_customer', '1:charge', CHARGE, { ...meta('1', 'charge', 1), fence: 1 });
+    await world.client.reportDelivery({ job: '1', worker: 'w1', attempt: 1, epoch: 1, event: 'writing', write: 'done' });
+    await world.client.reportDelivery({ job: '1', worker: 'w1', attempt: 1, epoch: 1, event: 'wrote', applied: false });
+    expect(world.ledger.deliveries().map(({ event, write, applied, callsBefore }) => ({ event, write, applied, callsBefore }))).toEqual([
+      { event: 'began', write: null, applied: null, callsBefore: 0 },
+      { event: 'writing', write: 'done', applied: null, callsBefore: 1 },
+      { event: 'wrote', write: null, applied: false, callsBefore: 1 },
+    ]);
+    await expect(world.client.reportDelivery({ job: '1', worker: 'w1', attempt: -1, epoch: 1, event: 'began' })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(
+      world.client.reportDelivery({ job: '1', worker: 'w1', attempt: 1, epoch: 1, event: 'began', write: 'payload' as never }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(world.ledger.deliveries()).toHaveLength(3);
   });
 });

@@ -41,6 +41,11 @@ export const bullmqAdapter: QueueAdapter = {
   soundness: 'observed',
   locatorKind: 'name',
   needs: ['redisUrl'],
+  async restartServer(servers) {
+    const { resolveRedisUrl } = await redisModule();
+    const { restartRedis } = await import('./restart-redis.js');
+    return restartRedis(resolveRedisUrl(servers.redisUrl));
+  },
   async preflight(servers) {
     const { assertRedisReachable, resolveRedisUrl } = await redisModule();
     await assertRedisReachable(resolveRedisUrl(servers.redisUrl));

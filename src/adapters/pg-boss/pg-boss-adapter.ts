@@ -3,7 +3,7 @@ import type { QueueAdapter } from '../../port/adapter.js';
 import { assertPgReachable, resolvePgUrl } from '../postgres/connection.js';
 import { restartPostgresServer } from '../postgres/restart-server.js';
 import { fitPgBoss } from './fit.js';
-import { pgBossRetryPolicy } from './mapping.js';
+import { MIN_EXPIRE_SECONDS, pgBossRetryPolicy } from './mapping.js';
 
 /** The installed pg-boss's version, from its own package.json. */
 function pgBossVersion(): string {
@@ -57,4 +57,8 @@ export const pgBossAdapter: QueueAdapter = {
   connect: async (locator, options) => (await import('./connection.js')).connectPgBoss(locator, options),
   retryPolicyFor: pgBossRetryPolicy,
   fit: (demands) => fitPgBoss(demands),
+  shortestLease: {
+    ms: MIN_EXPIRE_SECONDS * 1000,
+    why: `pg-boss 10's expireInSeconds counts whole seconds, at least ${MIN_EXPIRE_SECONDS}`,
+  },
 };

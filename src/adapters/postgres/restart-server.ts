@@ -1,20 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { InputError } from '../../kernel/errors.js';
 import type { ServerSettings } from '../../port/adapter.js';
+import { answeringAgain, assertOnThisMachine, ServerRestartError } from '../server-restart.js';
 import { assertPgReachable, resolvePgUrl } from './connection.js';
 
 const run = promisify(execFile);
-
-/** How long the restarted server may take to answer again. */
-const BACK_WITHIN_MS = 30_000;
-
-/** Thrown when the server cannot be restarted by the harness (not on this machine, not a cluster it can find). */
-export class ServerRestartError extends InputError {
-  readonly code = 'QD_SERVER_RESTART';
-}
-
-const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /**
  * Restarts the PostgreSQL cluster a URL points at, the Debian way
@@ -23,8 +13,7 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * the harness never restarts a server it cannot see.
  */
 export async function restartPostgres(url: string): Promise<string> {
-  const parsed = new URL(url);
-  if (!LOCAL_HOSTS.has(parsed.hostname)) throw new ServerRestartError(`restarts only a PostgreSQL on this machine, not one on ${parsed.hostname}`);
+  const parsed = assertOnThisMachine(url, 'PostgreSQL');
   const port = parsed.port === '' ? '5432' : parsed.port;
   const { stdout } = await run('pg_lsclusters', ['--no-header']);
   const cluster = stdout
@@ -35,15 +24,7 @@ export async function restartPostgres(url: string): Promise<string> {
   const [version, name] = cluster as [string, string];
   const started = Date.now();
   await run('pg_ctlcluster', ['--skip-systemctl-redirect', version, name, 'restart']);
-  for (;;) {
-    try {
-      await assertPgReachable(url);
-      break;
-    } catch (error) {
-      if (Date.now() - started > BACK_WITHIN_MS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  await answeringAgain(() => assertPgReachable(url), started);
   return `PostgreSQL ${version}/${name} on port ${port} restarted, answering again after ${Date.now() - started} ms`;
 }
 

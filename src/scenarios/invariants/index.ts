@@ -92,9 +92,17 @@ export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[
   const wanted = only === undefined ? undefined : new Set<string>(only);
   return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => {
     const reason = notJudgedReason(invariant, evidence);
-    return reason === null
-      ? invariant.check(evidence)
-      : { id: invariant.id, statement: invariant.statement, status: 'not_judged', judged: 0, evidence: [], note: reason };
+    if (reason === null) return invariant.check(evidence);
+    return (
+      invariant.checkWithout?.(evidence, reason) ?? {
+        id: invariant.id,
+        statement: invariant.statement,
+        status: 'not_judged',
+        judged: 0,
+        evidence: [],
+        note: reason,
+      }
+    );
   });
 }
 

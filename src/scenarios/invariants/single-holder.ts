@@ -2,6 +2,7 @@ import type { TxRow } from '../../port/checkpoint.js';
 import type { Transition } from '../../port/snapshot.js';
 import type { EffectRow } from '../../world/ledger.js';
 import type { Evidence, Invariant } from '../evidence.js';
+import { checkAtTheWorld } from './stale-at-world.js';
 import { checkStaleWrites } from './stale-writes.js';
 import {
   effectLabel,
@@ -59,6 +60,12 @@ import {
  *
  * At the harness's timeline: a stale holder that went on to its complete left
  * a trace in the history (stale-writes.ts).
+ *
+ * In the world's own record (stale-at-world.ts): a write to the queue, or a
+ * call, that a holder made after another delivery of the job began, applied.
+ * This part needs nothing of the queue, so where the queue keeps no history
+ * (or no epochs, or no refusals) single-holder is still judged there, and the
+ * verdict says it was judged at the world only.
  *
  * Judged: each lease (claim) rebuilt from the history.
  */
@@ -280,5 +287,53 @@ export const singleHolder: Invariant = {
       }
       checkEffects(found, evidence, leasesByJob);
       checkStaleWrites(found, evidenceList(evidence, 'timeline'), histories, margin);
+      found.judged(checkAtTheWorld(found, evidence.world, jobOf(evidence)));
     }),
+  checkWithout: (evidence, missing) => {
+    let placed = 0;
+    const withHistory = evidence.available?.history === true;
+    const verdict = judge(singleHolder.id, singleHolder.statement, evidence, (found) => {
+      placed = checkAtTheWorld(found, evidence.world, jobOf(evidence));
+      if (withHistory) {
+        const histories = historyByJob(evidence);
+        for (const job of evidenceList(evidence, 'jobs')) placed += checkWriters(found, jobLabel(job), leasesOf(histories.get(job.id) ?? []));
+      }
+      found.judged(placed);
+    });
+    // Nothing placed and nothing wrong: the part that needs nothing of the queue had nothing to judge either.
+    if (placed === 0 && verdict.status === 'held') return null;
+    const where = withHistory ? "at the world and by who wrote each change in the queue's history" : 'at the world';
+    const only = `judged ${where} only (not by epochs or refusals): ${missing}`;
+    return { ...verdict, note: verdict.note ? `${only}; ${verdict.note}` : only };
+  },
 };
+
+/**
+ * Who ended each lease, where the history names the writers but not their
+ * epochs: a worker's change out of running made by a worker other than the
+ * one that claimed it is another holder's write, applied (a sweep is the
+ * coordinator's, and is not a worker's). Returns the leases judged.
+ */
+function checkWriters(found: Findings, label: string, leases: readonly LeaseInterval[]): number {
+  let judged = 0;
+  for (const { claim, end } of leases) {
+    if (!end || isClaim(end) || end.actor !== 'worker' || end.worker === null || claim.worker === null) continue;
+    judged++;
+    if (end.worker !== claim.worker) {
+      found.breach(
+        `${label}: ${eventLabel(end)} ended the lease ${claim.worker} held (${eventLabel(claim)}): ` +
+          `another holder's write, and the queue applied it`,
+      );
+    }
+  }
+  return judged;
+}
+
+/** How a job is named in a line: by the queue's label where the queue has it. */
+function jobOf(evidence: Evidence): (id: string) => string {
+  const jobs = new Map(evidenceList(evidence, 'jobs').map((job) => [job.id, job]));
+  return (id) => {
+    const job = jobs.get(id);
+    return job ? jobLabel(job) : `job ${id}`;
+  };
+}

@@ -22,6 +22,7 @@ export const CALLS_SCHEMA_SQL = `CREATE TABLE IF NOT EXISTS calls (
   attempt         INTEGER,
   worker          TEXT,
   pid             INTEGER,
+  fence           INTEGER,
   at              TEXT NOT NULL
 );`;
 
@@ -55,6 +56,8 @@ export interface CallRow {
   attempt: number | null;
   worker: string | null;
   pid: number | null;
+  /** The epoch its caller showed (its delivery), fenced or not. */
+  fence: number | null;
   at: string;
 }
 
@@ -87,6 +90,7 @@ type RawCall = {
   attempt: number | null;
   worker: string | null;
   pid: number | null;
+  fence: number | null;
   at: string;
 };
 
@@ -104,6 +108,7 @@ function toCall(raw: RawCall): CallRow {
     attempt: raw.attempt,
     worker: raw.worker,
     pid: raw.pid,
+    fence: raw.fence,
     at: raw.at,
   };
 }
@@ -112,8 +117,8 @@ function toCall(raw: RawCall): CallRow {
 export function receiveCall(db: Database.Database, call: ReceivedCallRow): number {
   const info = db
     .prepare(
-      `INSERT INTO calls (seq, idempotency_key, tool, job, step, attempt, worker, pid, at)
-         VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM calls), ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO calls (seq, idempotency_key, tool, job, step, attempt, worker, pid, fence, at)
+         VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM calls), ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       call.key,
@@ -123,6 +128,7 @@ export function receiveCall(db: Database.Database, call: ReceivedCallRow): numbe
       call.meta?.attempt ?? null,
       call.meta?.worker ?? null,
       call.meta?.pid ?? null,
+      call.meta?.fence ?? null,
       call.at,
     );
   return Number(info.lastInsertRowid);

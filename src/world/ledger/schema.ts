@@ -2,8 +2,10 @@ import { ARTICLES_SCHEMA_SQL } from '../systems/articles.js';
 import { BRANCHES_SCHEMA_SQL } from '../systems/branches.js';
 import { FILES_SCHEMA_SQL } from '../systems/files.js';
 import { CALLS_SCHEMA_SQL } from './calls-table.js';
+import { DELIVERIES_SCHEMA_SQL } from './deliveries-table.js';
 import { EFFECTS_SCHEMA_SQL } from './effects-table.js';
 import { FENCES_SCHEMA_SQL } from './fences-table.js';
+import { SETTINGS_SCHEMA_SQL } from './settings-table.js';
 
 /*
  * One file holds the evidence (effects, calls, fences), the armed faults (so
@@ -26,5 +28,15 @@ export const FAULTS_SCHEMA_SQL = `CREATE TABLE IF NOT EXISTS faults (
 /** The simulated systems' tables: what compensation needs to undo a file write, a branch, a publication. */
 export const SYSTEMS_SCHEMA_SQL = [FILES_SCHEMA_SQL, BRANCHES_SCHEMA_SQL, ARTICLES_SCHEMA_SQL].join('\n');
 
+const TABLES = [
+  EFFECTS_SCHEMA_SQL,
+  CALLS_SCHEMA_SQL,
+  FENCES_SCHEMA_SQL,
+  FAULTS_SCHEMA_SQL,
+  SYSTEMS_SCHEMA_SQL,
+  DELIVERIES_SCHEMA_SQL,
+  SETTINGS_SCHEMA_SQL,
+];
+
 /** The tables of a ledger file; created if missing, so any process may open it first. */
-export const LEDGER_SCHEMA_SQL = `\n${[EFFECTS_SCHEMA_SQL, CALLS_SCHEMA_SQL, FENCES_SCHEMA_SQL, FAULTS_SCHEMA_SQL, SYSTEMS_SCHEMA_SQL].join('\n\n')}\n`;
+export const LEDGER_SCHEMA_SQL = `\n${TABLES.join('\n\n')}\n`;

@@ -7,8 +7,8 @@ import type { Route, RouteRequest, WorldContext } from './route.js';
 /*
  * GET /reconcile?tool=&key=[&fence=&job=]: after an unknown outcome, did the
  * call under this key happen? With a fence, asking also fences off every
- * older holder, so a "not executed" answer cannot be overtaken by a stale
- * worker's late call.
+ * older holder (in a fenced world), so a "not executed" answer cannot be
+ * overtaken by a stale worker's late call; a plain world only answers.
  */
 
 /** The validated query: every problem named at once, so one look fixes it. */
@@ -34,7 +34,7 @@ export function handleReconcile({ res, url }: RouteRequest, { ledger }: WorldCon
     res,
     200,
     ledger.transaction(() => {
-      if (fence !== null) ledger.admitFence(key, fence, job);
+      if (fence !== null && ledger.fences) ledger.admitFence(key, fence, job);
       return reconcile(ledger, tool, key);
     }),
   );

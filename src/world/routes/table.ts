@@ -1,5 +1,6 @@
 import { CALL_ROUTE } from './call.js';
 import { CALLS_ROUTE } from './calls.js';
+import { DELIVERY_ROUTE } from './delivery.js';
 import { FAULTS_ROUTE } from './faults.js';
 import { HEALTH_ROUTE } from './health.js';
 import { LEDGER_ROUTE } from './ledger.js';
@@ -16,6 +17,7 @@ export const WORLD_ROUTES: Readonly<Record<string, Route>> = {
   '/faults': FAULTS_ROUTE,
   '/ledger': LEDGER_ROUTE,
   '/calls': CALLS_ROUTE,
+  '/delivery': DELIVERY_ROUTE,
   '/state': STATE_ROUTE,
   '/health': HEALTH_ROUTE,
 };

@@ -27,11 +27,12 @@ import { tempRunDir } from '../../helpers/run-dir.js';
  *    coordinator frees a silent worker's lock with forceUnlockWorkers after
  *    the lease, the piece a deployment may add. crash-after-write needs it, and
  *    with it passes: the next holder resumes at the next step;
- *  - zombie-complete (with the option) runs, and is not judged: graphile fences
- *    no write, so single-holder, the invariant it exists to check, has no
- *    refusal to judge. Its history shows the fact: the paused worker's late
- *    done (completeJob deletes by id whoever holds the job), under its old
- *    epoch, written after the coordinator took its lock back;
+ *  - zombie-complete (with the option) fails on single-holder, judged from the
+ *    world's record (graphile fences no write and records no refusal): the
+ *    paused worker's late done (completeJob deletes by id whoever holds the
+ *    job) came after the next holder's delivery began. Its history shows it
+ *    too: that done, under its old epoch, after the coordinator took its
+ *    lock back;
  *  - concurrent-enqueue breaks dedupe-on-enqueue: job_key dedupes only a
  *    waiting job; graphile deletes a completed one, and in replace mode makes
  *    a second job beside a locked one (graphile/worker#303), so the restarted
@@ -132,11 +133,15 @@ describe.skipIf(skipWithoutPg('shipped scenarios on --queue graphile-worker (tes
       expect(takenBack).toContainEqual(expect.objectContaining({ from: 'running', to: 'retry', actor: 'coordinator' }));
       expect(takenBack.at(-1)).toMatchObject({ to: 'done', actor: 'worker' });
 
-      expect(scenario('zombie-complete')).toMatchObject({
-        verdict: 'not_judged',
-        notJudged: null,
-        unjudgedChecks: [expect.stringMatching(/^single-holder\b.*refuses no stale write/)],
-      });
+      // graphile fences no write and keeps no refusal, but the world's record places each write against each delivery:
+      // the paused worker's late complete came after the next holder's delivery began, and graphile applied it.
+      const zombieCell = scenario('zombie-complete');
+      expect(zombieCell).toMatchObject({ verdict: 'fail', notJudged: null, unjudgedChecks: [] });
+      const single = zombieCell.invariants.find((i) => i.id === 'single-holder')!;
+      expect(single.status, JSON.stringify(single)).toBe('broken');
+      expect(single.evidence.join('\n')).toMatch(
+        /wrote done to the queue at .*, after w\d's delivery \(attempt 2, epoch 2\) began at .*, and the queue applied it/,
+      );
       const zombie = await historyOf(databaseOf('zombie-complete'));
       // The paused worker is whichever claimed the job first (epoch 1): w1 or w2, as the race between them went.
       const paused = zombie.find((t) => t.to === 'running')?.worker;

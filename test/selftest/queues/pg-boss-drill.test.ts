@@ -17,11 +17,12 @@ import { tempRunDir } from '../../helpers/run-dir.js';
  *     its expireIn has passed, and it runs again after the retry delay;
  *   - concurrent-enqueue passes: the job id derived from the key is pg-boss's
  *     only dedupe (ON CONFLICT DO NOTHING), and it holds;
- *   - zombie-late-complete fails on done-is-verified: the blocked worker's
- *     complete, long after its lease, lands on the job another worker holds
- *     (pg-boss's complete matches any active job by id), and the history
- *     shows the done written by a worker that did not hold the job. That is
- *     pg-boss 10's behaviour, which the drill is there to show.
+ *   - zombie-late-complete fails: the blocked worker goes on long after its
+ *     lease, and a stale write of it lands on the job another worker holds:
+ *     pg-boss's own fail (work() gave up on the handler at expireIn) moves it
+ *     back to retry (single-holder), or its late complete finishes it
+ *     (done-is-verified): pg-boss's complete and fail match any job by id.
+ *     That is pg-boss 10's behaviour, which the drill is there to show.
  */
 
 const FILE = 'test/fixtures/scenarios/pg-boss.yaml';
@@ -64,15 +65,26 @@ describe.skipIf(skipWithoutPg('the pg-boss drills through the CLI (test/selftest
       expect(crash.queueVersion).toBe('pg-boss 10.4.2');
       expect(crash.queueSettings).toMatchObject({ expireInSeconds: 4, retryDelay: 1, retryBackoff: false });
       const notJudged = crash.invariants.filter((i) => i.status === 'not_judged').map((i) => i.id);
-      expect(notJudged.sort()).toEqual(['lease-released', 'single-holder']);
+      expect(notJudged.sort()).toEqual(['lease-released']);
+      // pg-boss keeps no epochs or refusals: single-holder is judged at the world and by who wrote each change of its history.
+      expect(crash.invariants.find((i) => i.id === 'single-holder')).toMatchObject({
+        status: 'held',
+        note: expect.stringMatching(/^judged at the world and by who wrote each change in the queue's history only/),
+      });
 
       const zombie = byName.get('zombie-late-complete')!;
+      // Two stale writes race when the blocked worker goes on: pg-boss's own fail (its work() gave up on the handler at
+      // expireIn) and the handler's late complete. Whichever lands on the new holder's job is applied; either breaks.
       const broken = zombie.invariants.filter((i) => i.status === 'broken');
-      expect(broken.map((i) => i.id)).toEqual(['done-is-verified']);
-      expect(broken[0]!.evidence.join('\n')).toMatch(
-        /running→done by worker w\d, epoch 2, attempt 2, .* was not written by the holder of the current lease/,
-      );
-      expect(zombie.jobs).toEqual([expect.objectContaining({ actual: { status: 'done', reason: null }, matches: true, attempts: 2 })]);
+      expect(broken.length, JSON.stringify(zombie.invariants)).toBeGreaterThan(0);
+      const patterns: Record<string, RegExp> = {
+        'done-is-verified': /running→done by worker w\d, epoch 2, attempt 2, .* was not written by the holder of the current lease/,
+        'single-holder': /running→(retry|done) by worker (w\d), .* ended the lease (?!\2)w\d held .*another holder's write, and the queue applied it/,
+      };
+      for (const verdict of broken) expect(verdict.evidence.join('\n')).toMatch(patterns[verdict.id] ?? /^never$/);
+      expect(zombie.jobs).toEqual([expect.objectContaining({ actual: { status: 'done', reason: null }, matches: true })]);
+      // 2 attempts when the late complete landed; 3 when pg-boss's own stale fail sent the new holder's attempt back to retry.
+      expect(zombie.jobs[0]!.attempts).toBeGreaterThanOrEqual(2);
       expect(zombie.duplicatedEffects).toEqual([]);
 
       expect(await pgBossSchemasLeft(/^qdpb_/)).toEqual(before);

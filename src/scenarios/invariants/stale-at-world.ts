@@ -1,0 +1,90 @@
+import type { CallRow, DeliveryRow } from '../../world/ledger.js';
+import type { WorldRecord } from '../evidence.js';
+import type { Findings } from './support.js';
+
+/*
+ * Part of single-holder, judged from the world's own record, in its one
+ * sequence: each holder reports its delivery's start (after the claim) and
+ * each write it is about to make to the queue (before the write), and the
+ * world numbers those reports among the calls it receives. So when another
+ * delivery of the same job had begun before a holder announced its write, or
+ * before its call arrived, that write or call came from a stale holder, in one
+ * time base and whatever the queue keeps of its history:
+ *   - a stale write the queue applied is a breach (it should have been
+ *     refused: the queue let two holders write);
+ *   - a stale call the world applied as a new effect is a breach (two holders
+ *     acted on the job at once); one it refused or replayed by key is not.
+ * Calls and writes of a delivery whose start was never reported (the world
+ * was down) are not placed, and say so.
+ */
+
+/** Where one delivery began in the world's order. */
+interface Began {
+  row: DeliveryRow;
+}
+
+const idOf = (row: { job: string | null; worker: string | null; epoch?: number | null; fence?: number | null }): string =>
+  `${row.job}\u0000${row.worker}\u0000${row.epoch ?? row.fence}`;
+
+const deliveryLabel = (row: Pick<DeliveryRow, 'worker' | 'epoch' | 'attempt'>): string =>
+  `${row.worker}'s delivery (attempt ${row.attempt}, epoch ${row.epoch})`;
+
+/** The first delivery of the same job that began after `own` and before the world's position `before` (a report seq or a call's place). */
+function laterDelivery(starts: readonly Began[], own: Began, isBefore: (began: DeliveryRow) => boolean): DeliveryRow | undefined {
+  return starts.find((b) => b.row.seq > own.row.seq && idOf(b.row) !== idOf(own.row) && isBefore(b.row))?.row;
+}
+
+function checkWrites(found: Findings, label: (job: string) => string, deliveries: readonly DeliveryRow[], starts: Map<string, Began[]>): number {
+  let judged = 0;
+  const own = new Map<string, Began>();
+  for (const list of starts.values()) for (const b of list) own.set(idOf(b.row), b);
+  for (const writing of deliveries.filter((d) => d.event === 'writing')) {
+    const began = own.get(idOf(writing));
+    if (!began) {
+      found.note(`a write of ${deliveryLabel(writing)} of job ${writing.job} was not placed: its start was never reported to the world`);
+      continue;
+    }
+    judged++;
+    const later = laterDelivery(starts.get(writing.job) ?? [], began, (b) => b.seq < writing.seq);
+    if (!later) continue;
+    const wrote = deliveries.find((d) => d.event === 'wrote' && d.seq > writing.seq && idOf(d) === idOf(writing));
+    const what =
+      `${label(writing.job)}: ${deliveryLabel(writing)} wrote ${writing.write ?? '?'} to the queue at ${writing.at}, ` +
+      `after ${deliveryLabel(later)} began at ${later.at}`;
+    if (wrote?.applied === true) found.breach(`${what}, and the queue applied it: a stale holder's write (the world's record)`);
+    else if (wrote === undefined) found.note(`${what}; whether the queue applied it was never reported`);
+  }
+  return judged;
+}
+
+function checkCalls(found: Findings, label: (job: string) => string, calls: readonly CallRow[], starts: Map<string, Began[]>): number {
+  let judged = 0;
+  const own = new Map<string, Began>();
+  for (const list of starts.values()) for (const b of list) own.set(idOf(b.row), b);
+  for (const call of calls) {
+    if (call.job === null || call.fence === null || call.step?.endsWith(':compensate')) continue;
+    const began = own.get(idOf(call));
+    if (!began) continue; // a coordinator's call, or a delivery the world never heard begin
+    judged++;
+    const later = laterDelivery(starts.get(call.job) ?? [], began, (b) => b.callsBefore < call.seq);
+    if (!later || call.outcome !== 'applied') continue;
+    found.breach(
+      `${label(call.job)}: the world applied ${call.tool ?? '?'} (step ${call.step ?? '?'}, call #${call.seq}) from ${deliveryLabel(began.row)}, ` +
+        `which arrived after ${deliveryLabel(later)} began at ${later.at}: two holders acted on the job (the world's record)`,
+    );
+  }
+  return judged;
+}
+
+/** Judges the world's record; returns how many writes and calls it could place. */
+export function checkAtTheWorld(found: Findings, record: WorldRecord | undefined, label: (job: string) => string): number {
+  if (!record) return 0;
+  const starts = new Map<string, Began[]>();
+  for (const row of record.deliveries) {
+    if (row.event !== 'began') continue;
+    const list = starts.get(row.job) ?? [];
+    list.push({ row });
+    starts.set(row.job, list);
+  }
+  return checkWrites(found, label, record.deliveries, starts) + checkCalls(found, label, record.calls, starts);
+}
