@@ -290,20 +290,20 @@ export const singleHolder: Invariant = {
       found.judged(checkAtTheWorld(found, evidence.world, jobOf(evidence)));
     }),
   checkWithout: (evidence, missing) => {
-    let placed = 0;
-    const withHistory = evidence.available?.history === true;
+    let atWorld = 0;
+    let byWriter = 0;
     const verdict = judge(singleHolder.id, singleHolder.statement, evidence, (found) => {
-      placed = checkAtTheWorld(found, evidence.world, jobOf(evidence));
-      if (withHistory) {
+      atWorld = checkAtTheWorld(found, evidence.world, jobOf(evidence));
+      if (evidence.available?.history === true) {
         const histories = historyByJob(evidence);
-        for (const job of evidenceList(evidence, 'jobs')) placed += checkWriters(found, jobLabel(job), leasesOf(histories.get(job.id) ?? []));
+        for (const job of evidenceList(evidence, 'jobs')) byWriter += checkWriters(found, jobLabel(job), leasesOf(histories.get(job.id) ?? []));
       }
-      found.judged(placed);
+      found.judged(atWorld + byWriter);
     });
     // Nothing placed and nothing wrong: the part that needs nothing of the queue had nothing to judge either.
-    if (placed === 0 && verdict.status === 'held') return null;
-    const where = withHistory ? "at the world and by who wrote each change in the queue's history" : 'at the world';
-    const only = `judged ${where} only (not by epochs or refusals): ${missing}`;
+    if (atWorld + byWriter === 0 && verdict.status === 'held') return null;
+    const where = [...(atWorld > 0 ? ['at the world'] : []), ...(byWriter > 0 ? ["by who wrote each change in the queue's history"] : [])];
+    const only = `judged ${where.join(' and ') || 'on nothing'} only (not by epochs or refusals): ${missing}`;
     return { ...verdict, note: verdict.note ? `${only}; ${verdict.note}` : only };
   },
 };
