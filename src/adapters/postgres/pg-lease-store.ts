@@ -38,6 +38,9 @@ export interface PgQueueLocation {
  */
 export const POOL_SIZE = 4;
 
+/** The shortest wait before the server ends a session idle in its transaction: under a second, a process merely starved by a busy machine would lose its writes. */
+const MIN_IDLE_IN_TRANSACTION_MS = 1_000;
+
 /**
  * The reference queue on PostgreSQL, one schema per queue. Every operation is
  * one transaction (or one statement) at READ COMMITTED, on a connection of its
@@ -61,7 +64,10 @@ export class PgLeaseStore implements LeaseStore {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.skewMarginMs = options.skewMarginMs ?? 1_000;
     this.retryDelay = options.retryDelay ?? SEED_RETRY_DELAY;
-    this.pool = openPool(location.url, location.schema, POOL_SIZE);
+    // A worker frozen (SIGSTOP, a VM pause) between its heartbeat's UPDATE and COMMIT would hold the job's row lock,
+    // and the sweep that must take its expired lease back would wait on it for as long as the freeze lasts: found by
+    // zombie-complete-mid-job. The server ends such a session once it sits idle in its transaction for a lease.
+    this.pool = openPool(location.url, location.schema, POOL_SIZE, { idleInTransactionMs: Math.max(this.leaseMs, MIN_IDLE_IN_TRANSACTION_MS) });
   }
 
   private transaction<T>(work: (db: Queryable) => Promise<T>): Promise<T> {

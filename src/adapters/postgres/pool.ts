@@ -29,12 +29,16 @@ const TYPES: pg.CustomTypesConfig = {
  * the schema (alone) on its search path, set before the connection is handed
  * out, so the SQL names its tables plainly. Set by a query rather than a
  * startup option, so an `options=` in the URL cannot override it.
+ * `idleInTransactionMs`: the server ends a session left idle inside a
+ * transaction that long (a frozen process's open transaction), so its row
+ * locks cannot outlive it.
  */
-export function openPool(url: string, schema: string, max: number): pg.Pool {
+export function openPool(url: string, schema: string, max: number, options: { idleInTransactionMs?: number } = {}): pg.Pool {
   assertSchemaName(schema);
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    ...(options.idleInTransactionMs === undefined ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionMs }),
     types: TYPES,
     application_name: 'queue-drill',
     onConnect: async (client) => {
