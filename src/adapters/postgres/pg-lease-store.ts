@@ -38,7 +38,7 @@ export interface PgQueueLocation {
  */
 export const POOL_SIZE = 4;
 
-/** The shortest wait before the server ends a session idle in its transaction: under a second, a process merely starved by a busy machine would lose its writes. */
+/** The shortest wait before the server ends a session idle in its transaction: any shorter, and a worker merely starved by a busy machine loses its writes. */
 const MIN_IDLE_IN_TRANSACTION_MS = 1_000;
 
 /**
