@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { UsageError } from '../kernel/errors.js';
+import { makeOutDir } from '../report/out-dir.js';
 import { loadScenarioFile } from '../scenarios/load.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { loadExpectations, unknownNames } from './expectations.js';
@@ -37,6 +38,7 @@ export async function compareQueues(options: CompareQueuesOptions): Promise<Comp
   const expectations = loadExpectations(expect);
   const unknown = unknownNames(expect, options.queues, scenarios);
   if (unknown.length > 0) throw new UsageError(`--expect ${expect} names what this comparison does not run: ${unknown.join(', ')}`);
+  makeOutDir(out);
   const dir = join(out, new Date().toISOString().replace(/:/g, '-'));
   const report = await runCompare({ ...rest, loaded, scenarios, dir, expectations });
   return { report, written: writeCompare(dir, report), dir };

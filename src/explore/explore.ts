@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
+import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
@@ -105,7 +106,7 @@ export function broken(report: ScenarioReport): string[] {
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = Date.now();
   // Made now, since each run works in a folder of it; removed at the end if a clean explore left nothing in it.
-  const made = mkdirSync(options.out, { recursive: true });
+  const made = makeOutDir(options.out);
   let total = 0;
   let vacuous = 0;
   const counterexamples: Counterexample[] = [];

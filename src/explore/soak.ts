@@ -1,7 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { WorldHost } from '../scenarios/runner/world-host.js';
 import { coverSchedules } from './cover.js';
@@ -68,7 +69,7 @@ export function soakSchedules(seed: number, runs: number): Schedule[] {
 /** Runs the soak; resolves with every violation found. Never throws for a violation. */
 export async function soak(options: SoakOptions): Promise<SoakResult> {
   const started = Date.now();
-  mkdirSync(options.out, { recursive: true });
+  makeOutDir(options.out);
   const schedules = soakSchedules(options.seed, options.runs);
   const violations: SoakViolation[] = [];
   let next = 0;

@@ -8,6 +8,7 @@ import type { ServerSettings } from '../port/adapter.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
+import { makeOutDir } from '../report/out-dir.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
@@ -118,6 +119,8 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     throw new UsageError(`--shard ${shard.index}/${shard.count}: the drill has ${all.length} scenario run(s), so at most ${all.length} shards`);
   // Round robin in the drill's order (src/report/shard.ts): the same split on every machine given the same command.
   const queue = shard ? runsOfShare(all, shard) : all;
+  // The last of the input checked, before any process starts: a refused drill leaves no folder behind.
+  makeOutDir(options.out);
   const retry = (scenario: ResolvedScenario, scale: number) =>
     resolveScenarios(file, {
       seed: scenario.seed,

@@ -75,7 +75,8 @@ export const exploreCommand = defineCommand({
 
 /** `explore --exhaustive`: writes the stage × action matrix as a scenarios file and runs it as a drill. */
 async function runExhaustive(args: { queue: string; seed: number | undefined; parallel: number; out: string | undefined }): Promise<void> {
-  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { writeFileSync } = await import('node:fs');
+  const { makeOutDir } = await import('../../report/out-dir.js');
   const { stringify } = await import('yaml');
   const { exhaustiveFile } = await import('../../explore/exhaustive.js');
   const { runDrill } = await import('../../scenarios/run-drill.js');
@@ -83,7 +84,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
   const { toolVersion } = await import('../../kernel/version.js');
   const { printedCommand } = await import('../../kernel/printed-command.js');
   const out = args.out ?? join('drill-runs', `exhaustive-${new Date().toISOString().replace(/:/g, '-')}`);
-  mkdirSync(out, { recursive: true });
+  makeOutDir(out);
   const file = join(out, 'exhaustive.yaml');
   writeFileSync(file, `# Every named stage x every fault action, written by queue-drill explore --exhaustive.\n${stringify(exhaustiveFile())}`);
   process.stderr.write(`exhaustive matrix: ${file}\n`);
