@@ -211,8 +211,12 @@ describe('failpoints over the control channel', () => {
     const factory = control(plan, events);
     const zombie = supervisor.spawn('w1', ['--worker', 'w1', '--attempt', '1', 'after_claim', 'after_write'], { script: SCRIPT, control: factory });
     await waitFor(() => procState(zombie.pid) === 'T', { timeoutMs: 10_000, intervalMs: 5, what: 'the zombie to be stopped' });
-    // Stopped, and stays so while nobody else claims the job.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stopped by the pause (its firing on record), and still stopped while nobody else has claimed the job.
+    await waitFor(() => events.some((e) => e.kind === 'fired' && e.rule === 'zombie'), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+      what: 'the pause to fire',
+    });
     expect(procState(zombie.pid)).toBe('T');
     const next = supervisor.spawn('w2', ['--worker', 'w2', '--attempt', '2', 'after_claim'], { script: SCRIPT, control: factory });
     expect(await zombie.exited).toEqual({ exitCode: 0, signal: undefined });

@@ -18,9 +18,10 @@ import type { Findings } from './support.js';
  * was down) are not placed, and say so.
  */
 
-/** Where one delivery began in the world's order. */
-interface Began {
-  row: DeliveryRow;
+/** The starts the world recorded: by job in its order, and by delivery. */
+interface Starts {
+  byJob: Map<string, DeliveryRow[]>;
+  byDelivery: Map<string, DeliveryRow>;
 }
 
 const idOf = (row: { job: string | null; worker: string | null; epoch?: number | null; fence?: number | null }): string =>
@@ -29,23 +30,21 @@ const idOf = (row: { job: string | null; worker: string | null; epoch?: number |
 const deliveryLabel = (row: Pick<DeliveryRow, 'worker' | 'epoch' | 'attempt'>): string =>
   `${row.worker}'s delivery (attempt ${row.attempt}, epoch ${row.epoch})`;
 
-/** The first delivery of the same job that began after `own` and before the world's position `before` (a report seq or a call's place). */
-function laterDelivery(starts: readonly Began[], own: Began, isBefore: (began: DeliveryRow) => boolean): DeliveryRow | undefined {
-  return starts.find((b) => b.row.seq > own.row.seq && idOf(b.row) !== idOf(own.row) && isBefore(b.row))?.row;
+/** The first other delivery of the same job that began after `own` and passes `isBefore` (before a report, or before a call arrived). */
+function laterDelivery(starts: Starts, own: DeliveryRow, isBefore: (began: DeliveryRow) => boolean): DeliveryRow | undefined {
+  return (starts.byJob.get(own.job) ?? []).find((b) => b.seq > own.seq && idOf(b) !== idOf(own) && isBefore(b));
 }
 
-function checkWrites(found: Findings, label: (job: string) => string, deliveries: readonly DeliveryRow[], starts: Map<string, Began[]>): number {
+function checkWrites(found: Findings, label: (job: string) => string, deliveries: readonly DeliveryRow[], starts: Starts): number {
   let judged = 0;
-  const own = new Map<string, Began>();
-  for (const list of starts.values()) for (const b of list) own.set(idOf(b.row), b);
   for (const writing of deliveries.filter((d) => d.event === 'writing')) {
-    const began = own.get(idOf(writing));
+    const began = starts.byDelivery.get(idOf(writing));
     if (!began) {
       found.note(`a write of ${deliveryLabel(writing)} of job ${writing.job} was not placed: its start was never reported to the world`);
       continue;
     }
     judged++;
-    const later = laterDelivery(starts.get(writing.job) ?? [], began, (b) => b.seq < writing.seq);
+    const later = laterDelivery(starts, began, (b) => b.seq < writing.seq);
     if (!later) continue;
     const wrote = deliveries.find((d) => d.event === 'wrote' && d.seq > writing.seq && idOf(d) === idOf(writing));
     const what =
@@ -57,19 +56,17 @@ function checkWrites(found: Findings, label: (job: string) => string, deliveries
   return judged;
 }
 
-function checkCalls(found: Findings, label: (job: string) => string, calls: readonly CallRow[], starts: Map<string, Began[]>): number {
+function checkCalls(found: Findings, label: (job: string) => string, calls: readonly CallRow[], starts: Starts): number {
   let judged = 0;
-  const own = new Map<string, Began>();
-  for (const list of starts.values()) for (const b of list) own.set(idOf(b.row), b);
   for (const call of calls) {
     if (call.job === null || call.fence === null || call.step?.endsWith(':compensate')) continue;
-    const began = own.get(idOf(call));
+    const began = starts.byDelivery.get(idOf(call));
     if (!began) continue; // a coordinator's call, or a delivery the world never heard begin
     judged++;
-    const later = laterDelivery(starts.get(call.job) ?? [], began, (b) => b.callsBefore < call.seq);
+    const later = laterDelivery(starts, began, (b) => b.callsBefore < call.seq);
     if (!later || call.outcome !== 'applied') continue;
     found.breach(
-      `${label(call.job)}: the world applied ${call.tool ?? '?'} (step ${call.step ?? '?'}, call #${call.seq}) from ${deliveryLabel(began.row)}, ` +
+      `${label(call.job)}: the world applied ${call.tool ?? '?'} (step ${call.step ?? '?'}, call #${call.seq}) from ${deliveryLabel(began)}, ` +
         `which arrived after ${deliveryLabel(later)} began at ${later.at}: two holders acted on the job (the world's record)`,
     );
   }
@@ -79,12 +76,11 @@ function checkCalls(found: Findings, label: (job: string) => string, calls: read
 /** Judges the world's record; returns how many writes and calls it could place. */
 export function checkAtTheWorld(found: Findings, record: WorldRecord | undefined, label: (job: string) => string): number {
   if (!record) return 0;
-  const starts = new Map<string, Began[]>();
+  const starts: Starts = { byJob: new Map(), byDelivery: new Map() };
   for (const row of record.deliveries) {
     if (row.event !== 'began') continue;
-    const list = starts.get(row.job) ?? [];
-    list.push({ row });
-    starts.set(row.job, list);
+    starts.byJob.set(row.job, [...(starts.byJob.get(row.job) ?? []), row]);
+    starts.byDelivery.set(idOf(row), row);
   }
   return checkWrites(found, label, record.deliveries, starts) + checkCalls(found, label, record.calls, starts);
 }
