@@ -39,6 +39,9 @@ export type WriteResult = { ok: true; status: JobStatus } | { ok: false; refused
 /** The drill's side of a worker: runs one delivery and says how to settle it. */
 export type DeliveryHandler = (delivery: Delivery) => Promise<Settlement>;
 
+/** A write the queue's loop makes for a delivery on its own: `expired`, failing a job whose handler outlived its lease. */
+export type QueueOwnWrite = 'expired';
+
 /** How a worker process runs. */
 export interface WorkOptions {
   workerId: string;
@@ -60,6 +63,13 @@ export interface WorkOptions {
   beforeRenewal?: (delivery: Claim) => Promise<void>;
   /** Told how each delivery was settled. */
   onSettled?: (delivery: Claim, settlement: Settlement, write: WriteResult | null) => void;
+  /**
+   * The queue's own loop writes for a delivery on its own, not a settlement the
+   * handler returned (pg-boss fails a job whose handler outlived expireIn):
+   * told as the write goes out, with what the queue's record shows it did once
+   * known (null: it cannot tell).
+   */
+  onQueueWrite?: (delivery: Claim, write: QueueOwnWrite, applied: Promise<boolean | null>) => void;
   /** The loop's own log lines (claimed, lease lost, a handler that crashed). */
   log: (line: LogLine) => void;
 }

@@ -69,8 +69,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       maxJobs: options.maxJobs,
       maxAttemptMs: options.maxAttemptMs,
       beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, jobKey: claim.key, attempt: claim.attempt }),
+      onQueueWrite: (claim, write, applied) => {
+        log({ event: 'queue-writes', jobId: claim.jobId, attempt: claim.attempt, write });
+        reports.queueWrites(claim, write, applied);
+      },
       onSettled: (claim, settlement, write) => {
-        if (write) reports.wrote(claim, write.ok);
+        if (write) reports.wrote(claim, settlement, write.ok);
         const secrets = secretsInPayload(parsedOrNull(claim.payload));
         log(
           {

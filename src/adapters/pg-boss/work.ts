@@ -7,6 +7,7 @@ import type { Claim, DeliveryHandler, Settlement, WorkOptions } from '../../port
 import { openBoss, QUEUE_NAME } from './boss.js';
 import { claimOfFetched } from './claim.js';
 import { configureQueue } from './configure-queue.js';
+import { watchExpiry } from './expiry-watch.js';
 import { MAINTENANCE_INTERVAL_SECONDS, type PgBossSettings } from './mapping.js';
 import { settlePgBoss } from './settle.js';
 
@@ -28,6 +29,8 @@ import { settlePgBoss } from './settle.js';
  * The adapter makes the settlement's write inside the handler, to know what
  * pg-boss answered; pg-boss's own complete that follows then matches nothing
  * (the job is completed, failed, or waits at least a second to retry).
+ * pg-boss's own fail at expireIn is told to the world as it goes out
+ * (expiry-watch.ts).
  */
 
 export interface WorkContext {
@@ -67,7 +70,17 @@ export async function workPgBoss(ctx: WorkContext, handler: DeliveryHandler, opt
     await worker.work<object>(
       QUEUE_NAME,
       { pollingIntervalSeconds: ctx.settings.pollingIntervalSeconds, batchSize: 1, includeMetadata: true },
-      async ([job]) => (job ? deliver(worker, ctx, claimOfFetched(job, options.workerId), handler, options, counted) : undefined),
+      async ([job]) => {
+        if (!job) return undefined;
+        const claim = claimOfFetched(job, options.workerId);
+        // Set now, before pg-boss starts its race against expireIn: see expiry-watch.ts.
+        const expiry = watchExpiry(ctx.pool, claim, job.expireInSeconds, options);
+        try {
+          return await deliver(worker, ctx, claim, handler, options, counted);
+        } finally {
+          expiry.stop();
+        }
+      },
     );
     const wake = AbortSignal.any([options.stop, finished.signal]);
     while (!wake.aborted) {

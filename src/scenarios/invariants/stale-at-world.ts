@@ -15,7 +15,11 @@ import type { Findings } from './support.js';
  *   - a stale call the world applied as a new effect is a breach (two holders
  *     acted on the job at once); one it refused or replayed by key is not.
  * Calls and writes of a delivery whose start was never reported (the world
- * was down) are not placed, and say so.
+ * was down) are not placed, and say so. A write the queue's loop makes on its
+ * own (pg-boss failing a job whose handler outlived its lease) is reported as
+ * it goes out rather than before; it is judged the same way, since no other
+ * delivery can begin between that write and its report unless the job was
+ * already free (src/adapters/pg-boss/expiry-watch.ts).
  */
 
 /** The starts the world recorded: by job in its order, and by delivery. */
@@ -35,6 +39,9 @@ function laterDelivery(starts: Starts, own: DeliveryRow, isBefore: (began: Deliv
   return (starts.byJob.get(own.job) ?? []).find((b) => b.seq > own.seq && idOf(b) !== idOf(own) && isBefore(b));
 }
 
+/** A write as the evidence names it: a settlement's kind, or the queue loop's own fail. */
+const writeName = (write: string | null): string => (write === 'expired' ? "the queue's own fail (the handler outlived the lease)" : (write ?? '?'));
+
 function checkWrites(found: Findings, label: (job: string) => string, deliveries: readonly DeliveryRow[], starts: Starts): number {
   let judged = 0;
   for (const writing of deliveries.filter((d) => d.event === 'writing')) {
@@ -46,9 +53,11 @@ function checkWrites(found: Findings, label: (job: string) => string, deliveries
     judged++;
     const later = laterDelivery(starts, began, (b) => b.seq < writing.seq);
     if (!later) continue;
-    const wrote = deliveries.find((d) => d.event === 'wrote' && d.seq > writing.seq && idOf(d) === idOf(writing));
+    const wrote = deliveries.find(
+      (d) => d.event === 'wrote' && d.seq > writing.seq && idOf(d) === idOf(writing) && (d.write ?? writing.write) === writing.write,
+    );
     const what =
-      `${label(writing.job)}: ${deliveryLabel(writing)} wrote ${writing.write ?? '?'} to the queue at ${writing.at}, ` +
+      `${label(writing.job)}: ${deliveryLabel(writing)} wrote ${writeName(writing.write)} to the queue at ${writing.at}, ` +
       `after ${deliveryLabel(later)} began at ${later.at}`;
     if (wrote?.applied === true) found.breach(`${what}, and the queue applied it: a stale holder's write (the world's record)`);
     else if (wrote === undefined) found.note(`${what}; whether the queue applied it was never reported`);

@@ -7,7 +7,9 @@ import type Database from 'better-sqlite3';
  * these reports and the calls in one sequence of its own, so "w1 wrote after
  * w2's delivery began" is judged in one time base, whether or not the queue
  * keeps a history: a report is sent after the claim it reports and before the
- * write it announces, so an order seen here is an order that happened.
+ * write it announces, so an order seen here is an order that happened. (A
+ * write of the queue loop's own, `expired`, is sent as it goes out: see
+ * src/scenarios/invariants/stale-at-world.ts.)
  */
 
 /** The deliveries table of a ledger file. */
@@ -36,7 +38,7 @@ export interface DeliveryId {
   epoch: number;
 }
 
-/** A holder's report: began; writing (the settlement's kind); wrote (and whether the queue applied it). */
+/** A holder's report: began; writing (the settlement's kind, or `expired`); wrote (that write, and whether the queue applied it). */
 export interface DeliveryReport extends DeliveryId {
   event: DeliveryEvent;
   write?: string | undefined;

@@ -12,7 +12,8 @@ import type { Route, RouteRequest, WorldContext } from './route.js';
  * deliveries-table.ts). Names and numbers only: nothing of a payload.
  */
 
-const SETTLEMENT_KINDS = ['done', 'retry', 'review', 'compensate'] as const;
+/** A settlement's write, or the queue loop's own (`expired`: it failed a job whose handler outlived its lease). */
+const WRITE_KINDS = ['done', 'retry', 'review', 'compensate', 'expired'] as const;
 
 const DeliveryBodySchema = z.strictObject({
   job: z.union([z.string().min(1).max(512), z.int()]).transform(String),
@@ -20,7 +21,7 @@ const DeliveryBodySchema = z.strictObject({
   attempt: z.int().min(0),
   epoch: z.int().min(0),
   event: z.enum(DELIVERY_EVENTS),
-  write: z.enum(SETTLEMENT_KINDS).optional(),
+  write: z.enum(WRITE_KINDS).optional(),
   applied: z.boolean().optional(),
 });
 

@@ -1,14 +1,10 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pgBossAdapter } from '../../../src/adapters/pg-boss/pg-boss-adapter.js';
-import { systemClock } from '../../../src/kernel/clock.js';
-import { seededRandom } from '../../../src/kernel/random.js';
-import type { QueueConnection } from '../../../src/port/adapter.js';
 import type { TxEntry, TxRow } from '../../../src/port/checkpoint.js';
 import type { Claim, WriteResult } from '../../../src/port/delivery.js';
 import { stepStates } from '../../../src/saga/tx-log.js';
-import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
-import { tempRunDir } from '../../helpers/run-dir.js';
+import { skipWithoutPg } from '../../helpers/postgres.js';
+import { freshPgBossQueue } from './fresh-queue.js';
 
 /*
  * A person's approval on pg-boss reaches the very next delivery of the job:
@@ -32,23 +28,6 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function freshQueue(name: string): Promise<QueueConnection> {
-  const dir = tempRunDir(`pg-boss-${name}`);
-  cleanup.push(dir.remove);
-  const provisioned = await pgBossAdapter.provision({ runDir: dir.dir, runId: `test pg-boss ${name} ${process.pid}`, servers: { pgUrl: PG_URL } });
-  cleanup.push(() => provisioned.teardown({ keep: false }));
-  const queue = await pgBossAdapter.connect(provisioned.locator, {
-    clock: systemClock(),
-    random: seededRandom(1),
-    leaseMs: 30_000,
-    skewMarginMs: 1_000,
-    retryDelay: { baseMs: 0, capMs: 0, jitterMs: 0 },
-    servers: { pgUrl: PG_URL },
-  });
-  cleanup.push(() => queue.close());
-  return queue;
-}
-
 const APPROVAL: TxEntry = { stepId: 'charge', action: 'approve', key: 'k1:charge', status: 'success', detail: 'approved by alice' };
 
 /** Runs `fetchNow` right after each retry() pg-boss completes: a worker as fast as a worker can be. */
@@ -63,7 +42,7 @@ function fetchRightAfterRetry(fetchNow: () => Promise<void>): void {
 
 describe.skipIf(skipWithoutPg('the pg-boss approval requeue (test/adapters/pg-boss/approval.test.ts)'))('pg-boss: a person’s approval', () => {
   it('is in the saga log of a worker that fetches the job the instant it is requeued, with its attempts given back', async () => {
-    const queue = await freshQueue('approval');
+    const queue = await freshPgBossQueue('approval', 30_000, cleanup);
     const { jobId } = await queue.enqueue({ key: 'k1', action: 'plan', payload: '{}', maxAttempts: 3 });
     const first = await queue.manual!.claim('w1');
     expect(first).toMatchObject({ jobId, attempt: 1, epoch: 1 });
@@ -92,7 +71,7 @@ describe.skipIf(skipWithoutPg('the pg-boss approval requeue (test/adapters/pg-bo
   });
 
   it('writes nothing and answers false for a job that is not in review', async () => {
-    const queue = await freshQueue('not-review');
+    const queue = await freshPgBossQueue('not-review', 30_000, cleanup);
     const { jobId } = await queue.enqueue({ key: 'k2', action: 'plan', payload: '{}', maxAttempts: 3 });
     expect(await queue.human!.requeueFromReview(jobId, 'alice', 'approved step charge', APPROVAL)).toBe(false);
     expect(await queue.saga.rows(jobId)).toEqual([]);

@@ -101,6 +101,28 @@ describe('single-holder at the world', () => {
     expect(singleHolderOf(withoutHistory({ calls: [], deliveries: inTurn }))).toMatchObject({ status: 'held', judged: 2 });
   });
 
+  it("fails on the queue loop's own fail applied after another delivery began, each write matched with its own outcome", () => {
+    seq = 0;
+    // pg-boss's timeout fail goes out; the stale handler's own done is refused before the record shows the fail applied.
+    const rows = [
+      report('j1', 'w1', 1, 'began'),
+      report('j1', 'w2', 2, 'began'),
+      report('j1', 'w1', 1, 'writing', { write: 'expired' }),
+      report('j1', 'w1', 1, 'writing', { write: 'done' }),
+      report('j1', 'w1', 1, 'wrote', { write: 'done', applied: false }),
+      report('j1', 'w1', 1, 'wrote', { write: 'expired', applied: true }),
+    ];
+    const verdict = singleHolderOf(withoutHistory({ calls: [], deliveries: rows }));
+    expect(verdict.status).toBe('broken');
+    expect(verdict.evidence).toHaveLength(1);
+    expect(verdict.evidence[0]).toMatch(
+      /w1's delivery \(attempt 1, epoch 1\) wrote the queue's own fail \(the handler outlived the lease\) to the queue/,
+    );
+    seq = 0;
+    const refused = rows.map((row) => (row.event === 'wrote' && row.write === 'expired' ? { ...row, applied: false } : row));
+    expect(singleHolderOf(withoutHistory({ calls: [], deliveries: refused }))).toMatchObject({ status: 'held', judged: 2 });
+  });
+
   it('fails when the world applied a call that arrived after another delivery began, and not when it refused it', () => {
     seq = 0;
     const deliveries = [report('j1', 'w1', 1, 'began'), report('j1', 'w2', 2, 'began', { callsBefore: 1 })];
