@@ -2,6 +2,7 @@
 import { UsageError } from '../kernel/errors.js';
 import { type Command, parseFast, withOptions, yargsCommandName } from './command.js';
 import { approveCommand } from './commands/approve.js';
+import { cleanCommand } from './commands/clean.js';
 import { compareCommand } from './commands/compare.js';
 import { contractCommand } from './commands/contract.js';
 import { coordinatorCommand } from './commands/coordinator.js';
@@ -33,6 +34,7 @@ const COMMANDS: readonly Command<any>[] = [
   exploreCommand,
   soakCommand,
   compareCommand,
+  cleanCommand,
   queuesCommand,
   selftestCommand,
   contractCommand,
@@ -82,6 +84,9 @@ async function viaYargs(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
+/** How long a command's process may linger once its work is done and its output written. */
+const LINGER_AFTER_WORK_MS = 2_000;
+
 /** Runs a command: the fast parser for the processes a drill starts, yargs for people (help, strict options). */
 async function main(argv: string[]): Promise<void> {
   await withExitCode(async () => {
@@ -93,3 +98,6 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv.slice(2));
+// A call abandoned at its deadline (a frozen server's socket, src/kernel/deadline.ts) would keep the process alive for
+// ever once its work is done: it ends a moment later instead. A process with nothing pending exits before this fires.
+setTimeout(() => process.exit(), LINGER_AFTER_WORK_MS).unref();

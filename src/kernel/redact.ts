@@ -17,6 +17,35 @@ const SECRET_WORDS = 'pass(?:word|wd|phrase)?|pwd|secret|secret[-_]?key|token|ap
 
 const SECRET_NAME = new RegExp(`(${SECRET_WORDS}|auth(?:orization)?|cookie|card(?:number)?|cvv)s?$`, 'i');
 
+/** Whether a name (a payload's key, a command line's flag) names a secret: it ends in a secret word (db_password, apiKey, --auth-token). */
+export function namesSecret(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/**
+ * Whether the key found at `offset` ends a path (`/etc/passwd: no such file`): a file's name, not a credential's. It
+ * does when a `/` stands before it in the same word. Looked for once a key is found, not by a lookbehind, which would
+ * scan back through every long word at every position.
+ */
+function endsAPath(text: string, offset: number): boolean {
+  let at = offset - 1;
+  while (at >= 0 && offset - at < 256 && /[A-Za-z0-9_.~-]/.test(text[at]!)) at--;
+  return text[at] === '/';
+}
+
+/** `key<sep>value` as a replacement gives it, unless the key ends a path: then what follows it is redacted on its own. */
+function unlessAPath(redacted: (key: string, separator: string, quote: string) => string): Replacement {
+  return (match: string, ...rest: unknown[]) => {
+    const [key, separator, quote] = rest as string[];
+    const offset = rest[rest.length - 2] as number;
+    const text = rest[rest.length - 1] as string;
+    if (!endsAPath(text, offset)) return redacted(key!, separator!, quote ?? '');
+    // `/etc/passwd: password=x`: the value the path seemed to have may hold a credential of its own.
+    const head = key!.length + separator!.length;
+    return match.slice(0, head) + redact(match.slice(head));
+  };
+}
+
 /** Query parameters that carry credentials in URLs, besides the secret words (a presigned URL's signature, an OAuth code). */
 const QUERY_SECRETS = `${SECRET_WORDS}|sig|signature|key|apikey|auth|code|credentials?|x-amz-signature|x-amz-credential|x-goog-signature`;
 
@@ -52,11 +81,18 @@ const SHAPES: Array<[RegExp, Replacement]> = [
     `$1"${REDACTED}"`,
   ],
   // password="x y", 'api_key': 'x' (a Python repr), password: 'x' (a Node inspect): a quoted value, whole
-  [new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)(["'])(?:\\\\.|(?!\\3)[^\\\\])*\\3`, 'gi'), `$1$2$3${REDACTED}$3`],
+  [
+    new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)(["'])(?:\\\\.|(?!\\3)[^\\\\])*\\3`, 'gi'),
+    unlessAPath((key, separator, quote) => `${key}${separator}${quote}${REDACTED}${quote}`),
+  ],
   // password=x, api_key: x, token=x in text, URLs and headers
-  [new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)([^\\s&;,'"]+)`, 'gi'), `$1$2${REDACTED}`],
-  // user:password@ in URLs, up to the last @ of the authority (a password may hold an unescaped @)
-  [/(\/\/[^/\s:@]+):[^/?#\s]+@/g, `$1:${REDACTED}@`],
+  [
+    new RegExp(`\\b([A-Za-z0-9_-]*(?:${SECRET_WORDS})s?['"]?)(\\s*[=:]\\s*)([^\\s&;,'"]+)`, 'gi'),
+    unlessAPath((key, separator) => `${key}${separator}${REDACTED}`),
+  ],
+  // user:password@ in URLs, up to the last @ of the authority (a password may hold an unescaped @); the user may be
+  // empty (redis://:password@host)
+  [/(\/\/[^/\s:@]*):[^/?#\s]+@/g, `$1:${REDACTED}@`],
   // JWTs
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, REDACTED],
   // Provider keys: OpenAI-style sk-, GitHub, Slack, AWS access key ids
@@ -110,6 +146,14 @@ function redactCards(run: string): string {
 
 /** Replaces known secret values and secret-shaped text by a marker. */
 export function redact(text: string, knownSecrets: readonly string[] = []): string {
+  let out = redactKnown(text, knownSecrets);
+  for (const [pattern, replacement] of SHAPES)
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  return out.replace(DIGIT_RUN, redactCards);
+}
+
+/** Replaces known secret values alone, no shape: for text whose other words must stay as they are (a report's statuses, a fencing token). */
+export function redactKnown(text: string, knownSecrets: readonly string[]): string {
   let out = text;
   // Longest first, so a secret that contains another is replaced whole; in every spelling it takes once written into
   // JSON (a log line: a newline in it becomes \n) or a URL.
@@ -117,9 +161,7 @@ export function redact(text: string, knownSecrets: readonly string[] = []): stri
     if (secret.length < 4) continue;
     for (const spelling of secretSpellings(secret)) out = out.split(spelling).join(REDACTED);
   }
-  for (const [pattern, replacement] of SHAPES)
-    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
-  return out.replace(DIGIT_RUN, redactCards);
+  return out;
 }
 
 /** The spellings a secret takes in stored text: as is, JSON-escaped (once and twice: JSON inside a JSON log line), URL-encoded. */
@@ -149,7 +191,7 @@ export function secretsInPayload(payload: unknown): string[] {
   const found = new Set<string>();
   // Under a secret-sounding name, everything is secret: `credentials: { user, value }` holds two.
   const visit = (value: unknown, name: string | null, underSecret: boolean): void => {
-    const secret = underSecret || (name !== null && SECRET_NAME.test(name));
+    const secret = underSecret || (name !== null && namesSecret(name));
     if (typeof value === 'string') {
       if (secret || redact(value) !== value) found.add(value);
     } else if (Array.isArray(value)) {

@@ -118,7 +118,9 @@ function queueCases(report: DrillReport, queue: string): RenderedCase[] {
     }
   }
   for (const run of report.interruption?.notStarted.filter((r) => r.queue === queue) ?? []) {
-    const message = `never started: the drill was interrupted by ${report.interruption!.by} first`;
+    const message = report.interruption!.unfinished
+      ? 'not judged yet: this report was written while the drill ran'
+      : `never started: the drill was interrupted by ${report.interruption!.by} first`;
     cases.push({ testCase: { name: scenarioLabel(run, runs), seconds: 0, outcome: { kind: 'skipped', message } }, systemOut: null });
   }
   return cases;

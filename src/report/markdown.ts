@@ -118,14 +118,15 @@ function interruptionSection(report: DrillReport, out: string[]): void {
   const interruption = report.interruption!;
   const runs = allRuns(report);
   const stopped = report.scenarios.filter((s) => s.verdict === 'interrupted').map((s) => code(scenarioLabel(s, runs)));
+  const why = interruption.unfinished
+    ? 'This report was written while the drill ran: the drill is still running, or it ended without writing its final report (killed). ' +
+      'Each verdict below is final.'
+    : `The drill was interrupted by ${code(interruption.by)}. What it finished is judged below; ` +
+      `what it was running is not judged (a half-run proves nothing either way), and what it had not started never ran.`;
+  out.push(interruption.unfinished ? '## Unfinished' : '## Interrupted', '', why, '');
   out.push(
-    '## Interrupted',
-    '',
-    `The drill was interrupted by ${code(interruption.by)}. What it finished is judged below; ` +
-      `what it was running is not judged (a half-run proves nothing either way), and what it had not started never ran.`,
-    '',
     `- Stopped before rest (${stopped.length}): ${stopped.length > 0 ? stopped.join(', ') : 'none'}`,
-    `- Never started (${interruption.notStarted.length}): ${
+    `- ${interruption.unfinished ? 'Not judged yet' : 'Never started'} (${interruption.notStarted.length}): ${
       interruption.notStarted.length > 0 ? interruption.notStarted.map((run) => code(scenarioLabel(run, runs))).join(', ') : 'none'
     }`,
     '',

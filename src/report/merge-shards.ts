@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from './baseline.js';
+import { reportWithoutSecrets } from './report-without-secrets.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport } from './schema.js';
 import { runKey } from './shard.js';
 import { type CheckedShard, checkShards } from './shard-check.js';
@@ -20,7 +21,8 @@ import { readReport, runDirAt, type WrittenReport, writeReport } from './write-r
  * shard's report into the new run directory, and the report's paths follow,
  * so the merged directory stands on its own as a run's does; replay commands
  * are per scenario and need no change. The report is written by run's own
- * writer, which moves `latest` to it.
+ * writer, which moves `latest` to it, without the secrets of its command lines
+ * (./report-without-secrets.ts).
  */
 
 /** What to merge, and where. */
@@ -87,7 +89,9 @@ export function mergeShards(options: MergeOptions): MergedReport {
     ...(compared ? { baseline: compared } : {}),
     merged: shards.map(provenance),
   };
-  return { report, written: writeReport(runDir, report), withoutArtefacts };
+  // A shard written by an older queue-drill may hold a secret in a command line: the merged report does not pass it on.
+  const clean = reportWithoutSecrets(report);
+  return { report: clean, written: writeReport(runDir, clean), withoutArtefacts };
 }
 
 function provenance(shard: CheckedShard): NonNullable<DrillReport['merged']>[number] {

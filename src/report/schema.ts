@@ -372,9 +372,22 @@ export const ReportSummarySchema = z.strictObject({
 export const ScenarioRunSchema = z.strictObject({ name: text(), repeat: z.int().min(1), queue: text() });
 
 /** A drill stopped before it finished (Ctrl-C, SIGTERM): by what, and which scenario runs never started. */
+/** What an unfinished report's interruption names when no signal came: nothing has stopped the drill yet (src/report/progress-report.ts). */
+export const UNFINISHED = 'nothing yet';
+
 export const InterruptionSchema = z.strictObject({
-  by: text().describe('what stopped it: the signal (SIGINT, SIGTERM), or "an abort" when the caller gave none'),
+  by: text().describe(
+    'what stopped it: the signal (SIGINT, SIGTERM), "an abort" when the caller gave none, or the loss of the queue\'s server; ' +
+      `"${UNFINISHED}" in an unfinished report nothing has stopped`,
+  ),
   notStarted: z.array(ScenarioRunSchema).describe('each scenario run that never started, in the order it would have run'),
+  unfinished: z
+    .literal(true)
+    .optional()
+    .describe(
+      'the report was written while the drill ran (at its start, after each verdict, at a signal): the drill is still running, or it ended ' +
+        'without its final report (killed). Every verdict in it is final; the runs in notStarted are not judged yet',
+    ),
 });
 
 /** What changed against an earlier run (--baseline; src/report/baseline.ts): a regression fails the run. */

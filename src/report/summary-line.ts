@@ -1,4 +1,4 @@
-import type { DrillReport, ReportSummary } from './schema.js';
+import { type DrillReport, type ReportSummary, UNFINISHED } from './schema.js';
 
 /*
  * The drill's counts as every view says them, so the console, report.md,
@@ -31,6 +31,13 @@ export function countsLine(summary: ReportSummary): string {
 export function interruptionHeadline(report: Pick<DrillReport, 'interruption' | 'summary'>): string | null {
   if (report.interruption === null) return null;
   const { interrupted, notStarted } = report.summary;
+  if (report.interruption.unfinished) {
+    const signal = report.interruption.by === UNFINISHED ? '' : `, interrupted by ${report.interruption.by}`;
+    return (
+      `unfinished${signal}: written while the drill ran (it is still running, or it ended without its final report); ` +
+      `${report.summary.scenarios} scenario run${report.summary.scenarios === 1 ? '' : 's'} judged, ${notStarted} not yet`
+    );
+  }
   return (
     `interrupted by ${report.interruption.by}: ${interrupted} scenario run${interrupted === 1 ? '' : 's'} stopped before rest (not judged), ` +
     `${notStarted} never started`

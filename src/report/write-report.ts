@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { writeAtomically } from '../kernel/write-atomically.js';
+import { makeOutDir } from './out-dir.js';
 import { checkReport, type DrillReport, REPORT_VERSION, ReportError } from './schema.js';
 import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/index.js';
 
@@ -18,9 +19,31 @@ import { REPORT_VIEWS, type ReportView, type ReportViewName } from './views/inde
 /** The name of the link, in the run directories' parent, to the newest run. */
 export const LATEST_LINK = 'latest';
 
-/** A new run directory under `out`, named by the UTC time `ms` (`:` made `-`, which some file systems refuse). */
+/** How many drills may start in one millisecond into one folder before something is clearly wrong. */
+const MAX_SAME_STAMP = 1_000;
+
+/**
+ * A new run directory under `out` (made where missing), named by the UTC time
+ * `ms` (`:` made `-`, which some file systems refuse), and made here: made
+ * exclusively (mkdir fails on a folder already there), so drills started in the
+ * same millisecond into one `out`, in this process or another, each get their
+ * own; the first takes the time alone, the next `-2`, `-3`, ... after it.
+ */
 export function runDirAt(out: string, ms: number): string {
-  return join(out, new Date(ms).toISOString().replace(/:/g, '-'));
+  makeOutDir(out);
+  const stamp = new Date(ms).toISOString().replace(/:/g, '-');
+  for (let n = 1; n <= MAX_SAME_STAMP; n++) {
+    const dir = join(out, n === 1 ? stamp : `${stamp}-${n}`);
+    try {
+      mkdirSync(dir);
+      return dir;
+    } catch (error) {
+      if (!isCode(error, 'EEXIST')) {
+        throw new ReportError('QD_REPORT_WRITE_FAILED', `could not make the run directory ${dir}: ${messageOf(error)}`, [], { cause: error });
+      }
+    }
+  }
+  throw new ReportError('QD_REPORT_WRITE_FAILED', `could not make a run directory in ${out}: ${MAX_SAME_STAMP} named ${stamp} are there already`, []);
 }
 
 /** Where writeReport put each view's file (absolute paths), keyed by view name, in the order of the views. */

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { queueImpl } from '../adapters/registry.js';
 import { type Calibration, calibrate } from '../harness/calibrate.js';
-import { UsageError } from '../kernel/errors.js';
+import { withDeadline } from '../kernel/deadline.js';
+import { EXIT, UsageError } from '../kernel/errors.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
@@ -9,13 +10,15 @@ import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-option
 import { resolveServers } from '../port/servers.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
-import { type DrillReport, REPORT_VERSION, type ScenarioReport } from '../report/schema.js';
+import { ProgressReport } from '../report/progress-report.js';
+import { type DrillReport, REPORT_VERSION, type ScenarioReport, UNFINISHED } from '../report/schema.js';
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
 import { runDirAt, type WrittenReport, writeReport } from '../report/write-report.js';
 import { ExclusiveGate } from './exclusive-gate.js';
 import { abortCause } from './interrupted.js';
 import { loadScenarioFile } from './load.js';
+import { replayServerFlags } from './replay-servers.js';
 import { withReproduction } from './reproduction.js';
 import { commandLineQueueOptions, type ResolvedScenario, resolveScenarios } from './resolve.js';
 import { restartsServer, runJudged } from './run-judged.js';
@@ -69,7 +72,11 @@ export interface DrillOptions {
   ) => void;
 }
 
-/** The command that runs exactly this scenario again, with the same seed, on the same queue, as a person pastes it where they stand. */
+/**
+ * The command that runs exactly this scenario again, with the same seed, on the same queue and the same servers
+ * (those the command line gave, each password left for the shell to fill in: ./replay-servers.ts), as a person
+ * pastes it where they stand.
+ */
 export function replayCommand(
   file: string,
   name: string,
@@ -77,11 +84,14 @@ export function replayCommand(
   queue: string,
   timeScale = 1,
   queueOptions: Readonly<Record<string, QueueOptionValue>> = {},
+  servers: ServerSettings = {},
 ): string {
   const scale = timeScale === 1 ? [] : ['--time-scale', String(timeScale)];
   // The command line's options alone: the file's are in the file the replay reads.
   const given = Object.entries(queueOptions).flatMap(([key, value]) => ['--queue-option', `${key}=${String(value)}`]);
-  return printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale, ...given]);
+  const command = printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale, ...given]);
+  // Already shell text (a password's reference must stay expandable), so not quoted again.
+  return [command, ...replayServerFlags(servers, queueImpl(queue).needs ?? [])].join(' ');
 }
 
 /**
@@ -112,7 +122,6 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   if (timeScale !== given) rounds = resolveAll(timeScale);
   options.onTimeScale?.(timeScaleLine(timeScale, calibration));
   const started = Date.now();
-  const runDir = runDirAt(options.out, started);
   const all = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
   const shard = options.shard;
   if (shard && shard.count > all.length)
@@ -121,6 +130,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const queue = shard ? runsOfShare(all, shard) : all;
   // The last of the input checked, before any process starts: a refused drill leaves no folder behind.
   makeOutDir(options.out);
+  const runDir = runDirAt(options.out, started);
   const retry = (scenario: ResolvedScenario, scale: number) =>
     resolveScenarios(file, {
       seed: scenario.seed,
@@ -129,19 +139,53 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
       timeScale: scale,
       queueOptions: options.queueOptions,
     })[0]!;
-  const results = await runScenarios(queue, runDir, { ...options, retry });
+  const results: Array<ScenarioReport | undefined> = new Array(queue.length);
+  const halt: Halt = { why: null };
+  const drill: DrillState = { options, started, timeScale, calibration, all, queue, results, halt };
+  const reportNow = (finished: boolean) => drillReport(drill, finished);
+  // Written as the drill goes (at its start, after each verdict, at a signal), so any end leaves what was judged.
+  const progress = new ProgressReport(runDir, () => reportNow(false));
+  progress.write();
+  const onAbort = () => progress.write();
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await runScenarios(queue, runDir, results, { ...options, retry, halt, onJudged: () => progress.write() });
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+  }
+  const report = reportNow(true);
+  return { report, written: writeReport(runDir, report) };
+}
+
+/** What a drill's report is made of, as it goes. */
+interface DrillState {
+  options: DrillOptions;
+  started: number;
+  timeScale: number;
+  calibration: Calibration | null;
+  /** Every scenario run of the whole drill, and this run's share of them (all of them without --shard). */
+  all: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>;
+  queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>;
+  results: ReadonlyArray<ScenarioReport | undefined>;
+  halt: Halt;
+}
+
+/** The drill's report: final once `finished`, else unfinished (written while it runs: src/report/progress-report.ts). */
+function drillReport(drill: DrillState, finished: boolean): DrillReport {
+  const { options, results, halt } = drill;
+  const shard = options.shard;
   const scenarios = results.filter((r): r is ScenarioReport => r !== undefined);
-  const interrupted = options.signal.aborted;
+  const interrupted = options.signal.aborted || halt.why !== null;
+  const by = halt.why ?? abortCause(options.signal);
   // What an interruption left undone is part of what the drill found: each run never started, by name.
-  const notStarted = queue
+  const notStarted = drill.queue
     .filter((_, index) => results[index] === undefined)
     .map(({ scenario, repeat }) => ({ name: scenario.name, repeat, queue: scenario.settings.queue }));
   const summary = summarize(scenarios, notStarted.length);
   const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance) : undefined;
   const regressed = (compared?.regressions.length ?? 0) > 0;
-  const exitCode = drillExitCode(summary, { interrupted, regressed });
-  const finished = Date.now();
-  const report: DrillReport = {
+  const now = Date.now();
+  return {
     version: REPORT_VERSION,
     tool: 'queue-drill',
     toolVersion: options.toolVersion,
@@ -149,19 +193,18 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     file: options.file,
     queue: options.queue ?? 'as each scenario says',
     seed: options.seed,
-    timeScale,
-    calibration,
-    startedAt: new Date(started).toISOString(),
-    finishedAt: new Date(finished).toISOString(),
-    durationMs: finished - started,
-    exitCode,
+    timeScale: drill.timeScale,
+    calibration: drill.calibration,
+    startedAt: new Date(drill.started).toISOString(),
+    finishedAt: new Date(now).toISOString(),
+    durationMs: now - drill.started,
+    exitCode: finished ? drillExitCode(summary, { interrupted, regressed }) : EXIT.harnessFailed,
     summary,
     scenarios,
-    interruption: interrupted ? { by: abortCause(options.signal), notStarted } : null,
-    ...(compared ? { baseline: compared } : {}),
-    ...(shard ? { shard: { ...shard, order: all.map(({ scenario, repeat }) => runKey({ name: scenario.name, repeat })) } } : {}),
+    interruption: finished ? (interrupted ? { by, notStarted } : null) : { by: interrupted ? by : UNFINISHED, notStarted, unfinished: true },
+    ...(compared && finished ? { baseline: compared } : {}),
+    ...(shard ? { shard: { ...shard, order: drill.all.map(({ scenario, repeat }) => runKey({ name: scenario.name, repeat })) } } : {}),
   };
-  return { report, written: writeReport(runDir, report) };
 }
 
 /** The first line a drill prints: the scale every duration runs at, and for auto, what the machine measured. */
@@ -171,14 +214,14 @@ export function timeScaleLine(scale: number, calibration: Calibration | null): s
   return `time scale ×${scale} (auto: ${measured}${scale === 1 ? '' : `; every lease, timeout and delay stretched ×${scale}`})`;
 }
 
-/** The scenario runs, a few at a time; each one's report in the drill's order (none for a run an interruption left unstarted). */
+/** The scenario runs, a few at a time; each one's report into `results`, in the drill's order (none for a run an interruption left unstarted). */
 async function runScenarios(
   queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>,
   runDir: string,
-  options: DrillOptions & { retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario },
-): Promise<Array<ScenarioReport | undefined>> {
+  results: Array<ScenarioReport | undefined>,
+  options: DrillOptions & { retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario; halt: Halt; onJudged: () => void },
+): Promise<void> {
   const total = queue.length;
-  const results: Array<ScenarioReport | undefined> = new Array(queue.length);
   let next = 0;
   let completed = 0;
   // One process serves every scenario's world (each its own ledger and port), stopped with the drill.
@@ -189,7 +232,7 @@ async function runScenarios(
   // One that restarts the queue's server runs alone: it would cut every other drill's connections.
   const gate = new ExclusiveGate();
   const lane = async (): Promise<void> => {
-    while (next < queue.length && !options.signal.aborted) {
+    while (next < queue.length && !options.signal.aborted && options.halt.why === null) {
       const index = next++;
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
@@ -199,6 +242,8 @@ async function runScenarios(
       const report = await (alone ? gate.exclusive(drill) : gate.shared(drill));
       results[index] = withReproduction(report, options.expectBroken);
       completed++;
+      if (report.verdict === 'error') options.halt.why ??= await serverLost(scenario, options.servers ?? {});
+      options.onJudged();
       options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
     }
   };
@@ -207,7 +252,30 @@ async function runScenarios(
   } finally {
     await worlds.stop();
   }
-  return results;
+}
+
+/** Set when the drill must start nothing more: the queue's server is gone. */
+interface Halt {
+  why: string | null;
+}
+
+/** How long the queue's server may take to answer after a scenario ended in error, before the drill stops. */
+const SERVER_CHECK_MS = 5_000;
+
+/**
+ * After a scenario ended in error: why the drill cannot go on (its queue's
+ * server does not answer), or null when it can. The next scenarios would each
+ * wait out the same lost server, for nothing.
+ */
+async function serverLost(scenario: ResolvedScenario, servers: ServerSettings): Promise<string | null> {
+  const impl = queueImpl(scenario.settings.queue);
+  if (!impl.preflight) return null;
+  try {
+    await withDeadline(impl.preflight(resolveServers(servers, scenario.settings)), SERVER_CHECK_MS, `${impl.name}'s server`);
+    return null;
+  } catch (error) {
+    return `the loss of the queue's server (${error instanceof Error ? error.message : String(error)}) after ${scenario.name} ended in error`;
+  }
 }
 
 /**
@@ -230,7 +298,8 @@ async function runRetried(
   for (let attempt = 0; ; attempt++) {
     const scale = scenario.timeScale ?? 1;
     const queue = scenario.settings.queue;
-    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, commandLineQueueOptions(options.queueOptions, queue));
+    const queueOptions = commandLineQueueOptions(options.queueOptions, queue);
+    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, queueOptions, options.servers);
     const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
     const report = await runJudged(scenario, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
     const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;

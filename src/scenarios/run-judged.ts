@@ -4,6 +4,7 @@ import { resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { drillDemands } from './drill-demands.js';
+import { DrillFailedError, failureText, harnessErrorReport } from './harness-error.js';
 import { abortCause } from './interrupted.js';
 import { judgeScenario } from './judge.js';
 import { notJudgedReport } from './not-judged.js';
@@ -16,7 +17,10 @@ import { runScenario, type ScenarioRunOptions } from './run-scenario.js';
  * the scenario needs (a feature it lacks: not supported) and whether it can
  * run it as asked (and with which of its own options, on whose clock); a
  * refusal is the report of a scenario not judged, with no process started;
- * else the drill runs and is judged.
+ * else the drill runs and is judged. Whatever fails in the harness once the
+ * drill has started (a queue server lost, a world host dead) is this
+ * scenario's error, never the whole drill's end: the scenarios judged before it
+ * keep their verdicts, and bad input (exit 2) stays about the user's input.
  */
 export async function runJudged(
   scenario: ResolvedScenario,
@@ -41,13 +45,19 @@ export async function runJudged(
   const fit: DrillFit = (await impl.fit?.(drillDemands(scenario, queueOptions), servers)) ?? { ok: true, mapping: {} };
   if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...refusal, unsupported: fit.unsupported === true });
   const timed = scenarioOnQueueClock(scenario, fit.atLeast);
-  const run = await runScenario(timed.scenario, runDir, signal, { ...options, queueOptions });
-  const judging = Date.now();
-  const report = judgeScenario(
-    { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timingLine(scenario.stretchedForQueue ?? null, timed.line) },
-    { ...meta, interruptedBy: abortCause(signal) },
-  );
-  return report.phases ? { ...report, phases: { ...report.phases, judgeMs: Date.now() - judging } } : report;
+  const started = Date.now();
+  try {
+    const run = await runScenario(timed.scenario, runDir, signal, { ...options, queueOptions });
+    const judging = Date.now();
+    const report = judgeScenario(
+      { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timingLine(scenario.stretchedForQueue ?? null, timed.line) },
+      { ...meta, interruptedBy: abortCause(signal) },
+    );
+    return report.phases ? { ...report, phases: { ...report.phases, judgeMs: Date.now() - judging } } : report;
+  } catch (caught) {
+    const timeline = caught instanceof DrillFailedError ? caught.timeline : [];
+    return harnessErrorReport(timed.scenario, impl, failureText(caught), { ...refusal, durationMs: Date.now() - started, timeline });
+  }
 }
 
 function timingLine(...lines: Array<string | null>): string | null {

@@ -1,13 +1,15 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { connectQueue, queueImpl, retryPolicyOf } from '../adapters/registry.js';
 import { controlWith } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
-import { Supervisor } from '../harness/supervisor.js';
+import { type ChildExit, Supervisor } from '../harness/supervisor.js';
 import { startWorld } from '../harness/world-process.js';
 import { type Clock, systemClock } from '../kernel/clock.js';
+import { withDeadline } from '../kernel/deadline.js';
+import { writeJobsFile } from '../kernel/jobs-file.js';
 import { seededRandom } from '../kernel/random.js';
-import { Releasers } from '../kernel/releasers.js';
+import { type Releasers, withReleasers } from '../kernel/releasers.js';
 import { watchStarvation } from '../kernel/starvation-watch.js';
 import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
 import type { QueueAdapter, QueueConnection, ServerSettings } from '../port/adapter.js';
@@ -20,13 +22,17 @@ import { setFences } from '../world/ledger/settings-table.js';
 import { WorldLedger } from '../world/ledger.js';
 import type { Evidence, StarvedSpan } from './evidence.js';
 import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
+import { DrillFailedError, failureText } from './harness-error.js';
 import type { ResolvedScenario } from './resolve.js';
 import { controlTimeline } from './runner/control-timeline.js';
+import { diskFull } from './runner/disk-space.js';
 import { DrillProcesses } from './runner/drill-processes.js';
 import { ProducerRelease } from './runner/producer-release.js';
+import { RestartWindow } from './runner/restart-window.js';
 import { againProducerSpecs, producerNames, roleSpecs } from './runner/role-args.js';
 import { type DrillEnding, type Supervised, supervise } from './runner/supervise.js';
 import type { WorldHost } from './runner/world-host.js';
+import { WorldLoss } from './runner/world-loss.js';
 import { readStarvedSpans, starvedEvents } from './starvation-spans.js';
 import { Timeline } from './timeline.js';
 
@@ -88,15 +94,22 @@ function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: Se
 }
 
 /** The restart_server fault's way to the queue's server, where the queue has one. */
-function restartHook(impl: QueueAdapter, servers: ServerSettings): { restartServer?: () => Promise<string> } {
+function restartHook(impl: QueueAdapter, servers: ServerSettings, window: RestartWindow): { restartServer?: () => Promise<string> } {
   const restart = impl.restartServer?.bind(impl);
-  return restart ? { restartServer: () => restart(servers) } : {};
+  return restart ? { restartServer: () => window.around(() => restart(servers)) } : {};
 }
 
 /** The world faults armed, each with what the world says of it (how often it fired). */
 type WorldFaults = Array<{ armed: ArmedFault; describe: string }>;
 
 let runCount = 0;
+
+/** How long one call to the queue's server may take (make the queue, connect, tear it down): a frozen server never answers. */
+const SERVER_CALL_MS = 20_000;
+/** How long each call to the queue's server may take once the drill ended in a harness error (its server may be frozen). */
+const AFTER_HARNESS_ERROR_MS = 2_000;
+/** How long reading a drill's evidence may take (every job's history, on a loaded machine). */
+const EVIDENCE_MS = 60_000;
 
 /*
  * Runs one scenario on real processes: a fresh queue, a world, a coordinator,
@@ -119,26 +132,22 @@ export async function runScenario(
   const impl = queueImpl(settings.queue);
   const servers: ServerSettings = resolveServers(options.servers, settings);
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
-  const releasers = new Releasers();
   const phase = phaseClock(started);
-  let run: ScenarioRun;
-  try {
-    // Made (schema and all) before any child starts, so the children never race on it. The id is unique
-    // among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
-    const runId = `${scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
+  // What was opened is released last-opened-first, every release attempted; what failed first is the story.
+  const run = await withReleasers(async (releasers): Promise<ScenarioRun> => {
     const queueOptions = options.queueOptions ?? {};
-    const provisioned = await impl.provision({ runDir, runId, servers, options: queueOptions });
-    releasers.add("the drill's queue", () => provisioned.teardown({ keep: options.keep }));
-    const queue = await connectQueue(impl, provisioned.locator, harnessConnection(scenario, clock, servers, queueOptions));
-    releasers.add("the harness's connection", () => queue.close());
+    const calls = new ServerCalls(SERVER_CALL_MS * (scenario.timeScale ?? 1));
+    const { provisioned, queue } = await openQueue(impl, { scenario, runDir, servers, queueOptions, keep: options.keep, clock }, releasers, calls);
     phase.end('provisionMs');
     // Every process of the drill connects with the queue's options, as the servers' URLs reach them: in its environment.
     const env = { ...provisioned.env, [QUEUE_OPTIONS_ENV]: JSON.stringify(queueOptions) };
     const supervisor = new Supervisor(runDir, env, { starvation: true });
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
-    const control = { plan, clock, ...restartHook(impl, servers) };
-    const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline: started + settings.timeout_ms });
+    const restarts = new RestartWindow();
+    const control = { plan, clock, ...restartHook(impl, servers, restarts) };
+    const deadline = started + settings.timeout_ms;
+    const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline, restarts });
     // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
     const watch = watchStarvation({ file: join(runDir, HARNESS_STARVED_FILE) });
     releasers.add("the harness's starvation watch", async () => watch.stop());
@@ -151,7 +160,9 @@ export async function runScenario(
     watch.stop();
     phase.end('stopMs');
     const timing = drillTiming(scenario, timeline, { runDir, started, drilled, releasedAt: supervised.producerRelease.releasedAt });
-    const gathered = await gatherEvidence({
+    // A drill that ended in a harness error may have lost its server: a frozen one would hold every read for ever.
+    if (drilled.ending === 'harness-error') calls.shorten();
+    const gathered = await readEvidence(drilled, calls, EVIDENCE_MS * (scenario.timeScale ?? 1), {
       scenario,
       runDir,
       queue,
@@ -163,7 +174,7 @@ export async function runScenario(
       retryPolicy: retryPolicyOf(impl, { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms }),
     });
     phase.end('evidenceMs');
-    run = {
+    return {
       scenario,
       queueVersion: impl.version,
       runDir,
@@ -178,11 +189,58 @@ export async function runScenario(
       durationMs: Date.now() - started,
       phases: phase.phases,
     };
-  } finally {
-    await releasers.releaseAll();
-  }
+  });
   phase.end('teardownMs');
   return run;
+}
+
+/** Calls to the queue's server, each with a deadline: a frozen server never answers. Shortened once the drill ended in a harness error. */
+class ServerCalls {
+  constructor(private ms: number) {}
+
+  within<T>(work: Promise<T>, what: string): Promise<T> {
+    return withDeadline(work, this.ms, what);
+  }
+
+  /** The server may be gone: whatever is still asked of it is asked briefly. */
+  shorten(): void {
+    this.ms = Math.min(this.ms, AFTER_HARNESS_ERROR_MS);
+  }
+
+  get deadlineMs(): number {
+    return this.ms;
+  }
+}
+
+/** The drill's queue, made (schema and all) before any child starts, and the harness's connection to it; each released with a deadline. */
+async function openQueue(
+  impl: QueueAdapter,
+  run: { scenario: ResolvedScenario; runDir: string; servers: ServerSettings; queueOptions: QueueOptionValues; keep: boolean; clock: Clock },
+  releasers: Releasers,
+  calls: ServerCalls,
+) {
+  const { runDir, servers, queueOptions } = run;
+  // The id is unique among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
+  const runId = `${run.scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
+  const provisioned = await calls.within(impl.provision({ runDir, runId, servers, options: queueOptions }), "making the drill's queue");
+  releasers.add("the drill's queue", () => calls.within(provisioned.teardown({ keep: run.keep }), "removing the drill's queue"));
+  const connecting = connectQueue(impl, provisioned.locator, harnessConnection(run.scenario, run.clock, servers, queueOptions));
+  const queue = await calls.within(connecting, "the harness's connection to the queue");
+  releasers.add("the harness's connection", () => calls.within(queue.close(), "closing the harness's connection to the queue"));
+  return { provisioned, queue };
+}
+
+/** The drill's evidence, read within a deadline; when the drill itself failed, its failure leads the error. */
+function readEvidence(
+  drilled: { ending: DrillEnding; error: string | null },
+  calls: ServerCalls,
+  evidenceMs: number,
+  input: Parameters<typeof gatherEvidence>[0],
+): ReturnType<typeof gatherEvidence> {
+  const ms = drilled.ending === 'harness-error' ? calls.deadlineMs : evidenceMs;
+  return withDeadline(gatherEvidence(input), ms, "reading the drill's evidence from the queue").catch((error: unknown) => {
+    throw drilled.error === null ? error : new DrillFailedError(`${drilled.error} (then: ${failureText(error)})`, input.timeline);
+  });
 }
 
 /**
@@ -227,6 +285,7 @@ function supervision(drill: {
   barrier: string;
   signal: AbortSignal;
   deadline: number;
+  restarts: RestartWindow;
 }): Supervised {
   const seen = controlTimeline(drill.timeline);
   const processes = new DrillProcesses(
@@ -245,6 +304,7 @@ function supervision(drill: {
     signal: drill.signal,
     deadline: drill.deadline,
     again: [],
+    restarts: drill.restarts,
   };
 }
 
@@ -291,11 +351,23 @@ async function drill(
     client = new WorldClient(world.url, { timeoutMs: 5_000 });
     worldFaults = await armWorldFaults(client, scenario, timeline);
     const jobsFile = join(run.runDir, 'jobs.json');
-    writeFileSync(jobsFile, JSON.stringify(scenario.jobs.map((j) => ({ key: j.key, plan: j.plan, maxAttempts: j.maxAttempts }))));
+    // Read by the producers in clear; redacted once the world is closed, every process of the drill stopped before it (a CI artefact).
+    closeWorld = writeJobsFile(jobsFile, scenario.jobs, scenario.secrets, closeWorld);
     // Producers start one by one; the start barrier lets them go together once all are ready, so they really race on every key.
     const context = { locator: run.locator, worldUrl: world.url, jobsFile, barrier: run.barrier };
     for (const spec of roleSpecs(scenario, context)) supervised.processes.start(spec);
-    ending = await supervise({ ...supervised, again: againProducerSpecs(scenario, context) });
+    // A world that dies under the drill ends it: what the jobs did after that says nothing of the queue; so does a full disk.
+    const lost = new WorldLoss(world, timeline);
+    ending = await supervise({
+      ...supervised,
+      signal: AbortSignal.any([supervised.signal, lost.signal]),
+      again: againProducerSpecs(scenario, context),
+    });
+    const why = lost.end() ?? diskFull(run.runDir);
+    if (why !== null) {
+      ending = 'harness-error';
+      error = why;
+    }
   } catch (caught) {
     ending = 'harness-error';
     error = caught instanceof Error ? caught.message : String(caught);
@@ -313,7 +385,6 @@ function inTimeOrder<E extends { at: string }>(events: readonly E[]): E[] {
   return [...events].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-/** A world process for this scenario alone, stopped with its other processes. */
 /** Writes how the world behaves into its ledger file, before any world process opens it. */
 function setUpWorld(file: string, fences: boolean): void {
   const ledger = WorldLedger.open(file);
@@ -324,12 +395,13 @@ function setUpWorld(file: string, fences: boolean): void {
   }
 }
 
+/** A world process for this scenario alone, stopped with its other processes. */
 async function ownWorld(
   supervisor: Supervisor,
   ledger: string,
-): Promise<{ url: string; pid: number; close: () => Promise<void>; starvedLog?: string }> {
+): Promise<{ url: string; pid: number; exited: Promise<ChildExit>; close: () => Promise<void>; starvedLog?: string }> {
   const world = await startWorld(supervisor, ledger);
-  return { url: world.url, pid: world.child.pid, close: async () => {} };
+  return { url: world.url, pid: world.child.pid, exited: world.child.exited, close: async () => {} };
 }
 
 /** Arms the scenario's world faults, each on the timeline. */

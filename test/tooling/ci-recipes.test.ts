@@ -144,13 +144,14 @@ describe('the CI recipes', () => {
       const paths = uploads.flatMap((upload) => String(upload.with!.path).trim().split('\n'));
       const files: string[] = [];
       for (const path of paths) {
-        const match = /^\$\{\{ steps\.([a-z]+)\.outputs\.dir \}\}(?:\/(.+))?$/.exec(path.trim());
+        // A line that starts with ! leaves files out of the directory above it (a queue's store: test/report/planted-secrets.test.ts).
+        const match = /^!?\$\{\{ steps\.([a-z]+)\.outputs\.dir \}\}(?:\/(.+))?$/.exec(path.trim());
         expect(match, path).not.toBeNull();
         // The step that names the directory runs queue-drill and writes `dir=` for its run directory.
         const step = steps.find((s) => s.id === match![1])!;
         expect(step.run).toMatch(/queue-drill (run|merge)/);
         expect(step.run).toContain('echo "dir=$(readlink -f drill-runs/latest)" >> "$GITHUB_OUTPUT"');
-        if (match![2] !== undefined) files.push(match![2]);
+        if (match![2] !== undefined && !path.trim().startsWith('!')) files.push(match![2]);
       }
       expect(files.filter((file) => !views.includes(file))).toEqual([]);
       expect(files).toEqual(expect.arrayContaining(['report.html', 'junit.xml']));

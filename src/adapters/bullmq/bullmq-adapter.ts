@@ -54,21 +54,27 @@ export const bullmqAdapter: QueueAdapter = {
     const { assertRedisReachable, maskRedisUrl, openRedis, resolveRedisUrl } = await redisModule();
     const { deletePrefix, prefixFor, QUEUE_NAME } = await provisionModule();
     const { SAGA_FILE_ENV, sagaFileKey } = await connectionModule();
+    const { holdOwnerKeys, writeOwnerKeys } = await import('./owner-keys.js');
+    const { ownerMarkHere } = await import('../leftovers/owner-mark.js');
     const url = resolveRedisUrl(request.servers.redisUrl);
     await assertRedisReachable(url);
     const prefix = prefixFor(request.runId);
     const sagaFile = path.join(request.runDir, 'bullmq-saga.sqlite');
+    // Marked as this drill's with its first key, so `queue-drill clean` takes the prefix if this process dies before its teardown.
+    const owner = ownerMarkHere('bullmq', request.runDir);
     const client = openRedis(url);
     try {
-      await client.set(sagaFileKey(prefix), sagaFile);
+      await writeOwnerKeys(client, prefix, owner, { [sagaFileKey(prefix)]: sagaFile });
     } finally {
       client.disconnect();
     }
+    const mark = holdOwnerKeys(url, prefix, owner);
     return {
       locator: prefix,
       env: { [URL_ENV]: url, [SAGA_FILE_ENV]: sagaFile },
       where: `${maskRedisUrl(url)} prefix ${prefix} (queue ${QUEUE_NAME})`,
       teardown: async ({ keep }) => {
+        await mark.end({ keep });
         if (!keep) await deletePrefix(url, prefix);
       },
     };

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
+import { ownerMarkHere } from '../leftovers/owner-mark.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
+import { holdOwnerComment } from '../postgres/owner-comment.js';
 import { restartPostgresServer } from '../postgres/restart-server.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
 import { fitGraphile } from './fit.js';
@@ -44,13 +46,17 @@ export const graphileAdapter: QueueAdapter = {
     const { dropDatabase, provisionDatabase } = await import('./provision.js');
     const serverUrl = resolvePgUrl(request.servers.pgUrl);
     const location = { database: graphileDatabaseFor(request.runId), schema: GRAPHILE_SCHEMA };
-    await provisionDatabase(serverUrl, location, request.runDir);
+    // Marked as this drill's, so `queue-drill clean` takes it if this process dies before its teardown.
+    const owner = ownerMarkHere('graphile-worker', request.runDir);
+    await provisionDatabase(serverUrl, location, request.runDir, owner);
+    const mark = holdOwnerComment(serverUrl, { kind: 'DATABASE', name: location.database }, owner);
     return {
       locator: locatorOf(location),
       // The server's URL: each process puts the locator's database in its path.
       env: { QD_PG_URL: serverUrl },
       where: `${maskUrl(databaseUrl(serverUrl, location.database))} schema ${location.schema}`,
       teardown: async ({ keep }) => {
+        await mark.end({ keep });
         if (!keep) await dropDatabase(serverUrl, location.database);
       },
     };

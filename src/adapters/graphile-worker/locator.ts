@@ -16,7 +16,8 @@ import { runSchemaName } from '../postgres/provision.js';
 /** graphile-worker's own default schema: a drill's database is its own, so the schema can be graphile's. */
 export const GRAPHILE_SCHEMA = 'graphile_worker';
 
-const PREFIX = 'qd_gw_';
+/** The start of every drill database's name: how clean finds them (its owner mark says whose). */
+export const GRAPHILE_DATABASE_PREFIX = 'qd_gw_';
 /** PostgreSQL's identifier limit: a longer database name would be cut. */
 const MAX_NAME = 63;
 // Plain lowercase, so a name reads the same quoted or not, in a locator, a log or psql.
@@ -30,7 +31,7 @@ export interface GraphileLocation {
 
 /** The database of one drill: `qd_gw_`, the run id made readable, and a hash of the whole id. */
 export function graphileDatabaseFor(runId: string): string {
-  return runSchemaName(runId, PREFIX, MAX_NAME);
+  return runSchemaName(runId, GRAPHILE_DATABASE_PREFIX, MAX_NAME);
 }
 
 /** A locator's database and schema; bad input naming what a locator is, for anything else. */

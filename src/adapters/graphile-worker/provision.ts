@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { runMigrations } from 'graphile-worker';
+import type { OwnerMark } from '../leftovers/owner-mark.js';
 import { withPgClient } from '../postgres/connection.js';
 import { quoteIdent } from '../postgres/identifier.js';
+import { writeOwnerComment } from '../postgres/owner-comment.js';
 import { historySql } from './history-sql.js';
 import { databaseUrl, type GraphileLocation } from './locator.js';
 import { silentLogger } from './logger.js';
@@ -38,11 +40,13 @@ async function migrate(url: string, schema: string, runDir: string): Promise<voi
 /**
  * Makes one drill's queue: a database of its own (see locator.ts), graphile's
  * own migrations into it (before any process of the drill starts, so no
- * worker races to migrate), then the harness's history trigger. A database of
+ * worker races to migrate), then the harness's history trigger. The database
+ * is marked as `owner`'s right after it is made (CREATE DATABASE cannot share
+ * a transaction; until the mark, clean leaves it alone as unmarked). A database of
  * that name already there is an error, never reused nor dropped; one this call
  * made is dropped again if the rest fails, so no half-made queue is left.
  */
-export async function provisionDatabase(serverUrl: string, location: GraphileLocation, runDir: string): Promise<void> {
+export async function provisionDatabase(serverUrl: string, location: GraphileLocation, runDir: string, owner: OwnerMark): Promise<void> {
   try {
     // template0: a copy of nothing a person added to template1, and no wait on someone connected to it.
     await withPgClient(serverUrl, (client) => client.query(`CREATE DATABASE ${quoteIdent(location.database)} TEMPLATE template0`));
@@ -53,6 +57,7 @@ export async function provisionDatabase(serverUrl: string, location: GraphileLoc
     throw error;
   }
   try {
+    await withPgClient(serverUrl, (client) => writeOwnerComment(client, { kind: 'DATABASE', name: location.database }, owner));
     await migrate(databaseUrl(serverUrl, location.database), location.schema, runDir);
   } catch (error) {
     await dropDatabase(serverUrl, location.database).catch(() => {});

@@ -2,7 +2,9 @@ import { toolVersion } from '../../kernel/version.js';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { referenceCapabilities } from '../../queue/reference-capabilities.js';
 import { referenceConnection } from '../../queue/reference-connection.js';
+import { ownerMarkHere } from '../leftovers/owner-mark.js';
 import { assertPgReachable, maskUrl, resolvePgUrl } from './connection.js';
+import { holdOwnerComment } from './owner-comment.js';
 import { createSchema, dropSchema, schemaNameFor } from './provision.js';
 import { restartPostgresServer } from './restart-server.js';
 
@@ -30,12 +32,16 @@ export const postgresAdapter: QueueAdapter = {
   async provision(request) {
     const url = resolvePgUrl(request.servers.pgUrl);
     const schema = schemaNameFor(request.runId);
-    await createSchema(url, schema);
+    // Marked as this drill's, so `queue-drill clean` takes it if this process dies before its teardown.
+    const owner = ownerMarkHere('postgres', request.runDir);
+    await createSchema(url, schema, owner);
+    const mark = holdOwnerComment(url, { kind: 'SCHEMA', name: schema }, owner);
     return {
       locator: schema,
       env: { [URL_ENV]: url },
       where: `${maskUrl(url)} schema ${schema}`,
       teardown: async ({ keep }) => {
+        await mark.end({ keep });
         if (!keep) await dropSchema(url, schema);
       },
     };

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { OwnerMark } from '../leftovers/owner-mark.js';
 import { withPgClient } from './connection.js';
 import { assertSchemaName, quoteIdent } from './identifier.js';
+import { writeOwnerComment } from './owner-comment.js';
 import { SCHEMA_SQL } from './schema.js';
 
-const PREFIX = 'qd_';
+/** The start of every drill schema's name: how clean finds them (its owner mark says whose). */
+export const SCHEMA_PREFIX = 'qd_';
 const MAX_IDENTIFIER = 63;
 const HASH_CHARS = 12;
 
@@ -14,7 +17,7 @@ const HASH_CHARS = 12;
  * PostgreSQL's 63 characters.
  */
 export function schemaNameFor(runId: string): string {
-  return runSchemaName(runId, PREFIX, MAX_IDENTIFIER);
+  return runSchemaName(runId, SCHEMA_PREFIX, MAX_IDENTIFIER);
 }
 
 /**
@@ -36,9 +39,11 @@ export function runSchemaName(runId: string, prefix: string, maxLength: number):
 
 /**
  * Creates a queue's schema and its tables in one transaction: all of it, or
- * none. A schema of that name already there is an error, never reused.
+ * none. A schema of that name already there is an error, never reused. With
+ * `owner`, the schema is marked as that drill's in the same transaction
+ * (./owner-comment.ts): no drill's schema is ever there unmarked.
  */
-export async function createSchema(url: string, schema: string): Promise<void> {
+export async function createSchema(url: string, schema: string, owner?: OwnerMark): Promise<void> {
   assertSchemaName(schema);
   await withPgClient(url, async (client) => {
     await client.query('BEGIN');
@@ -46,6 +51,7 @@ export async function createSchema(url: string, schema: string): Promise<void> {
       await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
       await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
       await client.query(SCHEMA_SQL);
+      if (owner) await writeOwnerComment(client, { kind: 'SCHEMA', name: schema }, owner);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});

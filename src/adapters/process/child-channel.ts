@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { shownCommand } from './command-line.js';
 import { type Answer, type ChildEvent, ProtocolError, type Request } from './protocol.js';
 
 /** How a child is started and what is done with what it says besides answers. */
@@ -71,12 +72,12 @@ export class ChildChannel {
     private readonly options: ChannelOptions,
   ) {
     const [program, ...args] = argv;
-    this.command = argv.join(' ');
+    this.command = shownCommand(argv);
     this.child = spawn(program!, args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'] });
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => {
         this.exitInfo ??= { code: null, signal: null };
-        this.failAll('child_failed', `could not run ${argv.join(' ')}: ${error.message}`);
+        this.failAll('child_failed', `could not run ${this.command}: ${error.message}`);
         resolve(this.exitInfo);
       });
       this.child.once('close', (code, signal) => {

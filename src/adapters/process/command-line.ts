@@ -1,4 +1,5 @@
 import { InputError } from '../../kernel/errors.js';
+import { redactCommandLine } from '../../kernel/redact-command-line.js';
 
 /** A `process:` command that cannot be split into a program and its arguments. */
 export class BadCommandError extends InputError {
@@ -40,4 +41,9 @@ export function splitCommand(line: string): string[] {
   if (word !== null) words.push(word);
   if (words.length === 0) throw new BadCommandError('the process command is empty: give one after process:, e.g. "process:python3 queue.py"');
   return words;
+}
+
+/** A child's command line as a message, a log or a report may show it: a `--token` value or a `password=` it holds redacted. */
+export function shownCommand(command: string | readonly string[]): string {
+  return redactCommandLine(typeof command === 'string' ? command : command.join(' '));
 }

@@ -1,4 +1,5 @@
 import type { DrillDemands, DrillFit } from '../../port/adapter.js';
+import { shownCommand } from './command-line.js';
 import { type ChildHello, offers } from './hello.js';
 
 /**
@@ -27,7 +28,7 @@ export function fitChild(hello: ChildHello, command: string, demands: DrillDeman
   return {
     ok: true,
     mapping: {
-      command,
+      command: shownCommand(command),
       child: who,
       protocol: 1,
       lease_ms: demands.leaseMs,

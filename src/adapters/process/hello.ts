@@ -3,6 +3,7 @@ import { InputError } from '../../kernel/errors.js';
 import { EVIDENCE_KINDS } from '../../kernel/vocabulary.js';
 import type { Capabilities } from '../../port/adapter.js';
 import { ChildChannel } from './child-channel.js';
+import { shownCommand } from './command-line.js';
 import { count, MalformedMessageError, PROTOCOL_VERSION, ProtocolError, record, text } from './protocol.js';
 
 /** The ops every child must answer: without them no drill can run. */
@@ -129,7 +130,7 @@ export function helloSync(argv: readonly string[]): ChildHello {
     encoding: 'utf8',
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (result.error) throw new HelloError(`could not run ${argv.join(' ')}: ${result.error.message}`);
+  if (result.error) throw new HelloError(`could not run ${shownCommand(argv)}: ${result.error.message}`);
   const line = result.stdout.split('\n').find((l) => l.trim() !== '');
   try {
     const answer = record(JSON.parse(line ?? 'null'), 'the answer to hello');
@@ -138,7 +139,9 @@ export function helloSync(argv: readonly string[]): ChildHello {
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     const stderr = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    throw new HelloError(`${argv.join(' ')} did not say hello as protocol ${PROTOCOL_VERSION} asks: ${why}${stderr ? ` (stderr: ${stderr})` : ''}`);
+    throw new HelloError(
+      `${shownCommand(argv)} did not say hello as protocol ${PROTOCOL_VERSION} asks: ${why}${stderr ? ` (stderr: ${stderr})` : ''}`,
+    );
   }
 }
 
@@ -150,12 +153,12 @@ export async function helloOn(channel: ChildChannel, argv: readonly string[]): P
     body = await channel.request('hello', { protocol: PROTOCOL_VERSION }, Math.max(HELLO_TIMEOUT_MS, channel.requestTimeoutMs));
   } catch (error) {
     const why = error instanceof ProtocolError ? error.message : String(error);
-    throw new HelloError(`${argv.join(' ')} did not say hello: ${why}`);
+    throw new HelloError(`${shownCommand(argv)} did not say hello: ${why}`);
   }
   try {
     return rememberHello(argv, parseHello(body));
   } catch (error) {
-    throw new HelloError(`${argv.join(' ')}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new HelloError(`${shownCommand(argv)}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

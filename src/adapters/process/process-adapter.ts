@@ -1,7 +1,7 @@
 import { systemClock } from '../../kernel/clock.js';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
-import { splitCommand } from './command-line.js';
+import { shownCommand, splitCommand } from './command-line.js';
 import { fitChild } from './fit.js';
 import { HelloError, helloSync, startChild } from './hello.js';
 import { connectProcess } from './process-connection.js';
@@ -51,7 +51,7 @@ export function processAdapter(command: string): QueueAdapter {
         where = typeof body.where === 'string' ? body.where : locator;
       } catch (error) {
         throw new HelloError(
-          `${command} could not provision a queue in ${request.runDir}: ${error instanceof Error ? error.message : String(error)}`,
+          `${shownCommand(command)} could not provision a queue in ${request.runDir}: ${error instanceof Error ? error.message : String(error)}`,
         );
       } finally {
         await channel.close();

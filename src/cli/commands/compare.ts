@@ -1,5 +1,5 @@
 import { defineCommand } from '../command.js';
-import { stopOnSignals } from '../stop-signal.js';
+import { harnessStopOnSignals } from '../stop-signal.js';
 
 function list(value: string | undefined): string[] {
   return (value ?? '')
@@ -74,7 +74,7 @@ export const compareCommand = defineCommand({
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
       throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
-    const stop = stopOnSignals();
+    const stop = harnessStopOnSignals();
     try {
       const { report, written } = await compareQueues({
         file: args.file,
@@ -90,7 +90,8 @@ export const compareCommand = defineCommand({
         ...(args.expect === undefined ? {} : { expect: args.expect }),
         servers: serversFromFlags(args),
         signal: stop.signal,
-        command: printedCommand(process.argv.slice(2)),
+        // As it may be kept in a report: the secrets it holds (a server's password, a process queue's token) redacted.
+        command: (await import('../../kernel/redact-command-line.js')).redactCommandLine(printedCommand(process.argv.slice(2))),
         toolVersion: toolVersion(),
         onColumn: (event) => {
           if (event.phase === 'start') process.stderr.write(`\n${event.queue}:\n`);

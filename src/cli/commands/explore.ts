@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
-import { stopOnSignals } from '../stop-signal.js';
+import { harnessStopOnSignals } from '../stop-signal.js';
 
 /** "90s", "5m", "1500ms" or a plain number of seconds, in milliseconds. */
 export function parseDuration(text: string): number {
@@ -34,7 +34,7 @@ export const exploreCommand = defineCommand({
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
     process.stderr.write(`explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes\n`);
-    const stop = stopOnSignals();
+    const stop = harnessStopOnSignals();
     try {
       const result = await explore({
         queue: args.queue,
@@ -88,7 +88,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
   const file = join(out, 'exhaustive.yaml');
   writeFileSync(file, `# Every named stage x every fault action, written by queue-drill explore --exhaustive.\n${stringify(exhaustiveFile())}`);
   process.stderr.write(`exhaustive matrix: ${file}\n`);
-  const stop = stopOnSignals();
+  const stop = harnessStopOnSignals();
   const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
   try {
     const { report, written } = await runDrill({

@@ -30,6 +30,7 @@ export const mergeCommand = defineCommand({
   async run(args) {
     const { UsageError } = await import('../../kernel/errors.js');
     const { mergeShards } = await import('../../report/merge-shards.js');
+    const { redactCommandLine } = await import('../../kernel/redact-command-line.js');
     const { readBaseline } = await import('../../report/baseline.js');
     const { progressPrinter, scenarioLine } = await import('../progress.js');
     // yargs gives a variadic positional as a list of words.
@@ -46,7 +47,8 @@ export const mergeCommand = defineCommand({
       inputs,
       out: args.out,
       ...(baseline === undefined ? {} : { baseline }),
-      command: ['queue-drill', ...process.argv.slice(2)].join(' '),
+      // As it may be kept in a report: the secrets it holds redacted, as run's are.
+      command: redactCommandLine(['queue-drill', ...process.argv.slice(2)].join(' ')),
     });
     if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else {

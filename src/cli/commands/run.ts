@@ -1,7 +1,7 @@
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
-import { stopOnSignals } from '../stop-signal.js';
+import { harnessStopOnSignals } from '../stop-signal.js';
 
 /** `--shard i/n`: share i (from 1) of n. */
 function parseShard(text: string): { index: number; count: number } {
@@ -114,7 +114,7 @@ export const runCommand = defineCommand({
       args.baseline === undefined
         ? undefined
         : { baseline: readBaseline(args.baseline), tolerance: { ratio: args['recovery-ratio'], slackMs: args['recovery-slack-ms'] } };
-    const stop = stopOnSignals();
+    const stop = harnessStopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
     try {
       const { report, written } = await runDrill({
@@ -141,7 +141,8 @@ export const runCommand = defineCommand({
         ...(baseline === undefined ? {} : { baseline }),
         ...(shard === undefined ? {} : { shard }),
         signal: stop.signal,
-        command: printedCommand(process.argv.slice(2)),
+        // As it may be kept in a report: the secrets it holds (a server's password, a process queue's token) redacted.
+        command: (await import('../../kernel/redact-command-line.js')).redactCommandLine(printedCommand(process.argv.slice(2))),
         toolVersion: toolVersion(),
         onScenario: printer.onScenario,
       });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
-import { stopOnSignals } from '../stop-signal.js';
+import { harnessStopOnSignals } from '../stop-signal.js';
 import { parseDuration } from './explore.js';
 
 /** `queue-drill soak`: many random fault schedules on a queue that must pass; every violation is a defect, kept with its replay. */
@@ -26,7 +26,7 @@ export const soakCommand = defineCommand({
     const out = args.out ?? join('drill-runs', `soak-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
     process.stderr.write(`soak: ${args.runs} schedules on ${args.queue}, seed ${args.seed}, ${args.parallel} side by side, runs in ${out}\n`);
-    const stop = stopOnSignals();
+    const stop = harnessStopOnSignals();
     try {
       const result = await soak({
         queue: args.queue,

@@ -79,9 +79,10 @@ function summaryTable(report: DrillReport): string {
     );
   });
   // A run the interruption kept from starting is a row too: what the drill did not do is part of what it found.
+  const pending = report.interruption?.unfinished ? 'NOT JUDGED YET' : 'NEVER STARTED';
   const notStarted = (report.interruption?.notStarted ?? []).map(
     (run) =>
-      `<tr class="v-not-started"><td>${h(scenarioLabel(run, runs))}</td><td><span class="verdict">NEVER STARTED</span></td><td>-</td><td>-</td><td>-</td></tr>`,
+      `<tr class="v-not-started"><td>${h(scenarioLabel(run, runs))}</td><td><span class="verdict">${pending}</span></td><td>-</td><td>-</td><td>-</td></tr>`,
   );
   return (
     '<table class="summary"><thead><tr><th>scenario</th><th>verdict</th><th>broke</th><th>faults fired</th><th>time</th></tr></thead>' +

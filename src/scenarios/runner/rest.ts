@@ -77,6 +77,11 @@ export class StallWatch {
     this.last = now;
     return gap > this.stallMs ? gap : 0;
   }
+
+  /** Starts the next gap at `now`: the time before it went to something else (a read of the queue that got no answer), not to a pause. */
+  mark(now: number): void {
+    this.last = now;
+  }
 }
 
 /** The drill has stayed at rest for its quiet time. */

@@ -1,4 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { queueImpl } from '../../adapters/registry.js';
+import { withDeadline } from '../../kernel/deadline.js';
+import { HarnessError } from '../../kernel/errors.js';
 import type { QueueConnection } from '../../port/adapter.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
 import { approveStep } from '../../saga/approve.js';
@@ -7,7 +10,13 @@ import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
 import type { ProducerRelease } from './producer-release.js';
 import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
+import type { RestartWindow } from './restart-window.js';
 import type { RoleSpec } from './role-args.js';
+
+/** How long one read of the queue by the harness may take (a whole snapshot, on a loaded machine) before it counts as no answer. */
+const READ_DEADLINE_MS = 5_000;
+/** The same for a queue with no server (embedded, or a child process that times its own requests out). */
+const OWN_PROCESS_READ_DEADLINE_MS = 60_000;
 
 /** Why a drill stopped. */
 export type DrillEnding = 'at-rest' | 'no-progress' | 'timeout' | 'interrupted' | 'harness-error';
@@ -31,6 +40,8 @@ export interface Supervised {
   deadline: number;
   /** The producers that enqueue every key again, started once (`enqueue_again`); none when the scenario has none. */
   again: readonly RoleSpec[];
+  /** When the scenario's own fault restarts the queue's server: the outages it may cause. */
+  restarts: RestartWindow;
 }
 
 /**
@@ -49,7 +60,11 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   let deadline = drill.deadline;
   let forgiven = 0;
   let again = drill.again.length === 0;
-  const outage = new QueueOutage(settings.no_progress_ms);
+  const onServer = (queueImpl(settings.queue).needs ?? []).length > 0;
+  // A queue of its own process waits for its answers itself (at least 10 s, 25 leases), and its error says more: a bound only.
+  const readDeadlineMs =
+    (onServer ? READ_DEADLINE_MS : Math.max(OWN_PROCESS_READ_DEADLINE_MS, 30 * settings.lease_ms)) * (drill.scenario.timeScale ?? 1);
+  const outage = new QueueOutage(settings.no_progress_ms, readDeadlineMs, onServer);
   for (;;) {
     if (drill.signal.aborted) return 'interrupted';
     const now = Date.now();
@@ -82,6 +97,8 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     // One read of the jobs a tick, for the approvals and the rest check alike.
     const read = await outage.read(drill, now);
     if (read === null) {
+      // The wait for an answer was the queue's outage, not a pause of the harness.
+      stalls.mark(Date.now());
       await sleep(settings.tick_ms);
       continue;
     }
@@ -117,31 +134,57 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
  * the timeline and another try next tick, for as long as the watchdog would
  * wait for progress; a server that stays away past that is the harness's error.
  */
+/**
+ * The harness's read of the queue, each tick, with a deadline (a frozen server
+ * never answers). An outage while the scenario's own fault restarts the server
+ * is waited out, for up to `patienceMs`; any other outage longer than a moment
+ * is the harness's world failing: a HarnessError naming it ends the drill as an
+ * error, never judged as the queue's.
+ */
 class QueueOutage {
   private since: number | null = null;
 
-  constructor(private readonly patienceMs: number) {}
+  constructor(
+    private readonly patienceMs: number,
+    private readonly readDeadlineMs: number,
+    /** Whether the queue lives on a server: then an outage is the harness's world failing; else it is the queue's own process. */
+    private readonly onServer: boolean,
+  ) {}
 
   async read(drill: Supervised, now: number): Promise<{ jobs: JobSnapshot[]; progress: string } | null> {
     try {
-      const { jobs } = await drill.queue.snapshot({ history: false });
-      const progress = await drill.queue.progress();
+      const read = async () => ({ jobs: (await drill.queue.snapshot({ history: false })).jobs, progress: await drill.queue.progress() });
+      const answer = await withDeadline(read(), this.readDeadlineMs, "the harness's read of the queue");
       if (this.since !== null) drill.timeline.record('note', `the queue answers the harness again after ${now - this.since} ms`);
       this.since = null;
-      return { jobs, progress };
+      return answer;
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
       if (this.since === null) {
         this.since = now;
-        drill.timeline.record(
-          'note',
-          `the queue did not answer the harness (${error instanceof Error ? error.message : String(error)}); trying again`,
-        );
+        drill.timeline.record('note', `the queue did not answer the harness (${message}); trying again`);
       }
-      if (now - this.since > this.patienceMs) throw error;
+      // Counted to now, not to this tick's start: a read that waited out its deadline is an outage that long already.
+      const lasted = Date.now() - this.since;
+      const restarting = drill.restarts.covers(now, this.patienceMs);
+      if (restarting && lasted > this.patienceMs) throw error;
+      if (!restarting && lasted > UNEXPLAINED_OUTAGE_MS) {
+        const since = new Date(this.since).toISOString();
+        throw this.onServer
+          ? new HarnessError(
+              'QD_QUEUE_SERVER_LOST',
+              `the queue's server stopped answering the harness at ${since} (${message}), and no fault of this scenario restarted it: ` +
+                "the harness's world failed under the drill, so nothing of the queue is judged",
+            )
+          : new HarnessError('QD_QUEUE_LOST', `the queue stopped answering the harness at ${since}: ${message}`);
+      }
       return null;
     }
   }
 }
+
+/** How long the harness's reads may fail, with no restart of the scenario's to explain it, before the server counts as lost. */
+const UNEXPLAINED_OUTAGE_MS = 1_000;
 
 /** Whether the producers should enqueue every key again now: a job is running, or the drill is at rest (every job ended). */
 function dueAgain(drill: Supervised, jobs: readonly JobSnapshot[], resting: boolean): boolean {

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { STARVED_SUFFIX, Supervisor } from '../../harness/supervisor.js';
+import { type ChildExit, STARVED_SUFFIX, Supervisor } from '../../harness/supervisor.js';
 import { startListening, type WorldProcess } from '../../harness/world-process.js';
 
 /** A world opened in the host: where its scenario reaches it, and how the harness closes it (once; a second close does nothing). */
@@ -11,6 +11,8 @@ export interface HostedWorld {
   pid: number;
   /** Where the host writes its starved spans (it serves every world of the drill: read for this world's time alone). */
   starvedLog: string;
+  /** Settles when the host exits: whenever it does before the scenario closes its world, the world was lost. */
+  exited: Promise<ChildExit>;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export class WorldHost {
       port,
       pid: host.child.pid,
       starvedLog: `${host.child.logFile}${STARVED_SUFFIX}`,
+      exited: host.child.exited,
       close: () => {
         closed ??= host.child.alive ? post(host.port, '/close', { port }).then(() => undefined) : Promise.resolve();
         return closed;
