@@ -60,7 +60,8 @@ function redactCommandLines(report: DrillReport): DrillReport {
   };
 }
 
-function redactScenarioCommands(scenario: ScenarioReport): ScenarioReport {
+/** One scenario's command lines redacted (its queue, its replay): for what is printed as the drill goes. */
+export function redactScenarioCommands(scenario: ScenarioReport): ScenarioReport {
   return { ...scenario, queue: redactCommandLine(scenario.queue), replay: redactCommandLine(scenario.replay) };
 }
 

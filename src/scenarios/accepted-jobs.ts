@@ -6,7 +6,8 @@ import type { ResolvedJob } from './resolve.js';
  * the job: read from the producers' own logs (p1.1.log, p2.1.log, p1.2.log
  * after a restart, ...), one JSON line per enqueue (src/producer/produce-plans.ts):
  * {"event":"enqueued","key":…,"created":true|false,"calledAt":ms,"answeredAt":ms},
- * or "enqueue-failed", which is no acceptance. Their stderr (.log.err) and
+ * or "enqueue-failed", which is no acceptance (its error is kept: why the key never
+ * reached the queue). Their stderr (.log.err) and
  * every other process's log are not read.
  *
  * A key raced when calls of two different producers on it were in flight at
@@ -100,15 +101,42 @@ export function enqueueCounts(logs: readonly LogFile[]): EnqueueCounts {
   return new Map([...byKey].map(([key, { created, calls }]) => [key, { tried: calls.length, created, raced: racedCalls(calls) }]));
 }
 
+/** What the producers were told when an enqueue failed, by key: each different error once, in the order they came. */
+export function enqueueFailures(logs: readonly LogFile[]): Map<string, string[]> {
+  const byKey = new Map<string, string[]>();
+  for (const log of logs) {
+    if (!isProducerLog(log.name)) continue;
+    for (const line of log.text.split('\n')) {
+      if (!line.includes('"enqueue-failed"')) continue;
+      const entry = parseFailure(line);
+      if (!entry) continue;
+      const seen = byKey.get(entry.key) ?? [];
+      if (!seen.includes(entry.error)) byKey.set(entry.key, [...seen, entry.error]);
+    }
+  }
+  return byKey;
+}
+
+function parseFailure(line: string): { key: string; error: string } | null {
+  try {
+    const entry = JSON.parse(line) as { key?: unknown; error?: unknown };
+    return typeof entry.key === 'string' ? { key: entry.key, error: String(entry.error ?? 'no reason given') } : null;
+  } catch {
+    return null; // a producer killed mid-line: it said nothing whole
+  }
+}
+
 /** Each planned job, in the scenario's order, with how often the producers tried to enqueue it and were told they created it, and whether they raced on it. */
 export function acceptedJobs(jobs: ReadonlyArray<Pick<ResolvedJob, 'key' | 'plan' | 'expect'>>, logs: readonly LogFile[]): Accepted[] {
   const attempts = enqueueCounts(logs);
+  const failures = enqueueFailures(logs);
   return jobs.map((job) => ({
     key: job.key,
     plan: job.plan,
     enqueueAttempts: attempts.get(job.key)?.tried ?? 0,
     createdCount: attempts.get(job.key)?.created ?? 0,
     raced: attempts.get(job.key)?.raced ?? false,
+    ...(failures.has(job.key) ? { enqueueFailures: failures.get(job.key) } : {}),
     expect: job.expect,
   }));
 }

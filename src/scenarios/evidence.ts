@@ -29,6 +29,8 @@ export interface Accepted {
   createdCount: number;
   /** Whether calls of two different producers on this key were in flight at once (src/scenarios/accepted-jobs.ts): a real race. */
   raced: boolean;
+  /** What the producers were told when an enqueue of it failed (each different error once): why a key never reached the queue. */
+  enqueueFailures?: string[];
   expect: Expectation;
 }
 

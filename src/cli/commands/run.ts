@@ -114,6 +114,7 @@ export const runCommand = defineCommand({
       args.baseline === undefined
         ? undefined
         : { baseline: readBaseline(args.baseline), tolerance: { ratio: args['recovery-ratio'], slackMs: args['recovery-slack-ms'] } };
+    const { redactScenarioCommands, reportWithoutSecrets } = await import('../../report/report-without-secrets.js');
     const stop = harnessStopOnSignals();
     const printer = progressPrinter(process.stderr, { live: Boolean(process.stderr.isTTY) && !process.env.CI });
     try {
@@ -144,13 +145,15 @@ export const runCommand = defineCommand({
         // As it may be kept in a report: the secrets it holds (a server's password, a process queue's token) redacted.
         command: (await import('../../kernel/redact-command-line.js')).redactCommandLine(printedCommand(process.argv.slice(2))),
         toolVersion: toolVersion(),
-        onScenario: printer.onScenario,
+        // What is printed is what a CI log keeps: no command line's secret (a process queue's token) in its replay lines.
+        onScenario: (event) => printer.onScenario(event.phase === 'done' ? { ...event, report: redactScenarioCommands(event.report) } : event),
       });
-      if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else printer.summary(report, written);
+      const shown = reportWithoutSecrets(report);
+      if (args.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+      else printer.summary(shown, written);
       // In a GitHub Actions job the summary goes on the run's page too.
       const { appendStepSummary } = await import('../../report/step-summary.js');
-      appendStepSummary(process.env, report, written.html, (line) => process.stderr.write(`${line}\n`));
+      appendStepSummary(process.env, shown, written.html, (line) => process.stderr.write(`${line}\n`));
       process.exitCode = report.exitCode;
     } finally {
       stop.dispose();

@@ -48,7 +48,14 @@ export const noLostJob: Invariant = {
       for (const key of accepted.keys()) {
         const matches = jobs.filter((job) => job.key === key);
         if (matches.length === 0) {
-          found.breach(`accepted key ${shortKey(key)}: no job with this key in the store (lost)`);
+          const asked = accepted.get(key);
+          const failed = asked?.enqueueAttempts === 0 ? (asked.enqueueFailures ?? []) : [];
+          // Never answered "created": the queue did not lose it, it never took it, and its producer was told why.
+          found.breach(
+            failed.length > 0
+              ? `accepted key ${shortKey(key)}: never in the store: every enqueue of it failed (${failed[0]})`
+              : `accepted key ${shortKey(key)}: no job with this key in the store (lost)`,
+          );
           continue;
         }
         // Several jobs for one key are dedupe-on-enqueue's to report; here each must still end.

@@ -3,6 +3,7 @@ import type { ControlFactory } from '../../faults/control-channel.js';
 import type { Child, Supervisor } from '../../harness/supervisor.js';
 import type { Settings } from '../schema.js';
 import type { Timeline } from '../timeline.js';
+import { lastErrorLine } from './exit-reason.js';
 import { afterExit } from './restart-decision.js';
 import type { RoleSpec } from './role-args.js';
 
@@ -115,7 +116,11 @@ export class DrillProcesses {
     const child = this.supervisor.spawn(spec.name, spec.args, { control: this.control });
     const process = { name: `${spec.name}#${child.incarnation}`, pid: child.pid };
     this.timeline.record(child.incarnation === 1 ? 'spawn' : 'restart', `${spec.kind} ${spec.name}`, process);
-    void child.exited.then((exit) => this.timeline.record('exit', exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`, process));
+    void child.exited.then((exit) => {
+      const why = !exit.signal && exit.exitCode !== 0 ? lastErrorLine(`${child.logFile}.err`) : null;
+      const what = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+      this.timeline.record('exit', why ? `${what}: ${why}` : what, process);
+    });
     return child;
   }
 }

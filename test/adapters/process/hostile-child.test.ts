@@ -20,6 +20,29 @@ const SMALL = 'test/fixtures/scenarios/drill-small.yaml';
 /** Its lease (lease_ms). */
 const SMALL_LEASE_MS = 300;
 
+describe('a queue child that dies on enqueue', () => {
+  it('fails the drill naming what its producers were told, and the exit of each process that died', { timeout: 120_000 }, async () => {
+    const run = tempRunDir('hostile-exits-on-enqueue');
+    try {
+      const queue = `process:${brokenFixture('exits-on-enqueue')}`;
+      const result = await execa(process.execPath, [CLI_PATH, 'run', SMALL, '--only', 'crash-after-claim', '--queue', queue, '--out', run.dir], {
+        reject: false,
+      });
+      expect(result.exitCode, result.stderr).toBe(1);
+      const [scenario] = (JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport).scenarios;
+      const noLostJob = scenario!.invariants.find((v) => v.id === 'no-lost-job');
+      expect(noLostJob?.evidence.join('\n')).toMatch(/never in the store: every enqueue of it failed \(.*exits-on-enqueue\.py exited \(code 7/);
+      expect(noLostJob?.evidence.join('\n')).not.toMatch(/\(lost\)/);
+      // A drill process that exited with an error says why on the timeline (its stderr's last line).
+      const exits = scenario!.timeline.filter((event) => event.kind === 'exit').map((event) => event.detail);
+      expect(exits.join('\n')).toMatch(/exit code [1-9]\d*: queue-drill: .*exits-on-enqueue\.py/);
+      expect(processesMentioning('exits-on-enqueue.py'), 'no child left').toEqual([]);
+    } finally {
+      run.remove();
+    }
+  });
+});
+
 describe('a hostile queue child', () => {
   it.each([
     { fixture: 'never-answers-snapshot', says: /gave no answer within (\d+) ms \[no_answer\]/ },

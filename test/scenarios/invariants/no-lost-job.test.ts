@@ -25,6 +25,21 @@ describe('no-lost-job', () => {
     expect(verdict.text).toMatch(new RegExp(`accepted key ${evidence.accepted[0]!.key.slice(0, 8)}…: no job with this key in the store \\(lost\\)`));
   });
 
+  it('fails for a key every enqueue of which failed, naming why, never calling it lost', () => {
+    const evidence = cleanEvidence();
+    evidence.jobs = evidence.jobs.filter((job) => job.id !== '1');
+    const first = evidence.accepted[0]!;
+    evidence.accepted[0] = { ...first, enqueueAttempts: 0, createdCount: 0, enqueueFailures: ['the queue child q.py exited (code 7)'] };
+    const verdict = judged(noLostJob, evidence);
+    expect(verdict.status).toBe('broken');
+    expect(verdict.text).toMatch(
+      new RegExp(
+        `accepted key ${first.key.slice(0, 8)}…: never in the store: every enqueue of it failed \\(the queue child q\\.py exited \\(code 7\\)\\)`,
+      ),
+    );
+    expect(verdict.text).not.toMatch(/\(lost\)/);
+  });
+
   it.each([
     [
       'retry',

@@ -1,0 +1,41 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { redact } from '../../kernel/redact.js';
+
+/*
+ * A drill process that exits with an error says why on its stderr (the CLI's
+ * one line: "queue-drill: <what failed> [code]"). The timeline's exit event
+ * carries that line, so a drill that ends wrong because a process died names
+ * the death: a queue in a child process that exited on enqueue is told as
+ * such, not only as the jobs it lost.
+ */
+
+/** How much of the end of a stderr file is read for its last line. */
+const TAIL_BYTES = 4096;
+/** How long the reason may be on the timeline. */
+const MAX_REASON = 300;
+
+/** The last non-empty line of `file` (redacted, shortened), or null when there is none. */
+export function lastErrorLine(file: string): string | null {
+  let fd: number | undefined;
+  try {
+    const size = statSync(file).size;
+    if (size === 0) return null;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    fd = openSync(file, 'r');
+    readSync(fd, buffer, 0, length, size - length);
+    const line = buffer
+      .toString('utf8')
+      .split('\n')
+      .map((text) => text.trim())
+      .filter(Boolean)
+      .at(-1);
+    if (!line) return null;
+    const clean = redact(line);
+    return clean.length > MAX_REASON ? `${clean.slice(0, MAX_REASON - 1)}…` : clean;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
