@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { writeAtomically } from '../kernel/write-atomically.js';
 import { makeOutDir } from './out-dir.js';
 import { checkReport, type DrillReport, REPORT_VERSION, ReportError } from './schema.js';
@@ -129,6 +129,9 @@ export function readReport(file: string): DrillReport {
 export function pointLatestAt(dir: string): void {
   const parent = dirname(dir);
   const link = join(parent, LATEST_LINK);
+  // The newest started run keeps it: run directories are named by their start (UTC time, then -2, -3), so an older
+  // drill that writes its report (as it goes, or at its end) after a newer one started does not take it back.
+  if (newerRunThere(link, basename(dir))) return;
   const temporary = join(parent, `.${LATEST_LINK}.${process.pid}.${randomBytes(4).toString('hex')}`);
   try {
     // Relative, so the run directories can be moved or archived together and still resolve.
@@ -139,6 +142,16 @@ export function pointLatestAt(dir: string): void {
     const hint =
       isCode(error, 'EISDIR') || isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST') ? `; ${link} is a directory, not a link: move it away` : '';
     throw new ReportError('QD_REPORT_WRITE_FAILED', `could not point ${link} at ${dir}: ${messageOf(error)}${hint}`, [], { cause: error });
+  }
+}
+
+/** Whether `link` points at an existing run directory named after `name` (started later). */
+function newerRunThere(link: string, name: string): boolean {
+  try {
+    const current = readlinkSync(link);
+    return basename(current) > name && existsSync(join(dirname(link), current));
+  } catch {
+    return false; // no link yet, or not a link: pointed below (or refused with a hint)
   }
 }
 

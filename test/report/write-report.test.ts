@@ -69,6 +69,15 @@ describe('writeReport', () => {
     expect(readdirSync(first).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('keeps latest on the newest started run when an older one writes its report after it', () => {
+    const runs = join(temp.dir, 'drill-runs');
+    writeReport(join(runs, '2026-12-03T10-00-00.000Z-2'), drillReport());
+    writeReport(join(runs, '2026-12-03T10-00-00.000Z'), { ...drillReport(), seed: 7 });
+    expect(readlinkSync(join(runs, LATEST_LINK))).toBe('2026-12-03T10-00-00.000Z-2');
+    writeReport(join(runs, '2026-12-03T10-00-01.000Z'), { ...drillReport(), seed: 8 });
+    expect(readlinkSync(join(runs, LATEST_LINK))).toBe('2026-12-03T10-00-01.000Z');
+  });
+
   it('writes a report whose invariants were not judged, and reads it back unchanged', () => {
     const report = notJudgedReport();
     const files = writeReport(join(temp.dir, 'run'), report);
