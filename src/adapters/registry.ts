@@ -16,11 +16,13 @@ import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
 import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
+import { PayloadEncodedInErrorQueue } from './payload-encoded-in-error/payload-encoded-in-error-queue.js';
 import { PayloadInErrorQueue } from './payload-in-error/payload-in-error-queue.js';
 import { pgBossAdapter } from './pg-boss/pg-boss-adapter.js';
 import { postgresAdapter } from './postgres/postgres-adapter.js';
 import { PROCESS_PREFIX, processAdapter } from './process/process-adapter.js';
 import { ReviewOnTimerQueue } from './review-on-timer/review-on-timer-queue.js';
+import { ReviewWithoutReasonQueue } from './review-without-reason/review-without-reason-queue.js';
 import { SketchLiteralQueue } from './sketch-literal/sketch-literal-queue.js';
 import { type SqliteQueueSpec, sqliteAdapter } from './sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
@@ -175,6 +177,20 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
     breaks: ['secrets-redacted'],
     description: "a failed job's stored error quotes its payload, secrets and all",
     open: (file, options) => new PayloadInErrorQueue(openStore(file), options),
+  },
+  {
+    name: 'payload-encoded-in-error',
+    soundness: 'broken',
+    breaks: ['secrets-redacted'],
+    description: "a failed job's stored error carries its payload base64-encoded, secrets and all",
+    open: (file, options) => new PayloadEncodedInErrorQueue(openStore(file), options),
+  },
+  {
+    name: 'review-without-reason',
+    soundness: 'broken',
+    breaks: ['review-routing'],
+    description: 'a job is moved to review without the reason its worker gave',
+    open: (file, options) => new ReviewWithoutReasonQueue(openStore(file), options),
   },
 ];
 

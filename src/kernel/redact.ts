@@ -1,3 +1,5 @@
+import { encodedSpellings, MIN_ENCODED_SECRET } from './encoded-spellings.js';
+
 /*
  * Nothing secret is written to the store, a log or a report: every error text
  * passes through here first. Known secret values (from the job's payload) are
@@ -164,17 +166,31 @@ export function redactKnown(text: string, knownSecrets: readonly string[]): stri
   return out;
 }
 
-/** The spellings a secret takes in stored text: as is, JSON-escaped (once and twice: JSON inside a JSON log line), URL-encoded. */
+/**
+ * The spellings a secret takes in stored text: as is, JSON-escaped (once and
+ * twice: JSON inside a JSON log line), URL-encoded; and, for a secret long
+ * enough to be told from chance, each of those base64-, base64url- and
+ * hex-encoded, as a queue that stores a payload encoded would hold it
+ * (./encoded-spellings.ts). Longest first.
+ */
 export function secretSpellings(secret: string): string[] {
+  const cached = spellingsCache.get(secret);
+  if (cached) return cached;
   const json = JSON.stringify(secret).slice(1, -1);
-  const spellings = [secret, json, JSON.stringify(json).slice(1, -1)];
+  const plain = [secret, json, JSON.stringify(json).slice(1, -1)];
   try {
-    spellings.push(encodeURIComponent(secret));
+    plain.push(encodeURIComponent(secret));
   } catch {
     // A lone surrogate cannot be URL-encoded; the other spellings still count.
   }
-  return [...new Set(spellings)].sort((a, b) => b.length - a.length);
+  const encoded = secret.length >= MIN_ENCODED_SECRET ? [secret, json].flatMap(encodedSpellings) : [];
+  const spellings = [...new Set([...plain, ...encoded])].sort((a, b) => b.length - a.length);
+  if (spellingsCache.size > 1_000) spellingsCache.clear();
+  spellingsCache.set(secret, spellings);
+  return spellings;
 }
+
+const spellingsCache = new Map<string, string[]>();
 
 /** An error as it may be stored: redacted, then cut to the last MAX_ERROR_LENGTH characters. */
 export function storableError(error: unknown, knownSecrets: readonly string[] = []): string {

@@ -23,6 +23,8 @@ const VARIANTS = [
   'done-on-expiry',
   'history-gap',
   'payload-in-error',
+  'payload-encoded-in-error',
+  'review-without-reason',
 ];
 
 /** The queues people run, drilled to show what they do. */

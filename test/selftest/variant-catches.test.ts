@@ -158,6 +158,16 @@ const CATCHES: readonly Catch[] = [
     scenario: 'secrets-stay-out',
     breaks: { 'secrets-redacted': /^secret sk_…\(28 chars\) found in / },
   },
+  {
+    variant: 'payload-encoded-in-error',
+    scenario: 'secrets-stay-out',
+    breaks: { 'secrets-redacted': /^secret sk_…\(28 chars\) found in / },
+  },
+  {
+    variant: 'review-without-reason',
+    scenario: 'permanent-error-to-review',
+    breaks: { 'review-routing': new RegExp(`^${JOB}: in review with no reason \\(review_reason ""\\): nobody can tell why it is there$`) },
+  },
 ];
 
 /** The first report of a run directory. */

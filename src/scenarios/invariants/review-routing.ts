@@ -40,6 +40,8 @@ import {
  *     job that used every attempt and is not done ends in review;
  *   - a plan that breaks policy (src/saga/policy.ts) ends in review with
  *     nothing of it applied to the world and no step executed.
+ *   - a job in review carries its reason, in the queue's own record: a person
+ *     deciding what to do with it has nothing else to go on.
  * "Goes to review" is judged through attempt numbers (every checkpoint names
  * its attempt, every claim is one attempt), never by comparing clocks.
  * Judged: each job that had something to route (it used every attempt, a step
@@ -182,10 +184,17 @@ function hadSomethingToRoute(job: JobSnapshot, rows: readonly TxRow[], plan: Pla
 }
 
 /** Unknown outcomes of non-idempotent effects, permanent errors, policy violations and exhausted retries go to review, never to a blind retry. */
+/** A job in review says why: without a reason, the person who must decide has nothing to go on. */
+function checkReason({ found, job, label }: JobContext): void {
+  if (job.status !== 'review' || (job.reviewReason ?? '').trim().length > 0) return;
+  found.breach(`${label}: in review with no reason (review_reason ${JSON.stringify(job.reviewReason)}): nobody can tell why it is there`);
+}
+
 export const reviewRouting: Invariant = {
   id: 'review-routing',
   statement:
-    'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind retry',
+    'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind ' +
+    'retry; a job in review says why',
   needs: ['history', 'review'],
   check: (evidence) =>
     judge(reviewRouting.id, reviewRouting.statement, evidence, (found) => {
@@ -199,6 +208,7 @@ export const reviewRouting: Invariant = {
         const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history), rows };
         checkExhausted(ctx);
         checkPermanent(ctx, rows);
+        checkReason(ctx);
         const lookup = planOf(job, accepted);
         if (hadSomethingToRoute(job, rows, lookup.plan)) found.judged();
         if (lookup.plan === null) {

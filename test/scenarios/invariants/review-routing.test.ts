@@ -11,6 +11,22 @@ describe('review-routing', () => {
     expect(judged(reviewRouting, richBuilder().b.build())).toMatchObject({ status: 'held', evidence: [] });
   });
 
+  it.each([
+    ['none', null],
+    ['an empty one', '  '],
+  ])('fails for a job in review with %s for a reason, and holds once it says why', (_what, reason) => {
+    const b = new EvidenceBuilder();
+    b.job(planOf(STEPS.publish)).claim('w1').execute('publish', 'failed', { detail: FORBIDDEN }).review('step publish failed for good');
+    const evidence = b.build();
+    expect(judged(reviewRouting, evidence).status).toBe('held');
+    evidence.jobs[0]!.reviewReason = reason;
+    const verdict = judged(reviewRouting, evidence);
+    expect(verdict.status).toBe('broken');
+    expect(verdict.evidence).toEqual([
+      expect.stringMatching(/^job 1 .*: in review with no reason \(review_reason .*\): nobody can tell why it is there$/),
+    ]);
+  });
+
   describe('an unknown outcome of a non-idempotent step', () => {
     it('fails when the step is executed again without a reconcile', () => {
       const b = new EvidenceBuilder();

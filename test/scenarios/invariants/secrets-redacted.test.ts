@@ -32,6 +32,22 @@ describe('secrets-redacted', () => {
     ]);
   });
 
+  it.each([
+    ['base64', (text: string) => Buffer.from(text).toString('base64')],
+    ['base64url', (text: string) => Buffer.from(text).toString('base64url')],
+    ['hex', (text: string) => Buffer.from(text).toString('hex')],
+  ])('fails for a secret stored %s-encoded inside a payload, at any offset', (_name, encode) => {
+    for (const prefix of ['', 'x', 'xy']) {
+      const evidence = cleanEvidence();
+      const payload = JSON.stringify({ to: `${prefix}user@example.com`, api_key: SECRET });
+      evidence.logs[1]!.text += `{"event":"stored","payload":"${encode(payload)}"}\n`;
+      const verdict = judged(secretsRedacted, evidence);
+      expect(verdict.status, `${_name} after ${prefix.length} extra bytes`).toBe('broken');
+      expect(verdict.evidence.join('\n')).toMatch(/secret sk-…\(40 chars\) found in log w2\.log line 3/);
+      expect(verdict.evidence.join('\n')).not.toContain(encode(SECRET).slice(4, 20));
+    }
+  });
+
   it('fails for a secret split across two lines of a log, naming the lines', () => {
     const evidence = cleanEvidence();
     const lines = evidence.logs[1]!.text.split('\n').length;
