@@ -8,29 +8,14 @@ import { writeReport } from './write-report.js';
  * replaces it. So however a drill ends (an error, a second signal, SIGKILL,
  * the machine stopped), every verdict it reached is in its run directory, in
  * every view. A write that fails (a full disk) does not stop the drill: the
- * final write says so, or the last good one stays.
+ * last good one stays, and the final write says what failed.
  */
 
-export class ProgressReport {
-  private lastFailure: string | null = null;
-
-  constructor(
-    private readonly runDir: string,
-    private readonly soFar: () => DrillReport,
-  ) {}
-
-  /** Writes the report as it stands; never throws. */
-  write(): void {
-    try {
-      writeReport(this.runDir, this.soFar());
-      this.lastFailure = null;
-    } catch (error) {
-      this.lastFailure = error instanceof Error ? error.message : String(error);
-    }
-  }
-
-  /** Why the last write failed, or null when it did not. */
-  get failure(): string | null {
-    return this.lastFailure;
+/** Writes the report as it stands now; never throws. */
+export function writeProgressReport(runDir: string, soFar: DrillReport): void {
+  try {
+    writeReport(runDir, soFar);
+  } catch {
+    // Kept quiet here: the drill goes on, and its final write reports the same failure.
   }
 }

@@ -10,7 +10,7 @@ import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-option
 import { resolveServers } from '../port/servers.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
-import { ProgressReport } from '../report/progress-report.js';
+import { writeProgressReport } from '../report/progress-report.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport, UNFINISHED } from '../report/schema.js';
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
@@ -144,14 +144,13 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const drill: DrillState = { options, started, timeScale, calibration, all, queue, results, halt };
   const reportNow = (finished: boolean) => drillReport(drill, finished);
   // Written as the drill goes (at its start, after each verdict, at a signal), so any end leaves what was judged.
-  const progress = new ProgressReport(runDir, () => reportNow(false));
-  progress.write();
-  const onAbort = () => progress.write();
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  const progress = () => writeProgressReport(runDir, reportNow(false));
+  progress();
+  options.signal.addEventListener('abort', progress, { once: true });
   try {
-    await runScenarios(queue, runDir, results, { ...options, retry, halt, onJudged: () => progress.write() });
+    await runScenarios(queue, runDir, results, { ...options, retry, halt, onJudged: progress });
   } finally {
-    options.signal.removeEventListener('abort', onAbort);
+    options.signal.removeEventListener('abort', progress);
   }
   const report = reportNow(true);
   return { report, written: writeReport(runDir, report) };

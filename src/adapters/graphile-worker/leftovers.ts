@@ -1,8 +1,7 @@
 import type { Leftover } from '../leftovers/leftover.js';
-import { parseOwnerMark } from '../leftovers/owner-mark.js';
-import { maskUrl, withPgClient } from '../postgres/connection.js';
-import type { CommentRow } from '../postgres/leftovers.js';
-import { leaseLiveIn, SERVER_NOW_MS } from '../postgres/owner-comment.js';
+import { withPgClient } from '../postgres/connection.js';
+import { type CommentRow, commentedLeftover } from '../postgres/leftovers.js';
+import { SERVER_NOW_MS } from '../postgres/owner-comment.js';
 import { GRAPHILE_DATABASE_PREFIX } from './locator.js';
 import { dropDatabase } from './provision.js';
 
@@ -16,13 +15,6 @@ export async function listDrillDatabases(url: string): Promise<Leftover[]> {
     );
     return found.rows;
   });
-  return rows.map((row) => ({
-    kind: 'database',
-    name: row.name,
-    server: maskUrl(url),
-    mark: parseOwnerMark(row.comment),
-    leaseLive: leaseLiveIn(row.comment, Number(row.now_ms)),
-    // WITH (FORCE): a connection its dead drill left open would otherwise keep it for ever.
-    remove: () => dropDatabase(url, row.name),
-  }));
+  // WITH (FORCE): a connection its dead drill left open would otherwise keep it for ever.
+  return rows.map((row) => commentedLeftover(url, 'database', row, () => dropDatabase(url, row.name)));
 }

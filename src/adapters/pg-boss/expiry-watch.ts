@@ -17,35 +17,33 @@ import { applicationName } from './boss.js';
  * order the world sees is still one that happened.
  *
  * Whether pg-boss's fail applied is read from the history trigger's rows: a
- * re-insert of the job by this worker's connection that carries pg-boss's
- * message for it ("handler execution exceeded …"), one more than before the
- * delivery began.
+ * re-insert of the job by this worker's connection, carrying pg-boss's message
+ * for it ("handler execution exceeded …"), since this delivery started (both
+ * times by the database's clock). Nothing is read unless the timer fires.
  */
 
-const TIMED_OUT_FAILS = `SELECT count(*)::int AS n FROM qd_history
-  WHERE job_id = $1 AND app = $2 AND op = 'I' AND output->>'message' LIKE 'handler execution exceeded%'`;
+const TIMED_OUT_FAIL = `SELECT EXISTS (SELECT 1 FROM qd_history
+  WHERE job_id = $1 AND app = $2 AND op = 'I' AND at >= $3 AND output->>'message' LIKE 'handler execution exceeded%') AS found`;
 
 /** How long the record is read for pg-boss's fail: after that its outcome is not told (the evidence says so). */
 const RECORD_WAIT_MS = 3_000;
 const RECORD_POLL_MS = 50;
 
-async function timedOutFails(pool: pg.Pool, claim: Claim, app: string): Promise<number | null> {
+/** Whether pg-boss's timeout fail of this delivery is in the history; null when it cannot be read. */
+async function timedOutFail(pool: pg.Pool, claim: Claim, app: string, startedOn: Date): Promise<boolean | null> {
   try {
-    const { rows } = await pool.query<{ n: number }>(TIMED_OUT_FAILS, [claim.jobId, app]);
-    return rows[0]?.n ?? null;
+    const { rows } = await pool.query<{ found: boolean }>(TIMED_OUT_FAIL, [claim.jobId, app, startedOn]);
+    return rows[0]?.found ?? null;
   } catch {
     return null; // no history here (a probe's bare schema), or the server is gone: the outcome is not told
   }
 }
 
-async function appliedAfter(pool: pg.Pool, claim: Claim, app: string, before: Promise<number | null>): Promise<boolean | null> {
-  const base = await before;
-  if (base === null) return null;
+async function appliedAfter(pool: pg.Pool, claim: Claim, app: string, startedOn: Date): Promise<boolean | null> {
   const deadline = Date.now() + RECORD_WAIT_MS;
   while (Date.now() < deadline) {
-    const now = await timedOutFails(pool, claim, app);
-    if (now === null) return null;
-    if (now > base) return true;
+    const found = await timedOutFail(pool, claim, app, startedOn);
+    if (found !== false) return found;
     await sleep(RECORD_POLL_MS);
   }
   return null; // pg-boss's fail matched nothing (the job was done) or has not landed yet: not told either way
@@ -56,12 +54,18 @@ async function appliedAfter(pool: pg.Pool, claim: Claim, app: string, before: Pr
  * starts (synchronously, in pg-boss's callback) and stop it once the handler
  * settles.
  */
-export function watchExpiry(pool: pg.Pool, claim: Claim, expireInSeconds: number, options: WorkOptions): { stop(): void } {
+export function watchExpiry(
+  pool: pg.Pool,
+  claim: Claim,
+  fetched: { expireInSeconds: number; startedOn: Date },
+  options: WorkOptions,
+): { stop(): void } {
   const onQueueWrite = options.onQueueWrite;
   if (!onQueueWrite) return { stop: () => {} };
   const app = applicationName('worker', options.workerId);
-  const before = timedOutFails(pool, claim, app);
+  const startedOn = new Date(fetched.startedOn);
+  const fire = () => onQueueWrite(claim, 'expired', appliedAfter(pool, claim, app, startedOn));
   // pg-boss's own length: resolveWithinSeconds(promise, maxExpiration), at least a second.
-  const timer = setTimeout(() => onQueueWrite(claim, 'expired', appliedAfter(pool, claim, app, before)), Math.max(1, expireInSeconds) * 1000);
+  const timer = setTimeout(fire, Math.max(1, fetched.expireInSeconds) * 1000);
   return { stop: () => clearTimeout(timer) };
 }

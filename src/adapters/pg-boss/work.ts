@@ -74,7 +74,7 @@ export async function workPgBoss(ctx: WorkContext, handler: DeliveryHandler, opt
         if (!job) return undefined;
         const claim = claimOfFetched(job, options.workerId);
         // Set now, before pg-boss starts its race against expireIn: see expiry-watch.ts.
-        const expiry = watchExpiry(ctx.pool, claim, job.expireInSeconds, options);
+        const expiry = watchExpiry(ctx.pool, claim, job, options);
         try {
           return await deliver(worker, ctx, claim, handler, options, counted);
         } finally {

@@ -26,14 +26,19 @@ export async function listDrillSchemas(url: string, prefixes: readonly string[])
     );
     return found.rows;
   });
-  return rows.map((row) => ({
-    kind: 'schema',
+  return rows.map((row) => commentedLeftover(url, 'schema', row, () => dropLeftSchema(url, row.name)));
+}
+
+/** A schema or database as clean judges it: its owner mark and lease read from its comment, by the server's clock. */
+export function commentedLeftover(url: string, kind: 'schema' | 'database', row: CommentRow, remove: () => Promise<void>): Leftover {
+  return {
+    kind,
     name: row.name,
     server: maskUrl(url),
     mark: parseOwnerMark(row.comment),
     leaseLive: leaseLiveIn(row.comment, Number(row.now_ms)),
-    remove: () => dropLeftSchema(url, row.name),
-  }));
+    remove,
+  };
 }
 
 /** Drops a schema a dead drill left, with everything in it; waits LOCK_TIMEOUT at most for a lock on it. */
