@@ -110,6 +110,8 @@ export const TimelineEventSchema = z.strictObject({
   job: z.string().optional(),
   attempt: z.int().optional(),
   step: z.string().optional(),
+  exitCode: z.int().optional().describe('an exit: the code the process exited with'),
+  signal: z.string().optional().describe('an exit: the signal that ended the process'),
 });
 
 /** A time a process was not run when it should have been (src/kernel/starvation-watch.ts), or a start past a normal one. */

@@ -1,8 +1,8 @@
 import { type Clock, utc } from '../kernel/clock.js';
 import type { TimelineEvent } from './evidence.js';
 
-/** Where a process was, for an event at a failpoint. */
-export type TimelinePlace = Pick<TimelineEvent, 'point' | 'action' | 'ms' | 'worker' | 'job' | 'attempt' | 'step'>;
+/** Where a process was, for an event at a failpoint (or how it ended, for an exit). */
+export type TimelinePlace = Pick<TimelineEvent, 'point' | 'action' | 'ms' | 'worker' | 'job' | 'attempt' | 'step' | 'exitCode' | 'signal'>;
 
 /** The harness's own record of what it saw and did during one drill, in order. */
 export class Timeline {

@@ -64,6 +64,14 @@ export function openPool(url: string, schema: string, max: number, options: { id
 export async function inTransaction<T>(pool: pg.Pool, work: (db: Queryable) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection handed out is no longer watched by the pool: one the server
+  // ends meanwhile (a frozen process's transaction outliving its
+  // idle_in_transaction_session_timeout) would end the process. Its next query
+  // fails instead, and the connection is destroyed on release.
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -77,6 +85,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (db: Queryable) => P
     }
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

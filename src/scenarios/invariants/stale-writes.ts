@@ -15,7 +15,7 @@ import { eventLabel, type Findings, isClaim, timeOf } from './support.js';
  * nobody would ever know it happened.
  *
  * Only the events' structured fields are read (point, kind, worker, job,
- * attempt, action, ms), never their words: an event at before_complete
+ * attempt, action, ms, and an exit's code or signal), never their words: an event at before_complete
  * without its worker, job or attempt is a harness bug, and fails the check.
  */
 
@@ -53,6 +53,17 @@ function wentOnAt(events: readonly TimelineEvent[], index: number, hit: Timeline
     .find((e) => e.kind === 'resume' && e.point === hit.point && e.worker === place.worker && e.job === place.job && e.attempt === place.attempt)?.at;
 }
 
+/**
+ * The exit of the process that went on to its complete, when it ended other
+ * than by the drill's own stop (exit code 0): a crash or kill after it went on
+ * may have come before its write was sent, so a history without the write
+ * does not show that the queue passed it silently.
+ */
+function diedAfter(timeline: readonly TimelineEvent[], hit: TimelineEvent, wentOn: number): TimelineEvent | undefined {
+  const exit = timeline.find((e) => e.kind === 'exit' && e.process !== undefined && e.process === hit.process && (timeOf(e.at) ?? 0) >= wentOn);
+  return exit && (exit.signal !== undefined || exit.exitCode !== 0) ? exit : undefined;
+}
+
 /** Checks every worker the timeline saw go on to its complete after its job was claimed again; returns how many such stale writes it judged. */
 export function checkStaleWrites(
   found: Findings,
@@ -71,10 +82,18 @@ export function checkStaleWrites(
     const ownClaim = history.find((e) => isClaim(e) && e.attempt === place.attempt);
     const laterClaim = history.find((e) => isClaim(e) && e.attempt > place.attempt && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= wentOn);
     if (!ownClaim || !laterClaim) continue;
-    judged++;
     const recorded = history.some(
       (e) => e !== ownClaim && e.worker === place.worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= wentOn - marginMs,
     );
+    const died = recorded ? undefined : diedAfter(timeline, hit, wentOn);
+    if (died) {
+      found.note(
+        `${place.worker} went on to its stale complete of job ${place.job} at ${at} and then died (${died.detail}) with nothing of it in the history: ` +
+          'whether its write reached the queue cannot be told',
+      );
+      continue;
+    }
+    judged++;
     if (!recorded) {
       found.breach(
         `job ${place.job}: ${place.worker} went on to its complete at ${at} under attempt ${place.attempt} (epoch ${ownClaim.epoch}) after the job ` +

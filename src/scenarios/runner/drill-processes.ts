@@ -119,7 +119,8 @@ export class DrillProcesses {
     void child.exited.then((exit) => {
       const why = !exit.signal && exit.exitCode !== 0 ? lastErrorLine(`${child.logFile}.err`) : null;
       const what = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
-      this.timeline.record('exit', why ? `${what}: ${why}` : what, process);
+      const how = exit.signal ? { signal: exit.signal } : { exitCode: exit.exitCode };
+      this.timeline.record('exit', why ? `${what}: ${why}` : what, process, how);
     });
     return child;
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPool } from '../../../src/adapters/postgres/pool.js';
+import { inTransaction, openPool } from '../../../src/adapters/postgres/pool.js';
 import { waitFor } from '../../../src/harness/wait-for.js';
 import { type FreshSchema, freshSchema, PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 
@@ -42,6 +42,29 @@ describe.skipIf(skipWithoutPg('a session idle in its transaction is ended by the
     } finally {
       await frozen.end();
       await sweeper.end();
+    }
+  });
+
+  it('inTransaction: a session the server ends fails the transaction, not the process, and the pool goes on', async () => {
+    // zombie-complete-mid-job on PostgreSQL: a worker frozen inside its heartbeat's
+    // transaction woke to an 'error' event on a connection nobody listened to, and died
+    // before its stale complete could be written (and refused).
+    fresh = await freshSchema('idle-tx-pool');
+    const frozen = openPool(PG_URL, fresh.schema, 1, { idleInTransactionMs: 300 });
+    const watcher = openPool(PG_URL, fresh.schema, 1);
+    try {
+      const frozenTransaction = inTransaction(frozen, async (db) => {
+        const pid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        const gone = async () =>
+          (await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n === 0 || undefined;
+        await waitFor(gone, { timeoutMs: 5_000, intervalMs: 20, what: 'the server to end the idle session' });
+        await db.query('SELECT 1');
+      });
+      await expect(frozenTransaction).rejects.toThrow();
+      expect((await inTransaction(frozen, (db) => db.query<{ one: number }>('SELECT 1 AS one'))).rows[0]?.one).toBe(1);
+    } finally {
+      await frozen.end();
+      await watcher.end();
     }
   });
 });

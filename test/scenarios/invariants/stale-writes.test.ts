@@ -73,6 +73,25 @@ describe('checkStaleWrites', () => {
     expect(checked(b.build()).breaches).toHaveLength(1);
   });
 
+  it('does not judge a worker that died after it went on: its write may never have been sent', () => {
+    // zombie-complete-mid-job on PostgreSQL: w1 woke to its connection ended by the server and crashed before writing.
+    const crashed = pausedZombie(false);
+    crashed.timeline.push({ ...crashed.timeline.at(-1)!, kind: 'exit', detail: 'exit code 1: error: terminating connection', exitCode: 1 });
+    const notes: string[] = [];
+    const found: Findings = { breach: () => expect.unreachable(), note: (line) => notes.push(line), judged: () => {} };
+    expect(checkStaleWrites(found, crashed.timeline, historyByJob(crashed), crashed.skewMarginMs)).toBe(0);
+    expect(notes).toEqual([
+      expect.stringMatching(/^w1 went on to its stale complete of job 1 at \S+ and then died \(exit code 1: .*\) with nothing of it/),
+    ]);
+    // Killed by a signal: the same. Stopped by the drill (exit code 0): it lived to write, and the silence is the queue's.
+    const killed = pausedZombie(false);
+    killed.timeline.push({ ...killed.timeline.at(-1)!, kind: 'exit', detail: 'killed by SIGKILL', signal: 'SIGKILL' });
+    expect(checked(killed)).toEqual({ breaches: [], judged: 0 });
+    const stopped = pausedZombie(false);
+    stopped.timeline.push({ ...stopped.timeline.at(-1)!, kind: 'exit', detail: 'exit code 0', exitCode: 0 });
+    expect(checked(stopped).breaches).toHaveLength(1);
+  });
+
   it('does not judge a held worker that never went on (it was killed while held)', () => {
     const evidence = pausedZombie(false);
     evidence.timeline = evidence.timeline.filter((e) => e.kind !== 'resume');
