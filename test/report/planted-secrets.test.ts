@@ -19,7 +19,8 @@ import { tempRunDir } from '../helpers/run-dir.js';
  * command's `key=value` and `--flag value`, a job's declared `secret:`, and a
  * step's args that look secret (a password, an sk_live_ key), quoted again by
  * an error the drill injects. Each is searched for in every spelling it takes
- * in stored text (as is, JSON-escaped, URL-encoded), in text and binary files
+ * in stored text (as is, JSON-escaped, URL-encoded, and each of those base64-,
+ * base64url- and hex-encoded: src/kernel/redact.ts), in text and binary files
  * alike (a SQLite file keeps text as UTF-8). And each is shown to have gone in
  * (the store the recipes leave out holds the payload's; the report's command
  * line and queue name say where they stood), so an absence proves something.
