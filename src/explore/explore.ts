@@ -1,10 +1,11 @@
-import { readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
+import { abortCause } from '../scenarios/interrupted.js';
 import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { runJudged } from '../scenarios/run-judged.js';
@@ -23,10 +24,22 @@ export interface ExploreOptions {
   parallel: number;
   out: string;
   signal: AbortSignal;
-  onRun?: (event: { lane: number; run: number; report: ScenarioReport; shrinking: boolean }) => void;
+  onRun?: (event: ExploreRunEvent) => void;
+  /** Runs one schedule (tests give their own). @default runSchedule: on real processes, judged */
+  run?: typeof runSchedule;
 }
 
-/** A violation explore found, shrunk, and wrote out as a scenario file `queue-drill run` replays. */
+/** One run of a lane as it ended: judged, or cut off (then judged not at all, counted nowhere, its folder not kept). */
+export interface ExploreRunEvent {
+  lane: number;
+  run: number;
+  report: ScenarioReport;
+  shrinking: boolean;
+  /** What cut the run off before it reached rest ("the time budget", a signal's name), or null: it ran to its end. */
+  cutOff: string | null;
+}
+
+/** A violation explore found, shrunk, judged again as its replay will be, and wrote out as a scenario file `queue-drill run` replays. */
 export interface Counterexample {
   lane: number;
   seed: number;
@@ -36,16 +49,45 @@ export interface Counterexample {
   replay: string;
   broken: string[];
   shrinks: number;
+  /** The folder of the run whose verdict this is (the rerun; the catching run when a signal cut the rerun off), its scenario-report.json inside. */
+  runDir: string;
+}
+
+/**
+ * A catch that did not reproduce: a run of the schedule broke something, and
+ * its rerun (as the replay will run it) broke nothing. Still a catch a person
+ * must look at, so never counted clean; never a counterexample either, since
+ * nothing shows the schedule breaks the queue. Both runs are kept.
+ */
+export interface FlakyFinding {
+  lane: number;
+  seed: number;
+  schedule: Schedule;
+  faults: number;
+  shrinks: number;
+  /** The schedule as a scenario file, to replay and see whether it breaks again. */
+  file: string;
+  /** The command that replays it, expecting what the catching run broke. */
+  replay: string;
+  /** The run that broke something: what it broke, and its folder (scenario-report.json inside). */
+  caught: { broken: string[]; runDir: string };
+  /** The rerun of the same schedule, which broke nothing: its folder and its verdict (pass, or inconclusive when starved). */
+  rerun: { runDir: string; verdict: ScenarioReport['verdict'] };
 }
 
 export interface ExploreResult {
+  /** Runs judged to their end (not counting shrinking); runs cut off are not among them. */
   runs: number;
   /** Runs (not counting shrinking) in which an armed fault never fired: they tested less than their schedule says. */
   vacuous: number;
+  /** Runs the time budget (or a signal) cut off before they reached rest: judged not at all, never counted as clean. */
+  cutOff: number;
   counterexamples: Counterexample[];
+  /** Catches whose rerun broke nothing (see FlakyFinding): each still fails the explore. */
+  flaky: FlakyFinding[];
   interrupted: boolean;
   durationMs: number;
-  /** The folder holding what was written (counterexamples, the runs kept); null when nothing was, and no folder is left behind. */
+  /** The folder holding what was written (findings, their runs, explore.json); null when nothing was, and no folder is left behind. */
   out: string | null;
 }
 
@@ -99,84 +141,180 @@ export function broken(report: ScenarioReport): string[] {
  * kind of effect (src/explore/cover.ts, split among lanes by lanes.ts); each runs
  * on real processes and is judged by the same invariants as `run`. A violation
  * is shrunk by fast-check (fewest faults first, then jobs and workers), and the
- * smallest schedule that still fails is written as a scenario file with the
- * command that replays it. Lanes run side by side (both cores); the time budget
- * stops every lane cleanly, keeping what was found.
+ * smallest schedule that still fails is run once more, as its replay will run
+ * it: written as a scenario file with the command that replays it, as a
+ * counterexample when the rerun breaks something, as a flaky finding when it
+ * does not. Lanes run side by side (both cores); the time budget stops every
+ * lane cleanly, keeping what was found: the runs in flight then are cut off
+ * (stopped, judged not at all, counted nowhere) and waited for, so nothing of
+ * a lane happens after explore resolves.
  */
 export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = Date.now();
   // Made now, since each run works in a folder of it; removed at the end if a clean explore left nothing in it.
   const made = makeOutDir(options.out);
-  let total = 0;
-  let vacuous = 0;
-  const counterexamples: Counterexample[] = [];
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(BUDGET_CAUSE), Math.max(0, options.timeBudgetMs));
+  timer.unref();
   // One process serves every run's world, stopped with the explore.
   const worlds = new WorldHost(options.out, true);
-  const runOptions = { ...options, worlds };
-  const lane = async ({ index, seed, numRuns, examples }: Lane): Promise<void> => {
-    let n = 0;
-    let failing = false;
-    const property = fc.asyncProperty(scheduleArbitrary(), async (schedule) => {
-      if (options.signal.aborted) return true;
-      n++;
-      if (!failing) total++;
-      const dir = join(options.out, `lane${index + 1}-run${n}`);
-      const report = await runSchedule(schedule, runOptions, dir, seed);
-      options.onRun?.({ lane: index + 1, run: n, report, shrinking: failing });
-      if (!failing && report.unfired.length > 0) vacuous++;
-      const found = broken(report);
-      if (found.length === 0) {
-        rmSync(dir, { recursive: true, force: true });
-        return true;
-      }
-      failing = true;
-      return false;
-    });
-    const details = await fc.check(property, {
-      seed,
-      numRuns,
-      // The covering schedules first (src/explore/cover.ts), then fast-check's own draws.
-      examples,
-      interruptAfterTimeLimit: Math.max(1, options.timeBudgetMs - (Date.now() - started)),
-      markInterruptAsFailure: false,
-      endOnFailure: false,
-    });
-    if (!details.failed || !details.counterexample) return;
-    const [schedule] = details.counterexample;
-    const file = join(options.out, `counterexample-lane${index + 1}.yaml`);
-    const scenario = scheduleScenario(
-      schedule,
-      EXPLORED_NAME,
-      `found by queue-drill explore (seed ${seed}, lane ${index + 1}) and shrunk to ${schedule.faults.length} fault(s)`,
-    );
-    // Judge the shrunk schedule once more, as its replay will: what it breaks is what the replay must reproduce.
-    const report = await runSchedule(schedule, runOptions, join(options.out, `counterexample-lane${index + 1}`), seed);
-    const replay = replayOfFile(file, seed, options.queue, report);
-    writeFileSync(file, `# Replay: ${replay}\n${stringify(exploreFile([scenario]))}`);
-    counterexamples.push({
-      lane: index + 1,
-      seed,
-      schedule,
-      faults: schedule.faults.length,
-      file,
-      replay,
-      broken: broken(report),
-      shrinks: details.numShrinks,
-    });
+  const exploring: Exploring = {
+    options,
+    worlds,
+    cut: AbortSignal.any([options.signal, budget.signal]),
+    started,
+    tally: { runs: 0, vacuous: 0, cutOff: 0, interrupted: false },
+    counterexamples: [],
+    flaky: [],
   };
   try {
-    await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map(lane));
+    await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map((lane) => exploreLane(lane, exploring)));
   } finally {
+    clearTimeout(timer);
     await worlds.stop();
   }
-  return {
-    runs: total,
-    vacuous,
+  const { tally, counterexamples, flaky } = exploring;
+  const out = removeIfEmpty(options.out, made) ? null : options.out;
+  const result: ExploreResult = {
+    runs: tally.runs,
+    vacuous: tally.vacuous,
+    cutOff: tally.cutOff,
     counterexamples,
-    interrupted: options.signal.aborted || Date.now() - started >= options.timeBudgetMs,
+    flaky,
+    interrupted: options.signal.aborted || tally.interrupted || tally.cutOff > 0,
     durationMs: Date.now() - started,
-    out: removeIfEmpty(options.out, made) ? null : options.out,
+    out,
   };
+  // What was found, for a script: beside the findings it describes (a clean explore writes nothing).
+  if (out !== null) writeFileSync(join(out, 'explore.json'), `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+/** What a run cut off by the budget says cut it: its report reads "interrupted by the time budget". */
+const BUDGET_CAUSE = 'the time budget';
+
+/** What explore's lanes share: the options, the world host, the signal that cuts runs off, and what was found. */
+interface Exploring {
+  options: ExploreOptions;
+  worlds: WorldHost;
+  /** Aborted by the time budget or the caller's signal: each run in flight stops, and is judged not at all. */
+  cut: AbortSignal;
+  started: number;
+  /** interrupted: fast-check stopped a lane at the time budget. */
+  tally: { runs: number; vacuous: number; cutOff: number; interrupted: boolean };
+  counterexamples: Counterexample[];
+  flaky: FlakyFinding[];
+}
+
+/** A run that broke something: the schedule, what it broke, its folder, and its report (written into the folder). */
+interface Caught {
+  schedule: Schedule;
+  broken: string[];
+  runDir: string;
+  report: ScenarioReport;
+}
+
+/** One lane: its fast-check run (the cover's schedules, then draws, then shrinking), then its finding settled by a rerun. */
+async function exploreLane({ index, seed, numRuns, examples }: Lane, exploring: Exploring): Promise<void> {
+  const { options, tally } = exploring;
+  const run = options.run ?? runSchedule;
+  const lane = index + 1;
+  let n = 0;
+  // The last run that broke something: fast-check's counterexample is the last failure it saw (and shrinking goes on from it).
+  const caught: { last: Caught | null } = { last: null };
+  const runOne = async (schedule: Schedule): Promise<boolean> => {
+    if (exploring.cut.aborted) return true;
+    n++;
+    const shrinking = caught.last !== null;
+    const runDir = join(options.out, `lane${lane}-run${n}`);
+    const report = await run(schedule, { ...options, worlds: exploring.worlds, signal: exploring.cut }, runDir, seed);
+    if (exploring.cut.aborted) {
+      // A half-run proves nothing either way: not clean, not a catch, not kept.
+      tally.cutOff++;
+      rmSync(runDir, { recursive: true, force: true });
+      options.onRun?.({ lane, run: n, report, shrinking, cutOff: abortCause(exploring.cut) });
+      return true;
+    }
+    if (!shrinking) tally.runs++;
+    if (!shrinking && report.unfired.length > 0) tally.vacuous++;
+    options.onRun?.({ lane, run: n, report, shrinking, cutOff: null });
+    const found = broken(report);
+    if (found.length === 0) {
+      rmSync(runDir, { recursive: true, force: true });
+      return true;
+    }
+    keepReport(runDir, report);
+    caught.last = { schedule, broken: found, runDir, report };
+    return false;
+  };
+  // fast-check stops waiting for a run at the time budget; the run itself is cut off then and ends soon after.
+  let inFlight: Promise<boolean> = Promise.resolve(true);
+  const property = fc.asyncProperty(scheduleArbitrary(), (schedule) => {
+    inFlight = runOne(schedule);
+    return inFlight;
+  });
+  const details = await fc.check(property, {
+    seed,
+    numRuns,
+    // The covering schedules first (src/explore/cover.ts), then fast-check's own draws.
+    examples,
+    interruptAfterTimeLimit: Math.max(1, options.timeBudgetMs - (Date.now() - exploring.started)),
+    markInterruptAsFailure: false,
+    endOnFailure: false,
+  });
+  // Waited for, so that no run of this lane ends (and is told of) after explore has returned.
+  await inFlight;
+  if (details.interrupted) tally.interrupted = true;
+  if (caught.last !== null) await settleFinding(exploring, { lane, seed, shrinks: details.numShrinks }, caught.last);
+}
+
+/**
+ * Runs a lane's shrunk catch once more, as its replay will (on the caller's
+ * signal alone: the budget does not cut the one run that decides what a catch
+ * is), and records it: a counterexample when the rerun breaks something, a
+ * flaky finding when it breaks nothing. A rerun a signal cut off proves nothing
+ * either way: the catching run's verdict stands.
+ */
+async function settleFinding(exploring: Exploring, found: { lane: number; seed: number; shrinks: number }, caught: Caught): Promise<void> {
+  const { options } = exploring;
+  const { lane, seed, shrinks } = found;
+  const { schedule } = caught;
+  const rerunDir = join(options.out, `lane${lane}-rerun`);
+  const rerun = await (options.run ?? runSchedule)(schedule, { ...options, worlds: exploring.worlds }, rerunDir, seed);
+  keepReport(rerunDir, rerun);
+  const again = broken(rerun);
+  const faults = schedule.faults.length;
+  if (again.length === 0 && !options.signal.aborted) {
+    const file = join(options.out, `flaky-lane${lane}.yaml`);
+    const replay = replayOfFile(file, seed, options.queue, caught.report);
+    const description = `caught once by queue-drill explore (seed ${seed}, lane ${lane}, ${faults} fault(s)), and not on its rerun: flaky`;
+    const why = `# Flaky: ${caught.runDir} broke ${caught.broken.join(', ')}; its rerun, ${rerunDir}, broke nothing (${rerun.verdict})\n`;
+    writeFileSync(file, `# Replay: ${replay}\n${why}${stringify(exploreFile([scheduleScenario(schedule, EXPLORED_NAME, description)]))}`);
+    exploring.flaky.push({
+      lane,
+      seed,
+      schedule,
+      faults,
+      shrinks,
+      file,
+      replay,
+      caught: { broken: caught.broken, runDir: caught.runDir },
+      rerun: { runDir: rerunDir, verdict: rerun.verdict },
+    });
+    return;
+  }
+  const [report, runDir] = again.length > 0 ? [rerun, rerunDir] : [caught.report, caught.runDir];
+  const file = join(options.out, `counterexample-lane${lane}.yaml`);
+  const description = `found by queue-drill explore (seed ${seed}, lane ${lane}) and shrunk to ${faults} fault(s)`;
+  const replay = replayOfFile(file, seed, options.queue, report);
+  writeFileSync(file, `# Replay: ${replay}\n${stringify(exploreFile([scheduleScenario(schedule, EXPLORED_NAME, description)]))}`);
+  exploring.counterexamples.push({ lane, seed, schedule, faults, file, replay, broken: broken(report), shrinks, runDir });
+}
+
+/** Keeps a judged run's report in its folder (scenario-report.json): what it broke, its evidence and its timeline. */
+function keepReport(runDir: string, report: ScenarioReport): void {
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, 'scenario-report.json'), `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** Whether `out` holds nothing; if so, removes it and the empty folders above it that this explore made (up to `made`, what mkdir made). */

@@ -50,11 +50,17 @@ describe('queue-drill explore', () => {
       const explored = await cli(['explore', '--runs', '50', '--seed', '3', '--time-budget', '8s', '--parallel', '1', '--out', run.dir]);
       expect(explored.exitCode, explored.stdout + explored.stderr).toBe(0);
       // Stopped by its budget, not by running out of runs: fewer than the 50 asked for, and it says so.
-      const [, ran] =
-        /^explore: (\d+) schedule\(s\) in [\d.]+s, 0 violation\(s\) \(stopped by the time budget or a signal\), seed 3$/m.exec(explored.stdout) ?? [];
+      const [, ran, cut] =
+        /^explore: (\d+) schedule\(s\) in [\d.]+s, 0 violation\(s\) \(stopped by the time budget or a signal(?:; (\d+) run\(s\) cut off, not counted)?\), seed 3$/m.exec(
+          explored.stdout,
+        ) ?? [];
       expect(ran, explored.stdout).toBeDefined();
       expect(Number(ran)).toBeGreaterThan(0);
       expect(Number(ran)).toBeLessThan(50);
+      // A run the budget cut off is said as such (never as ok), and counted apart from the runs that ran.
+      const cutLines = explored.stderr.split('\n').filter((line) => / cut off by the time budget /.test(line));
+      expect(cutLines.length, explored.stderr).toBe(Number(cut ?? 0));
+      expect(explored.stderr.split('\n').filter((line) => /^lane \d+ run \d+: (ok|inconclusive) /.test(line))).toHaveLength(Number(ran));
     } finally {
       run.remove();
     }

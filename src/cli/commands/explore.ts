@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { EXIT, UsageError } from '../../kernel/errors.js';
+import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
@@ -27,6 +27,7 @@ export const exploreCommand = defineCommand({
   async run(args) {
     if (args.exhaustive) return runExhaustive(args);
     const { explore } = await import('../../explore/explore.js');
+    const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');
     const { queueImpl } = await import('../../adapters/registry.js');
     queueImpl(args.queue);
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
@@ -44,29 +45,11 @@ export const exploreCommand = defineCommand({
         parallel: args.parallel,
         out,
         signal: stop.signal,
-        onRun: ({ lane, run, report, shrinking }) => {
-          const broken = report.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
-          const faults = report.faults.length + report.worldFaults.length;
-          const fired = [...report.faults, ...report.worldFaults].filter((f) => f.fired > 0).length;
-          process.stderr.write(
-            `lane ${lane} ${shrinking ? 'shrink' : 'run'} ${run}: ${broken.length > 0 ? `VIOLATION ${broken.join(', ')}` : 'ok'} ` +
-              `(${fired}/${faults} fault(s) fired, ${report.jobs.length} job(s), ${(report.durationMs / 1000).toFixed(1)}s)\n`,
-          );
-        },
+        onRun: (event) => process.stderr.write(runLine(event)),
       });
-      for (const c of result.counterexamples) {
-        process.stdout.write(
-          `counterexample (lane ${c.lane}, seed ${c.seed}, shrunk ${c.shrinks} times to ${c.faults} fault(s)): ` +
-            `breaks ${c.broken.join(', ') || '(nothing on the final rerun)'}\n  ${c.file}\n  replay: ${c.replay}\n`,
-        );
-      }
-      process.stdout.write(
-        `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} ` +
-          `violation(s)${result.interrupted ? ' (stopped by the time budget or a signal)' : ''}, seed ${seed}` +
-          `${result.vacuous > 0 ? ` (${result.vacuous} run(s) with a fault that never fired)` : ''}\n` +
-          (result.out === null ? 'nothing found, nothing written\n' : `written to ${result.out}\n`),
-      );
-      process.exitCode = stop.signal.aborted ? EXIT.harnessFailed : result.counterexamples.length > 0 ? EXIT.violated : EXIT.ok;
+      // The summary is the last thing explore prints: every run has ended (or been cut off, and said so) by now.
+      process.stdout.write(exploreSummary(result, seed));
+      process.exitCode = exploreExitCode(result, stop.signal.aborted);
     } finally {
       stop.dispose();
     }

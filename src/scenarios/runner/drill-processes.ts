@@ -63,7 +63,16 @@ export class DrillProcesses {
    * a producer started to enqueue again has none, and its start is the machine's time too.
    */
   get starting(): boolean {
-    return this.roles.some((role) => role.child.alive && !role.finished && !role.args.includes('--start-barrier') && !this.hasSpoken(role));
+    return this.roles.some((role) => this.isStarting(role));
+  }
+
+  /** Whether the process `name` is still starting (as for `starting`); false for a name not started. */
+  startingNamed(name: string): boolean {
+    return this.roles.some((role) => role.name === name && this.isStarting(role));
+  }
+
+  private isStarting(role: Role): boolean {
+    return role.child.alive && !role.finished && !role.args.includes('--start-barrier') && !this.hasSpoken(role);
   }
 
   /**

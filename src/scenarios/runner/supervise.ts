@@ -12,6 +12,7 @@ import type { ProducerRelease } from './producer-release.js';
 import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
 import type { RestartWindow } from './restart-window.js';
 import type { RoleSpec } from './role-args.js';
+import { SecondWave } from './second-wave.js';
 
 /** How long one read of the queue by the harness may take (a whole snapshot, on a loaded machine) before it counts as no answer. */
 const READ_DEADLINE_MS = 5_000;
@@ -57,6 +58,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   const watchdog = new Watchdog(settings.no_progress_ms);
   const rest = new RestWatch(quietMs(settings));
   const stalls = new StallWatch();
+  const wave = new SecondWave(drill.again, settings.timeout_ms);
   let deadline = drill.deadline;
   let forgiven = 0;
   let again = drill.again.length === 0;
@@ -80,6 +82,8 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
         `the harness did not run for ${paused} ms (the machine or the harness was paused): the watchdog and the deadline do not count it`,
       );
     }
+    // The second wave's start-up is not the queue's either (second-wave.ts): the deadline moves on by it.
+    deadline += wave.moveBy(now, paused, (name) => drill.processes.startingNamed(name));
     if (now >= deadline) return 'timeout';
     await drill.processes.tend(now);
     drill.processes.tendReadiness();
@@ -90,7 +94,8 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
       deadline = drill.producerRelease.releasedAt + settings.timeout_ms;
       watchdog.restart(now);
     }
-    // Processes still starting (the producers not all connected yet, a worker restarted after a kill and not yet up)
+    // Processes still starting (the producers not all connected yet, a worker restarted after a kill and not yet up,
+    // a producer enqueue_again started that has not said its first line)
     // are the machine's time, not the queue's: on a loaded machine a start can take seconds (a soak under a load of
     // 20 saw 2.9 s), and the queue cannot make progress before its jobs are enqueued or while its only worker loads.
     if (drill.producerRelease.waiting || drill.processes.starting) watchdog.restart(now);
@@ -119,8 +124,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     if (!again && dueAgain(drill, jobs, atRest(state))) {
       again = true;
       rest.reset();
-      drill.timeline.record('enqueue-again', `${settings.enqueue_again}: ${drill.again.map((s) => s.name).join(', ')} enqueue every key again`);
-      for (const spec of drill.again) drill.processes.start(spec);
+      startSecondWave(drill, wave, now);
       continue;
     }
     if (rest.settled(atRest(state), now)) return 'at-rest';
@@ -191,6 +195,14 @@ function dueAgain(drill: Supervised, jobs: readonly JobSnapshot[], resting: bool
   const when = drill.scenario.settings.enqueue_again;
   if (when === 'while_running') return jobs.some((job) => job.status === 'running');
   return when === 'after_done' && resting && jobs.length > 0;
+}
+
+/** Starts the producers that enqueue every key again, on the timeline; their start-up is the second wave's (second-wave.ts). */
+function startSecondWave(drill: Supervised, wave: SecondWave, now: number): void {
+  const names = drill.again.map((spec) => spec.name).join(', ');
+  drill.timeline.record('enqueue-again', `${drill.scenario.settings.enqueue_again}: ${names} enqueue every key again`);
+  for (const spec of drill.again) drill.processes.start(spec);
+  wave.started(now);
 }
 
 /** The harness's own person: approves every prepared step waiting for one, on the timeline. */
