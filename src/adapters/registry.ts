@@ -6,12 +6,14 @@ import { AttemptsNotCountedQueue } from './attempts-not-counted/attempts-not-cou
 import { bullmqAdapter } from './bullmq/bullmq-adapter.js';
 import { ClaimNoTransactionQueue } from './claim-no-transaction/claim-no-transaction-queue.js';
 import { COMPENSATION_FORWARD_RULES } from './compensation-forward/rules.js';
+import { CompleteOnDoneSilentlyQueue } from './complete-on-done-silently/complete-on-done-silently-queue.js';
 import { CrashLoopQueue } from './crash-loop/crash-loop-queue.js';
 import { DoneOnExpiryQueue } from './done-on-expiry/done-on-expiry-queue.js';
 import { EnqueueCheckThenInsertQueue } from './enqueue-check-then-insert/enqueue-check-then-insert-queue.js';
 import { ExhaustedLeftInRetryQueue } from './exhausted-left-in-retry/exhausted-left-in-retry-queue.js';
 import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js';
 import { graphileAdapter } from './graphile-worker/graphile-adapter.js';
+import { HeartbeatRetakesSweptJobQueue } from './heartbeat-retakes-swept-job/heartbeat-retakes-swept-job-queue.js';
 import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
@@ -191,6 +193,21 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
     breaks: ['review-routing'],
     description: 'a job is moved to review without the reason its worker gave',
     open: (file, options) => new ReviewWithoutReasonQueue(openStore(file), options),
+  },
+  {
+    name: 'complete-on-done-silently',
+    soundness: 'broken',
+    breaks: ['single-holder'],
+    description: "a complete on a job already done answers ok, whoever sends it: a zombie's late complete changes nothing and leaves no trace",
+    open: (file, options) => new CompleteOnDoneSilentlyQueue(openStore(file), options),
+  },
+  {
+    name: 'heartbeat-retakes-swept-job',
+    soundness: 'broken',
+    breaks: ['single-holder'],
+    description:
+      'a renewal on a lease already swept (nobody has claimed the job since) takes the job back under the old epoch instead of being refused',
+    open: (file, options) => new HeartbeatRetakesSweptJobQueue(openStore(file), options),
   },
 ];
 

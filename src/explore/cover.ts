@@ -25,7 +25,12 @@ import { everyHitAllowed, type PointFaultSpec, type Schedule, type WorldFaultSpe
  * of their own. A schedule packs two bundles, each limited to a job of its
  * own, so faults never keep each other from their points (one job's crash or
  * error ends that job's attempt, not the other's). The rest (the action's
- * fields, first, a third job, workers and producers) is drawn from the seed.
+ * fields, first, a third job, workers and producers) is drawn from the seed,
+ * except where a zombie's cell needs its cast (castOf): a holder frozen at
+ * before_complete gets other workers, and a pause long enough for one of
+ * them to take its job over and finish it, so its complete lands on a done
+ * job; a holder frozen at heartbeat is the only worker, so nobody claims its
+ * job once the lease is swept, and its renewal lands on a job nobody holds.
  */
 
 /** One combination the covering schedules arm: a point fault for a kind of step (null: a point tied to no step), or a world fault. */
@@ -41,6 +46,29 @@ const LOST_ANSWERS: readonly WorldFaultActionName[] = ['drop', 'error_after_appl
 
 /** Past the caller's timeout (EXPLORE_SETTINGS.call_timeout_ms) and past a few lease renewals. */
 const SLOW_MS = 1_000;
+
+/** Past the lease and its margin (EXPLORE_SETTINGS), the sweep, and another worker's whole run of the longest explore plan. */
+const TAKEOVER_AND_FINISH_MS = 1_800;
+
+/** The actions after which a holder stopped past its lease goes on as if it still held its job: a zombie. */
+const ZOMBIE_ACTIONS: ReadonlySet<FaultActionName> = new Set<FaultActionName>(['pause', 'block']);
+
+/** The workers a bundle's cell needs: others to take its job over and finish it, or its holder alone. */
+type Cast = 'others' | 'alone';
+
+/**
+ * The cast a zombie's cell needs, if any. At before_complete, others: one of
+ * them finishes the job while the zombie sleeps, so its complete lands after
+ * the job is done. At heartbeat, the holder alone: nobody claims the job once
+ * its lease is swept, so the renewal lands on a job nobody holds (with other
+ * workers, one claims it, and the renewal meets a new holder: other cells'
+ * ground, zombie-worker's and zombie-complete's).
+ */
+function castOf(at: FailpointName, action: FaultActionName): Cast | undefined {
+  if (!ZOMBIE_ACTIONS.has(action)) return undefined;
+  if (at === 'before_complete') return 'others';
+  return at === 'heartbeat' ? 'alone' : undefined;
+}
 
 const isStepPoint = (at: FailpointName): boolean => (STEP_FAILPOINTS as readonly string[]).includes(at);
 
@@ -115,10 +143,11 @@ function leadTo(at: FailpointName, place: Place, nth: number, random: Random): W
   }
 }
 
-/** The faults that arm one cell on one job of `plan` (job 0 until packed into a schedule). */
+/** The faults that arm one cell on one job of `plan` (job 0 until packed into a schedule), and the cast it needs, if any. */
 interface Bundle {
   plan: string;
   faults: Array<PointFaultSpec | WorldFaultSpec>;
+  cast?: Cast;
 }
 
 /** The bundle arming one point cell, its fields drawn from the seed. */
@@ -127,18 +156,21 @@ function pointBundle(cell: Extract<CoverCell, { family: 'point' }>, nth: number,
     cell.kind === null ? { plan: pick(random, Object.keys(EXPLORE_PLANS)), stepIndex: 0 } : pick(random, placesOf(cell.kind, cell.at));
   const action = POINT_ACTIONS.find((a) => a.name === cell.action)!;
   const roll = random.next();
+  const cast = castOf(cell.at, cell.action);
+  const fields = drawn(random, action.explore!(fc));
   const fault: PointFaultSpec = {
     kind: 'point',
     at: cell.at,
     action: cell.action,
-    fields: drawn(random, action.explore!(fc)),
+    fields: cast === 'others' ? { ...fields, ms: Math.max(Number(fields.ms ?? 0), TAKEOVER_AND_FINISH_MS) } : fields,
     stepIndex: cell.kind === null ? null : place.stepIndex,
     // The first hit always fires: the point is reached whatever the attempt.
     attempt: null,
-    first: roll < 0.25 && everyHitAllowed(cell.at) ? null : roll < 0.6 ? 2 : 1,
+    // A zombie's cell freezes the job's first holder only: were every holder frozen, none would finish the job.
+    first: cast !== undefined ? 1 : roll < 0.25 && everyHitAllowed(cell.at) ? null : roll < 0.6 ? 2 : 1,
     job: 0,
   };
-  return { plan: place.plan, faults: [fault, ...leadTo(cell.at, place, nth, random)] };
+  return { plan: place.plan, faults: [fault, ...leadTo(cell.at, place, nth, random)], ...(cast ? { cast } : {}) };
 }
 
 /** The bundle arming one world cell on its own. */
@@ -157,12 +189,28 @@ function worldBundle(cell: Extract<CoverCell, { family: 'world' }>, random: Rand
  */
 function schedule(bundles: readonly Bundle[], random: Random): Schedule {
   const more = Array.from({ length: randomInt(random, 0, 1) }, () => pick(random, Object.keys(EXPLORE_PLANS)));
+  // Two bundles never need opposite casts (separateCasts).
+  const cast = bundles.find((bundle) => bundle.cast)?.cast;
   return {
     faults: bundles.flatMap((bundle, job) => bundle.faults.map((fault) => ({ ...fault, job }))),
     jobs: [...bundles.map((b) => b.plan), ...more],
-    workers: randomInt(random, 1, 3),
+    workers: randomInt(random, cast === 'others' ? 2 : 1, cast === 'alone' ? 1 : 3),
     producers: randomInt(random, 1, 2),
   };
+}
+
+/** Two bundles whose cells need opposite casts (one holder alone, other workers) cannot share a schedule. */
+function clash(a: Bundle | undefined, b: Bundle | undefined): boolean {
+  return a?.cast !== undefined && b?.cast !== undefined && a.cast !== b.cast;
+}
+
+/** Where bundles paired in order (0 with 1, 2 with 3...) would clash, the second trades places with a bundle that needs no cast. */
+function separateCasts(bundles: Bundle[]): void {
+  for (let i = 0; i + 1 < bundles.length; i += 2) {
+    if (!clash(bundles[i], bundles[i + 1])) continue;
+    const other = bundles.findIndex((b, j) => j >> 1 !== i >> 1 && b.cast === undefined && !clash(bundles[i + 1], bundles[j ^ 1]));
+    if (other >= 0) [bundles[i + 1], bundles[other]] = [bundles[other]!, bundles[i + 1]!];
+  }
 }
 
 /** The world cells a bundle's world faults arm. */
@@ -194,5 +242,6 @@ export function coverSchedules(seed: number): Schedule[] {
     const j = randomInt(random, 0, i);
     [bundles[i], bundles[j]] = [bundles[j]!, bundles[i]!];
   }
+  separateCasts(bundles);
   return Array.from({ length: Math.ceil(bundles.length / 2) }, (_, i) => schedule(bundles.slice(2 * i, 2 * i + 2), random));
 }

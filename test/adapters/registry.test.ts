@@ -25,6 +25,8 @@ const VARIANTS = [
   'payload-in-error',
   'payload-encoded-in-error',
   'review-without-reason',
+  'complete-on-done-silently',
+  'heartbeat-retakes-swept-job',
 ];
 
 /** The queues people run, drilled to show what they do. */

@@ -139,6 +139,38 @@ describe("explore's first 100 runs", () => {
     expect(new Set(firstSchedules(42, cover.length, 1).map((s) => JSON.stringify(s)))).toEqual(new Set(cover.map((s) => JSON.stringify(s))));
   });
 
+  // Issue 23: a zombie's complete that lands after its job is done, and a renewal that lands after the sweep with nobody on the job.
+  it.each(SEEDS)(
+    'freeze a holder at before_complete long enough for other workers to finish its job, and at heartbeat with no other worker, seed %d',
+    (seed) => {
+      const zombies = coverSchedules(seed).flatMap((schedule) =>
+        schedule.faults.flatMap((fault) =>
+          fault.kind === 'point' &&
+          (fault.action === 'pause' || fault.action === 'block') &&
+          (fault.at === 'before_complete' || fault.at === 'heartbeat')
+            ? [{ schedule, fault }]
+            : [],
+        ),
+      );
+      expect(zombies.map(({ fault }) => `${fault.action}@${fault.at}`).sort()).toEqual([
+        'block@before_complete',
+        'block@heartbeat',
+        'pause@before_complete',
+        'pause@heartbeat',
+      ]);
+      for (const { schedule, fault } of zombies) {
+        expect(fault.first, 'one zombie: the first holder').toBe(1);
+        if (fault.at === 'heartbeat') {
+          expect(schedule.workers, 'nobody else claims the swept job').toBe(1);
+          continue;
+        }
+        expect(schedule.workers, 'another worker takes the job over').toBeGreaterThanOrEqual(2);
+        // Past the lease and its margin, then a second for the sweep and the other worker's whole run.
+        expect(fault.fields.ms).toBeGreaterThan(EXPLORE_SETTINGS.lease_ms + EXPLORE_SETTINGS.skew_margin_ms + 1_000);
+      }
+    },
+  );
+
   it('arm at most one point fault a job, each limited to its job, so none keeps another from its point', () => {
     for (const schedule of coverSchedules(3)) {
       const jobs = schedule.faults.filter((f) => f.kind === 'point').map((f) => f.job % schedule.jobs.length);

@@ -543,6 +543,27 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
         expect(await store.progress()).toBe(before);
       });
 
+      // heartbeat-after-sweep: the holder's renewal stalled past the sweep, and nobody has claimed the job since.
+      it("refuses and records a holder's renewal, and its complete, once the coordinator swept its lease, with nobody on the job", async () => {
+        const id = await add('a');
+        const { lease } = await claimBy('w1');
+        await store.expireLease(id);
+        const [expired] = await store.expiredLeases();
+        expect(await store.releaseExpired(expired!, { to: 'retry', reason: 'lease expired' }, 'coord-1')).toBe(true);
+        const swept = await row(id);
+        const refused = { ok: false, code: 'QD_LEASE_LOST', current: { status: 'retry', leasedBy: null, fence: 1 } };
+        expect(await store.heartbeat(lease)).toEqual(refused);
+        expect(await store.complete(lease, DIGEST)).toEqual(refused);
+        expect(await row(id)).toEqual(swept);
+        expect((await history(id)).slice(-2).map((e) => [e.kind, e.from_status, e.to_status, e.worker, e.fence, e.reason])).toEqual([
+          ['refused', 'retry', 'running', 'w1', 1, 'heartbeat refused: lease of w1 under fence 1 was lost (job is retry, not leased)'],
+          ['refused', 'retry', 'done', 'w1', 1, 'complete refused: lease of w1 under fence 1 was lost (job is retry, not leased)'],
+        ]);
+        // The job waits for its next attempt, under a new epoch.
+        expect((await claimBy('w1')).job).toMatchObject({ id, attempts: 2, lease_fence: 2 });
+        await expectHistoryMatchesRows();
+      });
+
       it('writes neither when a claim took it back first', async () => {
         const id = await add('a');
         await claimBy('w1');

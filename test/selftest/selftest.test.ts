@@ -14,6 +14,8 @@ const FAST = [
   'crash-after-claim',
   'crash-after-write',
   'zombie-complete',
+  'zombie-complete-after-done',
+  'heartbeat-after-sweep',
   'response-lost-to-review',
   'review-stays-put',
   'concurrent-enqueue',

@@ -168,6 +168,25 @@ const CATCHES: readonly Catch[] = [
     scenario: 'permanent-error-to-review',
     breaks: { 'review-routing': new RegExp(`^${JOB}: in review with no reason \\(review_reason ""\\): nobody can tell why it is there$`) },
   },
+  {
+    variant: 'complete-on-done-silently',
+    // Not zombie-complete: there the zombie wakes while the next holder still holds the job, and this queue refuses it.
+    scenario: 'zombie-complete-after-done',
+    breaks: {
+      'single-holder': /^job \d+: w\d went on to its complete at .* after the job was claimed again .*: the stale write passed silently$/,
+    },
+  },
+  {
+    variant: 'heartbeat-retakes-swept-job',
+    scenario: 'heartbeat-after-sweep',
+    breaks: {
+      'single-holder': new RegExp(
+        `^${JOB}: two claims share epoch 1: event #\\d+ pending→running by worker w1, .* and event #\\d+ retry→running by worker w1, epoch 1, attempt 1, `,
+      ),
+      // The job taken back is a claim nobody counted as an attempt.
+      'attempts-bounded': new RegExp(`^${JOB}: attempts is [12], but the history holds [23] claim\\(s\\)`),
+    },
+  },
 ];
 
 /** The first report of a run directory. */

@@ -37,7 +37,8 @@ import {
  *     done or compensating is written by that lease's holder (a sweep of an
  *     expired lease may be written by another process, under the same epoch);
  *   - a stale holder that reached its complete (the harness saw it at the
- *     point right before) has its write in the history, applied or refused:
+ *     point right before) has that write in the history, applied or refused,
+ *     whether the next holder still held the job or had already finished it:
  *     a write that left no trace passed silently.
  *
  * At the checkpoints. Every checkpoint carries the epoch it was written under:

@@ -8,11 +8,14 @@ import { eventLabel, type Findings, isClaim, timeOf } from './support.js';
  * Part of single-holder, judged from the harness's timeline: a worker the
  * harness saw at the point right before its complete (before_complete), that
  * went on after the job had been claimed again under a later attempt, wrote
- * stale. The history must then hold that write, refused and recorded (or
- * applied, which the history checks of single-holder break on); when it holds
- * nothing of that worker under its epoch from the moment it went on, the queue
- * let the stale write pass silently (the queue sketch's 0-row UPDATE), and
- * nobody would ever know it happened.
+ * stale: whether the next holder still held the job or had already finished
+ * it. The history must then hold that write, its complete (a change to done),
+ * refused and recorded (or applied, which the history checks of single-holder
+ * break on); when it holds no complete of that worker under its epoch from the
+ * moment it went on, the queue let the stale write pass silently (the queue
+ * sketch's 0-row UPDATE; or a complete on a done job answered ok), and nobody
+ * would ever know it happened. Another write of its (a renewal refused as it
+ * woke) is no trace of its complete.
  *
  * Only the events' structured fields are read (point, kind, worker, job,
  * attempt, action, ms, and an exit's code or signal), never their words: an event at before_complete
@@ -83,7 +86,7 @@ export function checkStaleWrites(
     const laterClaim = history.find((e) => isClaim(e) && e.attempt > place.attempt && (timeOf(e.at) ?? Number.POSITIVE_INFINITY) <= wentOn);
     if (!ownClaim || !laterClaim) continue;
     const recorded = history.some(
-      (e) => e !== ownClaim && e.worker === place.worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= wentOn - marginMs,
+      (e) => e.to === 'done' && e.worker === place.worker && e.epoch === ownClaim.epoch && (timeOf(e.at) ?? 0) >= wentOn - marginMs,
     );
     const died = recorded ? undefined : diedAfter(timeline, hit, wentOn);
     if (died) {

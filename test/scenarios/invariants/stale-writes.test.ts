@@ -24,9 +24,10 @@ function checked(evidence: Evidence): { breaches: string[]; judged: number } {
 /**
  * w1 ran the plan and was paused at before_complete; its lease expired, w2
  * claimed the job and finished it; then the harness let w1 go. With
- * `refused`, the queue recorded w1's late complete as refused.
+ * `refused`, the queue recorded w1's late complete as refused; with
+ * `renewalRefused`, a renewal w1 made as it woke, refused.
  */
-function pausedZombie(refused: boolean, process = 'w1#1'): Evidence {
+function pausedZombie(refused: boolean, process = 'w1#1', renewalRefused = false): Evidence {
   const b = new EvidenceBuilder();
   const job = b.job(planOf(STEPS.write));
   job.claim('w1').run();
@@ -34,6 +35,7 @@ function pausedZombie(refused: boolean, process = 'w1#1'): Evidence {
   job.expire('coord-1');
   job.claim('w2').execute('write').complete();
   b.failpoint('resume', process, W1);
+  if (renewalRefused) job.refused('w1', 1, 'running', 'heartbeat');
   if (refused) job.refused('w1', 1);
   return b.build();
 }
@@ -51,6 +53,15 @@ describe('checkStaleWrites', () => {
 
   it('holds when the queue recorded the stale write as refused', () => {
     expect(checked(pausedZombie(true))).toEqual({ breaches: [], judged: 1 });
+  });
+
+  // The job was done by w2 before w1 woke (pausedZombie): a queue that answers a complete on a done job with ok
+  // records nothing of it, while w1's renewal, refused as it woke, is recorded. That refusal is not its complete's.
+  it("fails when the worker's only trace after it went on is another write's refusal (a renewal), not its complete's", () => {
+    const { breaches, judged } = checked(pausedZombie(false, 'w1#1', true));
+    expect(judged).toBe(1);
+    expect(breaches).toEqual([expect.stringMatching(/^job 1: w1 went on to its complete at .*: the stale write passed silently$/)]);
+    expect(checked(pausedZombie(true, 'w1#1', true))).toEqual({ breaches: [], judged: 1 });
   });
 
   it('does not judge a worker that went on before anyone claimed the job again: its write was not stale', () => {

@@ -68,14 +68,15 @@ export function guardedLeaseWriter(guard: string, refuse: LeaseWriter): LeaseWri
   return (db, lease, at, actor, plan, onRefused) => transactionOf(db, body).immediate(db, lease, at, actor, plan, onRefused);
 }
 
+/** The reference's refusal as a lease writer: the refused write recorded, and what the store holds returned (for a variant whose guard differs). */
+export const refuseAndRecord: LeaseWriter = (db, lease, at, actor, _plan, onRefused) => refuse(db, lease, at, actor, onRefused);
+
 /**
  * Applies a lease holder's write, or refuses it when the lease was lost, and
  * either way says so in the history: a refused write is returned to the caller
  * and recorded, never silently dropped (the queue sketch let it pass as 0 rows).
  */
-export const writeUnderLease: LeaseWriter = guardedLeaseWriter(FENCED, (db, lease, at, actor, _plan, onRefused) =>
-  refuse(db, lease, at, actor, onRefused),
-);
+export const writeUnderLease: LeaseWriter = guardedLeaseWriter(FENCED, refuseAndRecord);
 
 function refuse(db: Db, lease: Lease, at: string, actor: Actor, onRefused: { to: JobStatus; what: string }): LeaseWriteResult {
   const current = statement(db, CURRENT).get(lease.jobId) as
