@@ -31,6 +31,13 @@ function refusal(demands: DrillDemands, options: GraphileOptions): Extract<Drill
   const over = demands.maxAttempts.find((n) => n > MAX_ATTEMPTS_LIMIT);
   if (over !== undefined)
     return { ok: false, reason: `max_attempts ${over} is beyond graphile-worker's limit of ${MAX_ATTEMPTS_LIMIT} (a smallint)` };
+  // Before the lock: whatever frees a dead holder's lock, a drill built on a renewal proves nothing here.
+  if (demands.points.includes('heartbeat')) {
+    return {
+      ok: false,
+      reason: 'graphile-worker has no heartbeat (a job is locked, never leased or renewed), so the heartbeat fault point can never fire',
+    };
+  }
   if (demands.holderDies && !options.releaseDeadLocks) return { ok: false, reason: HOLDER_DIES_REASON };
   if (options.releaseDeadLocks && !demands.coordinator) {
     return {
@@ -63,7 +70,8 @@ function lockLines(demands: DrillDemands, options: GraphileOptions): Record<stri
 /**
  * How graphile-worker runs a drill: the options it is given, and the drill's
  * assumptions beside them, with the waits its fixed retry delays need.
- * Refused: an attempt budget beyond graphile's smallint; a drill that kills or
+ * Refused: an attempt budget beyond graphile's smallint; a drill that arms the
+ * heartbeat point (graphile has none: it could never fire); a drill that kills or
  * freezes a job's holder while nothing but graphile's 4-hour sweep would free
  * its lock (not judged: the queue is not wrong, the drill is too short); and
  * release_dead_locks without the coordinator that does it.

@@ -91,7 +91,7 @@ export function checkStaleWrites(
     const died = recorded ? undefined : diedAfter(timeline, hit, wentOn);
     if (died) {
       found.note(
-        `${place.worker} went on to its stale complete of job ${place.job} at ${at} and then died (${died.detail}) with nothing of it in the history: ` +
+        `${place.worker} went on to its stale complete of job ${place.job} at ${at} and then died (${died.detail}) with no complete of it in the history: ` +
           'whether its write reached the queue cannot be told',
       );
       continue;

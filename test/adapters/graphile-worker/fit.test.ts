@@ -59,6 +59,15 @@ describe('graphile-worker: fit', () => {
     expect(HOLDER_DIES_REASON).toMatch(/--queue-option release_dead_locks=true drills a deployment that frees it sooner$/);
   });
 
+  it('does not run a drill that arms the heartbeat point, whatever frees a lock: graphile has no heartbeat, so it could never fire', async () => {
+    for (const options of [{}, RELEASE]) {
+      expect(await fit({ points: ['heartbeat'], holderDies: true }, options)).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/^graphile-worker has no heartbeat .*the heartbeat fault point can never fire$/),
+      });
+    }
+  });
+
   it("with release_dead_locks, runs it: the coordinator's forceUnlockWorkers after the lease, as the mapping says", async () => {
     const released = await fit({ holderDies: true }, RELEASE);
     expect(released).toMatchObject({

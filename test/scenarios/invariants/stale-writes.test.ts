@@ -92,7 +92,7 @@ describe('checkStaleWrites', () => {
     const found: Findings = { breach: () => expect.unreachable(), note: (line) => notes.push(line), judged: () => {} };
     expect(checkStaleWrites(found, crashed.timeline, historyByJob(crashed), crashed.skewMarginMs)).toBe(0);
     expect(notes).toEqual([
-      expect.stringMatching(/^w1 went on to its stale complete of job 1 at \S+ and then died \(exit code 1: .*\) with nothing of it/),
+      expect.stringMatching(/^w1 went on to its stale complete of job 1 at \S+ and then died \(exit code 1: .*\) with no complete of it/),
     ]);
     // Killed by a signal: the same. Stopped by the drill (exit code 0): it lived to write, and the silence is the queue's.
     const killed = pausedZombie(false);
