@@ -28,6 +28,7 @@ import { type SqliteQueueSpec, sqliteAdapter } from './sqlite/sqlite-adapter.js'
 import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
 import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
 import { openStore } from './sqlite/store.js';
+import { SweepBeforeLeaseEndQueue } from './sweep-before-lease-end/sweep-before-lease-end-queue.js';
 import { UnguardedWritesQueue } from './unguarded-writes/unguarded-writes-queue.js';
 import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
 
@@ -191,6 +192,13 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
     breaks: ['review-routing'],
     description: 'a job is moved to review without the reason its worker gave',
     open: (file, options) => new ReviewWithoutReasonQueue(openStore(file), options),
+  },
+  {
+    name: 'sweep-before-lease-end',
+    soundness: 'broken',
+    breaks: ['lease-respected'],
+    description: "the sweep adds the skew margin to its clock instead of taking it off: a holder's job is taken back before its lease ends",
+    open: (file, options) => new SweepBeforeLeaseEndQueue(openStore(file), options),
   },
 ];
 

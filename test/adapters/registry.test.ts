@@ -25,6 +25,7 @@ const VARIANTS = [
   'payload-in-error',
   'payload-encoded-in-error',
   'review-without-reason',
+  'sweep-before-lease-end',
 ];
 
 /** The queues people run, drilled to show what they do. */
