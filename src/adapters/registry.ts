@@ -30,6 +30,7 @@ import { type SqliteQueueSpec, sqliteAdapter } from './sqlite/sqlite-adapter.js'
 import type { QueueOptions, SqliteQueue } from './sqlite/sqlite-queue.js';
 import { SqliteQueue as ReferenceQueue } from './sqlite/sqlite-queue.js';
 import { openStore } from './sqlite/store.js';
+import { SweepBeforeLeaseEndQueue } from './sweep-before-lease-end/sweep-before-lease-end-queue.js';
 import { UnguardedWritesQueue } from './unguarded-writes/unguarded-writes-queue.js';
 import { UNKNOWN_RETRIED_RULES } from './unknown-retried/rules.js';
 
@@ -208,6 +209,13 @@ const SQLITE_QUEUES: readonly SqliteImpl[] = [
     description:
       'a renewal on a lease already swept (nobody has claimed the job since) takes the job back under the old epoch instead of being refused',
     open: (file, options) => new HeartbeatRetakesSweptJobQueue(openStore(file), options),
+  },
+  {
+    name: 'sweep-before-lease-end',
+    soundness: 'broken',
+    breaks: ['lease-respected'],
+    description: "the sweep adds the skew margin to its clock instead of taking it off: a holder's job is taken back before its lease ends",
+    open: (file, options) => new SweepBeforeLeaseEndQueue(openStore(file), options),
   },
 ];
 

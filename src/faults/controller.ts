@@ -5,9 +5,18 @@ import { InternalError } from '../kernel/errors.js';
 import type { FiringControl } from './action.js';
 import { pointFaultAction } from './actions/index.js';
 import { ClaimWatch } from './claim-watch.js';
+import type { ClockBook } from './clock-book.js';
 import type { ControlFactory, ControlHandler, ControlledChild } from './control-channel.js';
 import type { FaultPlan, PointFaultActionSpec } from './fault-plan.js';
-import { type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest, isFailpointName } from './points.js';
+import {
+  type ChannelReport,
+  type ClockReading,
+  type FailpointAnswer,
+  type FailpointContext,
+  type FailpointName,
+  type FailpointRequest,
+  isFailpointName,
+} from './points.js';
 
 /*
  * The harness's side of one child's control channel. It reads the child's
@@ -15,6 +24,10 @@ import { type FailpointAnswer, type FailpointContext, type FailpointName, type F
  * and does the parent's part of the decided action, as the action says
  * (src/faults/actions/: a crash SIGKILLs the waiting child, a pause stops its
  * group for a while, the others answer and leave the rest to the child).
+ *
+ * Each line's clock reading bounds the child's clock offset, and each lease a
+ * worker reports is kept, in the drill's ClockBook: the line is stamped as it
+ * arrives, before it waits its turn, and each answer as it is written.
  *
  * It stops (clears its timer, drops its listeners, closes the channel) when
  * the channel closes, which happens when the child dies, or when stop() is
@@ -67,6 +80,8 @@ export interface ControllerOptions {
   restartServer?: () => Promise<string>;
   /** The claims every controller of the drill sees (a pause until the job is claimed again waits on it). @default one per controller */
   claims?: ClaimWatch;
+  /** Where the children's clocks and reported leases are kept. @default not kept */
+  clocks?: ClockBook;
 }
 
 /** Answers one child's failpoints from a FaultPlan and records the timeline. */
@@ -81,6 +96,8 @@ export class FailpointController implements ControlHandler {
   private pending = '';
   private queue: Promise<void> = Promise.resolve();
   private pauseTimer: NodeJS.Timeout | undefined;
+  /** The last answer written, and when by the harness's clock: the child's next line says when it arrived. */
+  private lastAnswer: { seq: number; at: number } | undefined;
   private resumePause: (() => void) | undefined;
   private stopped = false;
   private readonly onData = (chunk: Buffer | string): void => this.receive(chunk);
@@ -127,23 +144,32 @@ export class FailpointController implements ControlHandler {
   }
 
   private receive(chunk: Buffer | string): void {
+    // Every line of the chunk was sent before now: the bound its clock reading gives.
+    const arrived = this.clock.now();
     this.pending += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     for (let newline = this.pending.indexOf('\n'); newline !== -1; newline = this.pending.indexOf('\n')) {
       const line = this.pending.slice(0, newline);
       this.pending = this.pending.slice(newline + 1);
       // One request at a time, in order, even if a pause is still running.
       this.queue = this.queue
-        .then(() => this.handle(line))
+        .then(() => this.handle(line, arrived))
         .catch((cause: unknown) =>
           this.fail(new ControlChannelError('QD_CONTROL_FAILED', `failpoint controller of ${this.who()} failed: ${String(cause)}`, { cause })),
         );
     }
   }
 
-  private async handle(line: string): Promise<void> {
+  private async handle(line: string, arrived: number): Promise<void> {
     if (this.stopped) return;
-    const request = this.parse(line);
-    if (request === undefined) return;
+    const parsed = this.parse(line);
+    if (parsed === undefined) return;
+    if (parsed.reading) this.measure(parsed.reading, arrived);
+    if ('report' in parsed) {
+      this.keep(parsed, arrived);
+      this.answer({ seq: parsed.seq, action: 'continue' });
+      return;
+    }
+    const request = parsed;
     const { context } = request;
     if (context.point === 'after_claim' && context.jobKey !== undefined && context.attempt !== undefined)
       this.claims.seen(context.jobKey, context.attempt);
@@ -213,26 +239,45 @@ export class FailpointController implements ControlHandler {
     resume?.();
   }
 
-  private parse(line: string): FailpointRequest | undefined {
+  private parse(line: string): FailpointRequest | ChannelReport | undefined {
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
       value = undefined;
     }
-    const request = value as Partial<FailpointRequest> | undefined;
+    const request = value as Partial<FailpointRequest & ChannelReport> | undefined;
     const context = request?.context as Partial<FailpointContext> | undefined;
-    if (typeof request?.seq === 'number' && isFailpointName(context?.point) && typeof context?.worker === 'string') {
+    const reading = request?.reading === undefined || isReading(request.reading);
+    if (typeof request?.seq === 'number' && reading && request.report !== undefined && isReport(request.report)) {
+      if (request.reading !== undefined) return request as ChannelReport;
+    } else if (typeof request?.seq === 'number' && reading && isFailpointName(context?.point) && typeof context?.worker === 'string') {
       return request as FailpointRequest;
     }
     this.fail(
       new ControlChannelError(
         'QD_CONTROL_PROTOCOL',
-        `${this.who()} sent a malformed failpoint request: ${JSON.stringify(line)}; ` +
-          'expected {"seq":N,"pid":N,"context":{"point":<a FAILPOINTS name>,"worker":"..."}}',
+        `${this.who()} sent a malformed line: ${JSON.stringify(line)}; expected a failpoint request ` +
+          '{"seq":N,"pid":N,"context":{"point":<a FAILPOINTS name>,"worker":"..."}} or a report {"seq":N,"pid":N,"reading":{"clock":MS},"report":{...}}',
       ),
     );
     return undefined;
+  }
+
+  /** Bounds the child's clock offset by a line's reading: sent before it arrived; its last answer arrived after it was written. */
+  private measure(reading: ClockReading, arrived: number): void {
+    const answered = reading.answered;
+    const last = this.lastAnswer;
+    const high = answered && last && answered.seq === last.seq ? answered.clock - last.at : null;
+    this.options.clocks?.bound(this.child, reading.clock - arrived, high);
+  }
+
+  /** Keeps a lease the child's queue granted, stamped with its arrival. */
+  private keep(line: ChannelReport, arrived: number): void {
+    const { report } = line;
+    if (report.kind !== 'lease') return;
+    const { kind: _kind, ...lease } = report;
+    this.options.clocks?.leases.push({ ...lease, process: this.child.name, at: new Date(arrived).toISOString() });
   }
 
   private fail(error: ControlChannelError): void {
@@ -246,7 +291,10 @@ export class FailpointController implements ControlHandler {
   }
 
   private answer(answer: FailpointAnswer): void {
-    if (!this.stopped) this.channel.write(`${JSON.stringify(answer)}\n`);
+    if (this.stopped) return;
+    // Stamped before it is written: it cannot arrive earlier.
+    this.lastAnswer = { seq: answer.seq, at: this.clock.now() };
+    this.channel.write(`${JSON.stringify(answer)}\n`);
   }
 
   private signal(signal: NodeJS.Signals): void {
@@ -278,4 +326,27 @@ export class FailpointController implements ControlHandler {
 export function controlWith(options: ControllerOptions): ControlFactory {
   const shared = { ...options, claims: options.claims ?? new ClaimWatch() };
   return (child, channel) => new FailpointController(child, channel, shared);
+}
+
+function isReading(value: unknown): value is ClockReading {
+  const reading = value as Partial<ClockReading> | null;
+  if (typeof reading !== 'object' || reading === null || !Number.isFinite(reading.clock)) return false;
+  const answered = reading.answered;
+  return answered === undefined || (typeof answered === 'object' && Number.isInteger(answered?.seq) && Number.isFinite(answered?.clock));
+}
+
+function isReport(value: unknown): value is ChannelReport['report'] {
+  const report = value as Partial<Extract<ChannelReport['report'], { kind: 'lease' }>> | { kind?: unknown } | null;
+  if (typeof report !== 'object' || report === null) return false;
+  if (report.kind === 'clock') return true;
+  if (report.kind !== 'lease') return false;
+  const lease = report as Partial<Extract<ChannelReport['report'], { kind: 'lease' }>>;
+  return (
+    typeof lease.job === 'string' &&
+    typeof lease.worker === 'string' &&
+    typeof lease.leaseUntil === 'string' &&
+    Number.isInteger(lease.attempt) &&
+    Number.isInteger(lease.epoch) &&
+    (lease.by === 'claim' || lease.by === 'renewal')
+  );
 }

@@ -1,7 +1,17 @@
 import { fstatSync, readSync, writeSync } from 'node:fs';
+import type { Clock } from '../kernel/clock.js';
 import { InternalError } from '../kernel/errors.js';
 import { pointFaultAction } from './actions/index.js';
-import { CONTROL_FD_ENV, type FailpointAnswer, type FailpointContext, type FailpointName, type FailpointRequest } from './points.js';
+import {
+  type ChannelReport,
+  type ClockReading,
+  CONTROL_FD_ENV,
+  type FailpointAnswer,
+  type FailpointContext,
+  type FailpointName,
+  type FailpointRequest,
+  type LeaseGranted,
+} from './points.js';
 
 /*
  * The child's side of a failpoint. At a named point the child asks the harness
@@ -20,6 +30,11 @@ import { CONTROL_FD_ENV, type FailpointAnswer, type FailpointContext, type Failp
  * which still keeps the event loop held.
  *
  * Main thread only: two threads asking on one fd would read each other's answers.
+ *
+ * Every line also carries the process's clock (once it was given one: useClock),
+ * so the harness measures that clock against its own (src/kernel/time-base.ts);
+ * and a worker reports each lease its queue grants on the same channel, as a
+ * line the harness answers like a failpoint (reportLease).
  */
 
 /** The control channel is gone or spoke out of turn; the harness that armed this child is broken or dead. */
@@ -42,6 +57,10 @@ const controlFd = takeControlFd();
 const DONE: Promise<void> = Promise.resolve();
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 let seq = 0;
+/** The process's clock, as its queue reads it (a skewed one, for a skew fault); none given: lines carry no reading. */
+let channelClock: Clock | undefined;
+/** The last answer that arrived, by channelClock: the next line closes its round trip. */
+let lastAnswer: { seq: number; clock: number } | undefined;
 
 function takeControlFd(): number | undefined {
   const raw = process.env[CONTROL_FD_ENV];
@@ -78,10 +97,49 @@ export function failpoint(point: FailpointName, context: Omit<FailpointContext, 
   return hit(controlFd, { ...context, point });
 }
 
+/**
+ * Gives the channel the process's clock, and sends the harness two readings of
+ * it at once (the second closes the first's round trip, so the offset is
+ * bounded both ways from the start): before the process touches its queue.
+ * Without a control channel it does nothing.
+ */
+export function useClock(clock: Clock): void {
+  channelClock = clock;
+  if (controlFd === undefined) return;
+  report(controlFd, { kind: 'clock' });
+  report(controlFd, { kind: 'clock' });
+}
+
+/** Tells the harness of a lease the queue just granted (a claim's or a renewal's end); nothing without a channel and a clock. */
+export function reportLease(lease: LeaseGranted): void {
+  if (controlFd === undefined || channelClock === undefined) return;
+  report(controlFd, { kind: 'lease', ...lease });
+}
+
+function report(fd: number, body: ChannelReport['report']): void {
+  const line: Omit<ChannelReport, 'reading'> = { seq: ++seq, pid: process.pid, report: body };
+  const answer = exchange(fd, line);
+  if (answer.action !== 'continue') throw new FailpointChannelError('QD_FAILPOINT_PROTOCOL', `a report was answered ${answer.action}`);
+}
+
+/** The clock's reading for a line about to leave, with the last answer's arrival; none without a clock. */
+function readingNow(): ClockReading | undefined {
+  if (channelClock === undefined) return undefined;
+  return { clock: channelClock.now(), ...(lastAnswer ? { answered: lastAnswer } : {}) };
+}
+
+/** Sends one line (a request or a report) and blocks for its answer; the clock is read as late and as early as it can be. */
+function exchange(fd: number, line: { seq: number }): FailpointAnswer {
+  const reading = readingNow();
+  writeAll(fd, Buffer.from(`${JSON.stringify(reading ? { ...line, reading } : line)}\n`));
+  const text = readLine(fd);
+  if (channelClock !== undefined) lastAnswer = { seq: line.seq, clock: channelClock.now() };
+  return parseAnswer(text, line.seq);
+}
+
 async function hit(fd: number, context: FailpointContext): Promise<void> {
-  const request: FailpointRequest = { seq: ++seq, pid: process.pid, context };
-  writeAll(fd, Buffer.from(`${JSON.stringify(request)}\n`));
-  const answer = parseAnswer(readLine(fd), request.seq);
+  const request: Omit<FailpointRequest, 'reading'> = { seq: ++seq, pid: process.pid, context };
+  const answer = exchange(fd, request);
   if (answer.action === 'continue') return;
   // The action says what the child does with its answer (src/faults/actions/).
   await pointFaultAction(answer.action)!.carryOut(answer);

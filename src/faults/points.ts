@@ -67,11 +67,48 @@ export function isFailpointName(name: unknown): name is FailpointName {
   return typeof name === 'string' && (FAILPOINTS as readonly string[]).includes(name);
 }
 
+/**
+ * A child's clock on a line it sends (src/kernel/time-base.ts): its reading as
+ * the line leaves, and when, by the same clock, the answer to its line before
+ * arrived. Absent where the child was given no clock to measure (useClock).
+ */
+export interface ClockReading {
+  clock: number;
+  answered?: { seq: number; clock: number };
+}
+
 /** The child's request: one JSON line. `seq` pairs it with its answer. */
 export interface FailpointRequest {
   seq: number;
   pid: number;
   context: FailpointContext;
+  reading?: ClockReading;
+}
+
+/**
+ * A lease as a worker's queue applied it: the end its claim or a renewal set,
+ * in the queue's own clock (the worker's on the caller's clock, the server's
+ * on a server's), for the job's attempt under its epoch.
+ */
+export interface LeaseGranted {
+  job: string;
+  attempt: number;
+  epoch: number;
+  worker: string;
+  leaseUntil: string;
+  by: 'claim' | 'renewal';
+}
+
+/**
+ * What a child tells the harness without asking it anything: its clock (a
+ * reading alone), or a lease its queue granted. One JSON line, answered
+ * `continue` like a failpoint, so the channel stays one answer per line.
+ */
+export interface ChannelReport {
+  seq: number;
+  pid: number;
+  reading: ClockReading;
+  report: { kind: 'clock' } | ({ kind: 'lease' } & LeaseGranted);
 }
 
 /**

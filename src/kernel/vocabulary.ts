@@ -30,6 +30,7 @@ export const INVARIANT_IDS = [
   'retry-backoff',
   'lease-released',
   'single-holder',
+  'lease-respected',
   'review-routing',
   'review-sticky',
   'done-is-verified',
@@ -58,6 +59,7 @@ export const INVARIANT_KINDS = {
   'retry-backoff': 'safety',
   'lease-released': 'liveness',
   'single-holder': 'safety',
+  'lease-respected': 'safety',
   'review-routing': 'safety',
   'review-sticky': 'safety',
   'done-is-verified': 'safety',
@@ -119,7 +121,7 @@ export type TimelineKind = (typeof TIMELINE_KINDS)[number];
  * the processes' logs). An adapter states which it gives; an invariant states
  * which it needs; one it needs and the queue lacks makes it "not judged".
  */
-export const EVIDENCE_KINDS = ['history', 'refusals', 'epoch', 'holder', 'digest', 'review', 'retry-policy'] as const;
+export const EVIDENCE_KINDS = ['history', 'refusals', 'epoch', 'holder', 'digest', 'review', 'retry-policy', 'renewals'] as const;
 /** One kind of evidence. */
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
@@ -132,4 +134,5 @@ export const EVIDENCE_MEANING: Readonly<Record<EvidenceKind, string>> = {
   digest: "the verified result's digest stored with a done job",
   review: 'a review state that only a person leaves',
   'retry-policy': 'the delay chosen before each retry of a failed job, recorded in the history, and the policy (base, cap, jitter) it follows',
+  renewals: "each lease's end as its claim and every renewal set it, told to the harness by the holder's worker as the queue applies it",
 };

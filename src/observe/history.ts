@@ -1,3 +1,4 @@
+import { STAMPS_AS_WRITTEN, type TimeBase, writerOf } from '../kernel/time-base.js';
 import type { QueueConnection } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
@@ -13,6 +14,47 @@ export interface JobHistory {
   /** The ledger the effects were read from; null when none was given, so the effects are left out (not none). Absent: read by the caller. */
   ledger?: string | null;
   incidents: Incident[];
+  /**
+   * How the queue's stamps are placed in one time base (a drill's measured
+   * clocks: src/kernel/time-base.ts). Absent: every stamp as written.
+   */
+  timeBase?: TimeBase;
+}
+
+/** One row of a job's life from one source, with its stamp, whose clock wrote it (undefined: not the queue's, taken as written), and its rank at a tie. */
+export interface Stamped<T> {
+  item: T;
+  at: string;
+  writer?: string | null;
+  tie: number;
+}
+
+/**
+ * Rows of several sources merged in one time base. Each source comes in its
+ * own order, which is kept (the queue's history in the order it committed,
+ * whatever its writers' clocks said): a row is placed no earlier than the
+ * one before it in its source. Ties go by `tie`, then by the order given.
+ */
+export function inOneTimeBase<T>(
+  sources: ReadonlyArray<ReadonlyArray<Stamped<T>>>,
+  base: TimeBase = STAMPS_AS_WRITTEN,
+): Array<{ item: T; at: string; stamp: string; correction: string | null }> {
+  const placed: Array<{ item: T; ms: number; at: string; stamp: string; correction: string | null; tie: number; index: number }> = [];
+  for (const source of sources) {
+    let floor = Number.NEGATIVE_INFINITY;
+    for (const row of source) {
+      // Moved to the harness's time where its writer's clock was measured off it; else as written.
+      const correction = row.writer === undefined ? null : base.correction(row.writer);
+      const where = correction === null ? STAMPS_AS_WRITTEN.queue(row.at, null) : base.queue(row.at, row.writer ?? null);
+      const mid = where ? Math.round((where.earliest + where.latest) / 2) : undefined;
+      const ms = Math.max(floor, mid ?? floor);
+      floor = ms;
+      const at = correction !== null && mid !== undefined ? new Date(mid).toISOString() : row.at;
+      placed.push({ item: row.item, ms, at, stamp: row.at, correction, tie: row.tie, index: placed.length });
+    }
+  }
+  placed.sort((a, b) => a.ms - b.ms || a.tie - b.tie || a.index - b.index);
+  return placed.map(({ item, at, stamp, correction }) => ({ item, at, stamp, correction }));
 }
 
 /** Rebuilds a job's life from the queue (and the world's ledger when given); undefined for an unknown id. */
@@ -36,7 +78,11 @@ export interface HistoryNotes {
   leftOut?: string;
 }
 
-/** The history as a timeline a person reads, every source merged in time order. */
+/**
+ * The history as a timeline a person reads, every source merged in time order:
+ * in the drill's one time base where the history has one (each line at the
+ * harness's time, and the stamp as written where a measured clock moved it).
+ */
 export function renderHistory(history: JobHistory, notes: HistoryNotes = {}): string {
   const { job } = history;
   const head = [
@@ -48,27 +94,37 @@ export function renderHistory(history: JobHistory, notes: HistoryNotes = {}): st
   if (job.resultDigest) head.push(`  verified result ${job.resultDigest}`);
   if (notes.leftOut) head.push(`  ${notes.leftOut}`);
   // Ties in time are broken by what causes what: an effect is applied, then checkpointed, then the state moves.
-  const lines: Array<[string, number, string]> = [
-    ...history.effects.map((f): [string, number, string] => [
-      f.at,
-      0,
-      `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ` +
-        `${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
-    ]),
-    ...history.states.map((e): [string, number, string] => [
-      e.at,
-      2,
-      `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ` +
-        `${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
-    ]),
-    ...history.steps.map((s): [string, number, string] => [
-      s.at,
-      1,
-      `step    ${s.step_id.padEnd(12)} ${s.action.padEnd(10)} ${s.status.padEnd(12)} #${s.attempt} ` +
-        `${s.worker}${s.external_reference ? ` ref ${s.external_reference}` : ''}${s.detail ? `: ${s.detail}` : ''}`,
-    ]),
-    ...history.incidents.map((i): [string, number, string] => [i.at, 3, `INCIDENT ${i.step_id}: ${i.status}: ${i.error}`]),
-  ];
-  lines.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-  return [...head, ...lines.map(([at, , text]) => `${at}  ${text}`)].join('\n');
+  const lines = inOneTimeBase<string>(
+    [
+      history.effects.map((f) => ({
+        at: f.at,
+        tie: 0,
+        item:
+          `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ` +
+          `${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
+      })),
+      history.states.map((e) => ({
+        at: e.at,
+        writer: writerOf(e),
+        tie: 2,
+        item:
+          `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ` +
+          `${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
+      })),
+      history.steps.map((s) => ({
+        at: s.at,
+        writer: s.worker,
+        tie: 1,
+        item:
+          `step    ${s.step_id.padEnd(12)} ${s.action.padEnd(10)} ${s.status.padEnd(12)} #${s.attempt} ` +
+          `${s.worker}${s.external_reference ? ` ref ${s.external_reference}` : ''}${s.detail ? `: ${s.detail}` : ''}`,
+      })),
+      history.incidents.map((i) => ({ at: i.at, tie: 3, item: `INCIDENT ${i.step_id}: ${i.status}: ${i.error}` })),
+    ],
+    history.timeBase,
+  );
+  return [
+    ...head,
+    ...lines.map(({ item, at, stamp, correction }) => `${at}  ${item}${correction ? `  [stamped ${stamp} by ${correction}]` : ''}`),
+  ].join('\n');
 }

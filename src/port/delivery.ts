@@ -61,6 +61,13 @@ export interface WorkOptions {
   maxAttemptMs: number;
   /** Called before each renewal of a held lease, where the queue renews from the worker: the harness's heartbeat failpoint. */
   beforeRenewal?: (delivery: Claim) => Promise<void>;
+  /**
+   * Told the end of each lease the queue grants, in the queue's own clock, as
+   * soon as it is applied: the claim's, then each renewal's. Only where the
+   * drill's side sees the grant (the adapter then gives `renewals` evidence):
+   * what the judge places a lease's true end by.
+   */
+  onLease?: (delivery: Claim, leaseUntil: string, by: 'claim' | 'renewal') => void;
   /** Told how each delivery was settled. */
   onSettled?: (delivery: Claim, settlement: Settlement, write: WriteResult | null) => void;
   /**

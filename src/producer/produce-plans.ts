@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connectQueue, type QueueImpl } from '../adapters/registry.js';
-import { failpoint } from '../faults/failpoint.js';
+import { failpoint, useClock } from '../faults/failpoint.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
 import { awaitRelease, signalReady } from '../kernel/start-barrier.js';
@@ -38,6 +38,8 @@ export async function producePlans(options: {
   barrier?: string | undefined;
 }): Promise<void> {
   const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as PlannedJob[];
+  // The harness measures this clock before any stamp of it reaches the queue (src/kernel/time-base.ts).
+  useClock(options.clock);
   const queue = await connectQueue(options.queue, options.locator, { clock: options.clock, random: options.random });
   try {
     if (options.barrier !== undefined) {

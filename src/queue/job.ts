@@ -52,7 +52,12 @@ export interface Lease {
 
 /** The outcome of a write made under a lease: applied, or refused and recorded. */
 export type LeaseWriteResult =
-  | { ok: true; status: JobStatus }
+  | {
+      ok: true;
+      status: JobStatus;
+      /** A renewal's new lease end, as stored (a heartbeat's answer; absent for any other write). */
+      leaseUntil?: string;
+    }
   | {
       ok: false;
       code: 'QD_LEASE_LOST';

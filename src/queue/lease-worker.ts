@@ -64,6 +64,7 @@ async function deliver(
   options: WorkOptions & { leaseMs: number },
 ): Promise<void> {
   options.log({ event: 'claimed', jobId: claim.jobId, attempt: claim.attempt, epoch: claim.epoch });
+  if (claim.leaseUntil !== null) options.onLease?.(claim, claim.leaseUntil, 'claim');
   const lost = new AbortController();
   const claimedAt = Date.now();
   // Renew well before expiry; a refused renewal means someone else owns the job now.
@@ -82,6 +83,8 @@ async function deliver(
         if (!renewed.ok) {
           options.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, current: renewed.current });
           lost.abort();
+        } else if (renewed.leaseUntil !== undefined) {
+          options.onLease?.(claim, renewed.leaseUntil, 'renewal');
         }
       } catch (error) {
         // A store that cannot be reached now: the next renewal tries again, and the lease's expiry decides.

@@ -7,7 +7,7 @@ import type { Capabilities } from '../port/adapter.js';
  */
 export function referenceCapabilities(clock: Capabilities['clock']): Capabilities {
   return {
-    evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true, 'retry-policy': true },
+    evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true, 'retry-policy': true, renewals: true },
     fencing: true,
     sagaStore: 'in-queue',
     takeover: 'coordinator',

@@ -1,3 +1,5 @@
+import type { LeaseReport } from '../faults/clock-book.js';
+import type { ClockOffset, QueueClock } from '../kernel/time-base.js';
 import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
 import type { RetryDelayPolicy } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
@@ -67,6 +69,12 @@ export interface Evidence {
   /** The keys the producers asked for. */
   accepted: Accepted[];
   timeline: TimelineEvent[];
+  /** Whose clock stamped the queue's records (its capabilities.clock): each writing process's, or the queue's server's. */
+  queueClock: QueueClock;
+  /** Each drill process's clock offset to the harness's, measured over its control channel (src/kernel/time-base.ts). */
+  clocks: ClockOffset[];
+  /** Each lease a worker's queue granted (its claim's end, each renewal's), as the worker told the harness; none where it cannot tell (`renewals`). */
+  leases: LeaseReport[];
   logs: LogFile[];
   /**
    * Other artefacts a secret must not reach, as text: the store's error and

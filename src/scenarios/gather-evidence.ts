@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
+import type { LeaseReport } from '../faults/clock-book.js';
+import type { ClockOffset } from '../kernel/time-base.js';
+import type { Capabilities, QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import { allCalls } from '../world/ledger/calls-table.js';
@@ -127,6 +129,8 @@ export async function gatherEvidence(input: {
   available: EvidenceAvailability;
   ledger: string;
   timeline: TimelineEvent[];
+  /** The queue's clock (capabilities.clock), the processes' measured offsets, and the leases the workers reported. */
+  clocks: { queue: Capabilities['clock']; offsets: ClockOffset[]; leases: LeaseReport[] };
   atRest: boolean;
   retryPolicy: RetryDelayPolicy;
 }): Promise<GatheredEvidence> {
@@ -150,6 +154,9 @@ export async function gatherEvidence(input: {
     world: readWorldRecord(input.ledger),
     accepted: readAccepted(input.scenario, logs, missing),
     timeline: input.timeline,
+    queueClock: input.clocks.queue,
+    clocks: input.clocks.offsets,
+    leases: input.clocks.leases,
     logs,
     artefacts: [],
     secrets: input.scenario.secrets,

@@ -1,4 +1,5 @@
-import { renderHistory } from '../observe/history.js';
+import { timeBase, writerOf } from '../kernel/time-base.js';
+import { inOneTimeBase, renderHistory } from '../observe/history.js';
 import { approveCommandFor, type QueueAddress } from '../observe/next-commands.js';
 import type { JobSnapshot } from '../port/snapshot.js';
 import type { JobEvent, JobReport } from '../report/schema.js';
@@ -23,59 +24,78 @@ function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evide
       steps: evidence.txLog.filter((t) => t.job_id === job.id),
       effects: evidence.effects.filter((f) => f.job === job.id),
       incidents: evidence.incidents.filter((i) => i.job_id === job.id),
+      timeBase: timeBase(evidence.queueClock, evidence.clocks),
     },
     approve ? { approve } : {},
   ).split('\n');
 }
 
-/** A job's life as data, in time order (ties keep the order of the sources: history, checkpoints, effects, incidents). */
+/**
+ * A job's life as data, in time order: in the drill's one time base (each
+ * writer's measured clock offset taken off its stamps, each source in its own
+ * order); ties keep the order of the sources: history, checkpoints, effects, incidents.
+ */
 function eventsOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence): JobEvent[] {
-  const events: JobEvent[] = [
-    ...states.map((e) => ({
-      kind: e.kind,
-      at: e.at,
-      seq: e.seq,
-      from: e.from,
-      to: e.to,
-      attempt: e.attempt,
-      epoch: e.epoch,
-      worker: e.worker,
-      actor: e.actor,
-      reason: e.reason,
-    })),
-    ...evidence.txLog
-      .filter((t) => t.job_id === job.id)
-      .map((t) => ({
-        kind: 'checkpoint' as const,
-        at: t.at,
-        id: t.id,
-        step: t.step_id,
-        action: t.action,
-        status: t.status,
-        attempt: t.attempt,
-        epoch: t.epoch,
-        worker: t.worker,
-      })),
-    ...evidence.effects
-      .filter((f) => f.job === job.id)
-      .map((f) => ({
-        kind: 'effect' as const,
-        at: f.at,
-        seq: f.seq,
-        step: f.step,
-        tool: f.tool,
-        key: f.key,
-        epoch: f.epoch,
-        worker: f.worker,
-        compensation: f.compensates !== null,
-      })),
-    ...evidence.incidents.filter((i) => i.job_id === job.id).map((i) => ({ kind: 'incident' as const, at: i.at, id: i.id, step: i.step_id })),
-  ];
-  // A stable sort: events at the same instant keep their sources' order.
-  return events
-    .map((event, index) => ({ event, index }))
-    .sort((a, b) => a.event.at.localeCompare(b.event.at) || a.index - b.index)
-    .map(({ event }) => event);
+  const placed = inOneTimeBase<JobEvent>(
+    [
+      evidence.effects
+        .filter((f) => f.job === job.id)
+        .map((f) => ({
+          at: f.at,
+          tie: 2,
+          item: {
+            kind: 'effect' as const,
+            at: f.at,
+            seq: f.seq,
+            step: f.step,
+            tool: f.tool,
+            key: f.key,
+            epoch: f.epoch,
+            worker: f.worker,
+            compensation: f.compensates !== null,
+          },
+        })),
+      evidence.txLog
+        .filter((t) => t.job_id === job.id)
+        .map((t) => ({
+          at: t.at,
+          writer: t.worker,
+          tie: 1,
+          item: {
+            kind: 'checkpoint' as const,
+            at: t.at,
+            id: t.id,
+            step: t.step_id,
+            action: t.action,
+            status: t.status,
+            attempt: t.attempt,
+            epoch: t.epoch,
+            worker: t.worker,
+          },
+        })),
+      states.map((e) => ({ at: e.at, writer: writerOf(e), tie: 0, item: transitionEvent(e) })),
+      evidence.incidents
+        .filter((i) => i.job_id === job.id)
+        .map((i) => ({ at: i.at, tie: 3, item: { kind: 'incident' as const, at: i.at, id: i.id, step: i.step_id } })),
+    ],
+    timeBase(evidence.queueClock, evidence.clocks),
+  );
+  return placed.map(({ item }) => item);
+}
+
+function transitionEvent(e: Evidence['events'][number]): JobEvent {
+  return {
+    kind: e.kind,
+    at: e.at,
+    seq: e.seq,
+    from: e.from,
+    to: e.to,
+    attempt: e.attempt,
+    epoch: e.epoch,
+    worker: e.worker,
+    actor: e.actor,
+    reason: e.reason,
+  };
 }
 
 /** One planned job's report: found in the store by its key (or missing), how it ended against what was expected, its duplicates and its history. */

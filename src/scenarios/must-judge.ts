@@ -12,7 +12,8 @@ import type { ResolvedScenario } from './resolve.js';
  * Each rule is one line of reasoning from what the scenario asks for to what
  * the evidence must then hold, in the invariant's own unit (its `judged`):
  *   - jobs asked for: the queue's record of them (each job's end, attempts,
- *     lease and history; at least one state change; at least one claim);
+ *     lease and history; at least one state change; at least one claim; a
+ *     lease's end placed in the harness's time);
  *   - several producers on the same keys: at least one key on which two of
  *     them had calls in flight at once, with its creation reported;
  *   - a job expected done: a done job, and its effects against the ledger;
@@ -64,6 +65,7 @@ export const MUST_JUDGE: readonly MustJudgeRule[] = [
   { invariant: 'history-complete', because: jobsAskedFor, what: "a job's history" },
   { invariant: 'transitions-allowed', because: jobsAskedFor, what: 'a state change in the history' },
   { invariant: 'single-holder', because: jobsAskedFor, what: 'a lease (a claim) in the history' },
+  { invariant: 'lease-respected', because: jobsAskedFor, what: "a lease's end in the history, placed in the harness's time" },
   {
     invariant: 'dedupe-on-enqueue',
     because: (s) => (s.settings.producers > 1 && s.jobs.length > 0 ? `${s.settings.producers} producers enqueue the same keys` : null),

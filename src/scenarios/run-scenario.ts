@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { connectQueue, queueImpl, retryPolicyOf } from '../adapters/registry.js';
+import { ClockBook } from '../faults/clock-book.js';
 import { controlWith } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
 import { type ChildExit, Supervisor } from '../harness/supervisor.js';
@@ -145,7 +146,9 @@ export async function runScenario(
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const restarts = new RestartWindow();
-    const control = { plan, clock, ...restartHook(impl, servers, restarts) };
+    // Every process's clock and every lease its queue granted, as the control channels tell them (src/kernel/time-base.ts).
+    const clocks = new ClockBook();
+    const control = { plan, clock, clocks, ...restartHook(impl, servers, restarts) };
     const deadline = started + settings.timeout_ms;
     const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline, restarts });
     // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
@@ -170,6 +173,7 @@ export async function runScenario(
       ledger,
       // The starved spans drawn among the harness's own events, in time order.
       timeline: inTimeOrder([...timeline.events, ...starvedEvents(timing.starved)]),
+      clocks: { queue: impl.capabilities.clock, offsets: clocks.offsets(), leases: clocks.leases },
       atRest: drilled.ending === 'at-rest',
       retryPolicy: retryPolicyOf(impl, { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms }),
     });

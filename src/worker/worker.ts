@@ -1,5 +1,5 @@
 import type { QueueImpl } from '../adapters/registry.js';
-import { failpoint } from '../faults/failpoint.js';
+import { failpoint, reportLease, useClock } from '../faults/failpoint.js';
 import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
@@ -47,6 +47,8 @@ export interface WorkerOptions {
 export async function runWorker(options: WorkerOptions): Promise<{ processed: number }> {
   const now = () => utc(options.clock.now());
   const log = jsonLogger(`worker:${options.id}`, now);
+  // The harness measures this clock before any stamp of it reaches the queue (src/kernel/time-base.ts).
+  useClock(options.clock);
   const queue = await options.queue.connect(options.locator, {
     clock: options.clock,
     random: options.random,
@@ -69,6 +71,9 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
       maxJobs: options.maxJobs,
       maxAttemptMs: options.maxAttemptMs,
       beforeRenewal: (claim) => failpoint('heartbeat', { worker: options.id, jobId: claim.jobId, jobKey: claim.key, attempt: claim.attempt }),
+      // Each lease granted, told to the harness as it is applied: what the judge places the lease's true end by.
+      onLease: (claim, leaseUntil, by) =>
+        reportLease({ job: claim.jobId, attempt: claim.attempt, epoch: claim.epoch, worker: claim.holder, leaseUntil, by }),
       onQueueWrite: (claim, write, applied) => {
         log({ event: 'queue-writes', jobId: claim.jobId, attempt: claim.attempt, write });
         reports.queueWrites(claim, write, applied);

@@ -27,6 +27,7 @@ const VARIANTS = [
   'review-without-reason',
   'complete-on-done-silently',
   'heartbeat-retakes-swept-job',
+  'sweep-before-lease-end',
 ];
 
 /** The queues people run, drilled to show what they do. */

@@ -28,9 +28,9 @@ describe('unguarded-writes', () => {
   it("renews a lease on a job that is no longer the worker's, and on a job already done", () => {
     fx = storeFixture('unguarded-heartbeat');
     const { queue, jobId, w1, w2 } = zombie('unguarded-writes');
-    expect(queue.heartbeat(w1.lease)).toEqual({ ok: true, status: 'running' }); // the zombie never learns it lost the job
+    expect(queue.heartbeat(w1.lease)).toMatchObject({ ok: true, status: 'running' }); // the zombie never learns it lost the job
     expect(queue.complete(w2.lease, DIGEST).ok).toBe(true);
-    expect(queue.heartbeat(w1.lease)).toEqual({ ok: true, status: 'done' });
+    expect(queue.heartbeat(w1.lease)).toMatchObject({ ok: true, status: 'done' });
     expect(queue.job(jobId)).toMatchObject({ status: 'done', lease_until: expect.any(String) }); // a done job holding a lease
   });
 

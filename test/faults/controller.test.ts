@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaimWatch } from '../../src/faults/claim-watch.js';
+import { ClockBook } from '../../src/faults/clock-book.js';
 import { type ControlEvent, FailpointController } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { type Child, type ControlFactory, Supervisor } from '../../src/harness/supervisor.js';
@@ -64,9 +65,9 @@ describe('failpoints over the control channel', () => {
   });
 
   /** A control factory for a plan that keeps each controller for the leak checks. */
-  function control(plan: FaultPlan, events: ControlEvent[] = [], claims = new ClaimWatch()): ControlFactory {
+  function control(plan: FaultPlan, events: ControlEvent[] = [], claims = new ClaimWatch(), clocks?: ClockBook): ControlFactory {
     return (child, channel) => {
-      const controller = new FailpointController(child, channel, { plan, onEvent: (e) => events.push(e), claims });
+      const controller = new FailpointController(child, channel, { plan, onEvent: (e) => events.push(e), claims, ...(clocks ? { clocks } : {}) });
       controllers.push(controller);
       return controller;
     };
@@ -270,6 +271,39 @@ describe('failpoints over the control channel', () => {
     const { child, plan } = start([{ id: 'vacuous', point: 'during_compensation', action: 'crash' }], POINTS);
     expect((await child.exited).exitCode).toBe(0);
     expect(plan.unfired().map((s) => s.rule.id)).toEqual(['vacuous']);
+  });
+
+  it("measures the child's clock against the harness's, within a bound both ways, and keeps each lease it reports", async () => {
+    const clocks = new ClockBook();
+    const plan = new FaultPlan([], seededRandom(1));
+    const before = Date.now();
+    const until = '2026-08-25T10:00:00.400Z';
+    const args = ['--worker', 'w1', '--skew', '-250', '--lease', until, 'after_claim', 'heartbeat'];
+    const child = supervisor.spawn('w1', args, { script: SCRIPT, control: control(plan, [], new ClaimWatch(), clocks) });
+    expect(await child.exited).toEqual({ exitCode: 0, signal: undefined });
+    const [offset] = clocks.offsets();
+    // Two readings at the start, one per point, one with the lease: each bounds it from below, each but the first from above too.
+    expect(offset).toMatchObject({ process: 'w1', samples: 5 });
+    expect(offset!.lowMs).toBeLessThanOrEqual(-250);
+    expect(offset!.highMs).toBeGreaterThanOrEqual(-250);
+    expect(offset!.highMs! - offset!.lowMs).toBeLessThan(1_000);
+    expect(clocks.leases).toEqual([
+      { process: 'w1', at: expect.any(String), job: '1', attempt: 1, epoch: 1, worker: 'w1', leaseUntil: until, by: 'renewal' },
+    ]);
+    expect(Date.parse(clocks.leases[0]!.at)).toBeGreaterThanOrEqual(before);
+    expect(steps(child)).toEqual(['before after_claim', 'after after_claim', 'before heartbeat', 'after heartbeat', 'done']);
+  });
+
+  it('measures nothing of a child that was given no clock: its lines carry no reading', async () => {
+    const clocks = new ClockBook();
+    const plan = new FaultPlan([], seededRandom(1));
+    const child = supervisor.spawn('w1', ['--worker', 'w1', '--lease', '2026-08-25T10:00:00.400Z', 'after_claim'], {
+      script: SCRIPT,
+      control: control(plan, [], new ClaimWatch(), clocks),
+    });
+    expect(await child.exited).toEqual({ exitCode: 0, signal: undefined });
+    expect(clocks.offsets()).toEqual([]);
+    expect(clocks.leases).toEqual([]);
   });
 
   it('a malformed request closes the channel: the child fails at its point instead of waiting forever', async () => {

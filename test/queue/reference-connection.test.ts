@@ -84,6 +84,36 @@ describe('referenceConnection', () => {
     ]);
   });
 
+  it("tells each lease the queue grants, as stored: the claim's end, then each applied renewal's", async () => {
+    const { queue, clock } = open();
+    await queue.enqueue({ key: 'a', action: 'sleep', payload: '{}', maxAttempts: 2 });
+    const leases: Array<[string, number, string, string]> = [];
+    const stop = new AbortController();
+    await queue.work(
+      async () => {
+        clock.advance(200);
+        // Long enough for the loop's renewal (every lease/3 of real time) to run once.
+        await new Promise((resolve) => setTimeout(resolve, 450));
+        return { kind: 'done', digest: DIGEST };
+      },
+      {
+        workerId: 'w1',
+        stop: stop.signal,
+        pollMs: 5,
+        exitWhenDrained: true,
+        maxJobs: 0,
+        maxAttemptMs: 10_000,
+        log: () => undefined,
+        onLease: (delivery, leaseUntil, by) => leases.push([delivery.jobId, delivery.epoch, leaseUntil, by]),
+      },
+    );
+    const start = Date.UTC(2026, 0, 1);
+    expect(leases).toEqual([
+      ['1', 1, new Date(start + 1_000).toISOString(), 'claim'],
+      ['1', 1, new Date(start + 200 + 1_000).toISOString(), 'renewal'],
+    ]);
+  });
+
   it('hears its stop between two jobs of a backlog, though nothing in a job waits for anything (a SIGTERM is heard so)', async () => {
     const { queue } = open();
     for (let n = 0; n < 200; n++) await queue.enqueue({ key: `k${n}`, action: 'sleep', payload: '{}', maxAttempts: 2 });

@@ -311,12 +311,12 @@ describe('heartbeat', () => {
     const jobId = add();
     const claimed = claimBy('w1');
     clock.advance(20_000);
-    expect(queue.heartbeat(claimed.lease)).toEqual({ ok: true, status: 'running' });
+    expect(queue.heartbeat(claimed.lease)).toEqual({ ok: true, status: 'running', leaseUntil: utc(T0 + 20_000 + LEASE_MS) });
     expect(queue.job(jobId)).toMatchObject({ lease_until: utc(T0 + 20_000 + LEASE_MS), updated_at: utc(T0 + 20_000) });
     expect(queue.history(jobId)).toHaveLength(2); // a renewal is not a state change
     expireLease(T0); // past the first lease, inside the renewed one
     expect(openQueue().claim('w2')).toBeNull();
-    expect(queue.heartbeat(claimed.lease, 5_000)).toEqual({ ok: true, status: 'running' });
+    expect(queue.heartbeat(claimed.lease, 5_000)).toEqual({ ok: true, status: 'running', leaseUntil: utc(clock.now() + 5_000) });
     expect(queue.job(jobId)?.lease_until).toBe(utc(clock.now() + 5_000));
   });
 

@@ -34,6 +34,7 @@ const STATEMENTS: Record<InvariantId, string> = {
   'retry-backoff': "after a failed attempt a job waits as the queue's retry policy says",
   'lease-released': 'at rest no job is running',
   'single-holder': 'at no time do two workers hold a live lease on one job',
+  'lease-respected': 'no lease is taken back before it truly ended',
   'review-routing': 'an unknown outcome of a non-idempotent effect goes to review, never to a blind retry',
   'review-sticky': 'nothing leaves review without a human action',
   'done-is-verified': 'done only with a verification digest',
@@ -63,6 +64,7 @@ const everything = (): EvidenceAvailability => ({
   digest: true,
   review: true,
   'retry-policy': true,
+  renewals: true,
 });
 
 /** What the stub queue of `notJudgedReport()` says it cannot give. */

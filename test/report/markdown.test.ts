@@ -372,7 +372,7 @@ describe('a drill on a starved machine', () => {
 
   it("gives each scenario's starvation and its time scale when not 1, a passing one's too", () => {
     const summary = section(section(markdown, '## Every scenario'), '### ⏳ `slow_machine`: inconclusive (starved)');
-    expect(summary).toContain('- Invariants: ⏳ not held on the starved machine: `no-lost-job`; 12 held');
+    expect(summary).toContain('- Invariants: ⏳ not held on the starved machine: `no-lost-job`; 13 held');
     expect(summary).toContain('- Starvation: 3 starved spans, 710 ms in all; worst span w1#2 510 ms (not run from 10:00:01.500 to 10:00:02.010)');
     expect(summary).toContain('seed `42`, run 1, every duration ×2, 8.40 s');
     const passing = inconclusiveReport();

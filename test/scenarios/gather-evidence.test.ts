@@ -1,6 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LeaseReport } from '../../src/faults/clock-book.js';
+import type { ClockOffset } from '../../src/kernel/time-base.js';
 import type { QueueConnection } from '../../src/port/adapter.js';
 import { acceptedJobs, enqueueCounts, enqueuedLines, isProducerLog, racedCalls } from '../../src/scenarios/accepted-jobs.js';
 import type { EvidenceAvailability, TimelineEvent } from '../../src/scenarios/evidence.js';
@@ -171,6 +173,21 @@ describe('gatherEvidence', () => {
     { at: '2026-08-25T10:00:00.200Z', kind: 'restart', process: 'p1#2', pid: 13, detail: 'producer p1' },
   ];
 
+  /** The clocks the control channels measured, and a lease a worker reported: passed through as the harness kept them. */
+  const CLOCKS: ClockOffset[] = [{ process: 'w1', lowMs: -41, highMs: -39, samples: 6 }];
+  const LEASES: LeaseReport[] = [
+    {
+      process: 'w1',
+      at: '2026-08-25T10:00:00.300Z',
+      job: '1',
+      attempt: 1,
+      epoch: 1,
+      worker: 'w1',
+      leaseUntil: '2026-08-25T10:00:01.160Z',
+      by: 'claim',
+    },
+  ];
+
   /** A ledger file as the world leaves it (its tables, no effect). */
   function writeLedger(): string {
     const file = join(temp.dir, 'ledger.db');
@@ -187,6 +204,7 @@ describe('gatherEvidence', () => {
       available: options.available ?? ALL_AVAILABLE,
       ledger: options.ledger ?? writeLedger(),
       timeline: TIMELINE,
+      clocks: { queue: 'caller', offsets: CLOCKS, leases: LEASES },
       atRest: false,
       retryPolicy: { baseMs: 20, capMs: 200, jitterMs: 10 },
     });
@@ -208,6 +226,9 @@ describe('gatherEvidence', () => {
         world: { calls: [], deliveries: [] },
         accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
         timeline: TIMELINE,
+        queueClock: 'caller',
+        clocks: CLOCKS,
+        leases: LEASES,
         logs: readLogs(temp.dir),
         artefacts: [],
         secrets: [SECRET],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { utc } from '../../src/kernel/clock.js';
 import { stepKey } from '../../src/saga/plan.js';
 import { duplicatedEffects, duplicatesOfJob } from '../../src/scenarios/duplicated-effects.js';
-import type { TimelineEvent } from '../../src/scenarios/evidence.js';
+import type { Evidence, TimelineEvent } from '../../src/scenarios/evidence.js';
 import { jobReport, outcomeOf } from '../../src/scenarios/job-reports.js';
 import { unfiredFaults } from '../../src/scenarios/judge.js';
 import { recoveryTimes } from '../../src/scenarios/recovery-times.js';
@@ -116,6 +116,30 @@ describe('outcomeOf and jobReport', () => {
       attempts: 1,
       located: true,
     });
+  });
+
+  it("orders a job's life in one time base: a claim stamped by a clock running ahead still comes before the effect it led to", () => {
+    const b = new EvidenceBuilder();
+    const job = b.job(planOf(STEPS.write));
+    job.claim('w1').execute('write').complete();
+    const evidence = b.build();
+    // w1's clock runs 250 ms ahead of the harness's (the world's stamps are the harness's time): all it wrote is stamped late.
+    const late = (at: string) => new Date(Date.parse(at) + 250).toISOString();
+    for (const event of evidence.events) if (event.worker === 'w1') event.at = late(event.at);
+    for (const row of evidence.txLog) if (row.worker === 'w1') row.at = late(row.at);
+    const expected = { key: job.key, expect: { status: 'done' as const }, maxAttempts: 3 };
+    const kinds = (e: Evidence) => jobReport(expected, e, []).events.map((event) => event.kind);
+    // As written, the effect comes first: before the claim that led to it.
+    expect(kinds({ ...evidence, queueClock: 'server' })).toEqual(['transition', 'effect', 'transition', 'checkpoint', 'checkpoint', 'transition']);
+    const measured: Evidence = { ...evidence, queueClock: 'caller', clocks: [{ process: 'w1', lowMs: 249, highMs: 251, samples: 3 }] };
+    expect(kinds(measured)).toEqual(['transition', 'transition', 'checkpoint', 'effect', 'checkpoint', 'transition']);
+    const lines = jobReport(expected, measured, []).history;
+    const claim = lines.findIndex((line) => line.includes('pending      -> running'));
+    const effect = lines.findIndex((line) => line.includes('effect  write'));
+    expect(claim).toBeGreaterThan(0);
+    expect(effect).toBeGreaterThan(claim);
+    // Shown at the harness's time, with the stamp as written and the clock that wrote it.
+    expect(lines[claim]).toMatch(/^2026-08-25T10:00:00\.300Z {2}state .* \[stamped 2026-08-25T10:00:00\.550Z by w1's clock \+250 ms\]$/);
   });
 
   it('a job whose last transition is not where the store says it is, is not located', () => {

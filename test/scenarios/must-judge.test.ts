@@ -86,6 +86,7 @@ describe('nothingJudged', () => {
     { invariant: 'no-lost-job', gives: scenario(), givesNothing: scenario({ jobs: [] }) },
     { invariant: 'transitions-allowed', gives: scenario(), givesNothing: scenario({ jobs: [] }) },
     { invariant: 'single-holder', gives: scenario(), givesNothing: scenario({ jobs: [] }) },
+    { invariant: 'lease-respected', gives: scenario(), givesNothing: scenario({ jobs: [] }) },
     { invariant: 'dedupe-on-enqueue', gives: scenario({ producers: 2 }), givesNothing: scenario({ producers: 1 }) },
     { invariant: 'done-is-verified', gives: scenario(), givesNothing: scenario({ jobs: [job(1, { status: 'review' })] }) },
     { invariant: 'no-duplicate-effect', gives: scenario(), givesNothing: scenario({ jobs: [job(1, { status: 'done' }, planOf(STEPS.read))] }) },

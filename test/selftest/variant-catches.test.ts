@@ -187,6 +187,16 @@ const CATCHES: readonly Catch[] = [
       'attempts-bounded': new RegExp(`^${JOB}: attempts is [12], but the history holds [23] claim\\(s\\)`),
     },
   },
+  {
+    variant: 'sweep-before-lease-end',
+    scenario: 'clock-behind-lease-end',
+    breaks: {
+      'lease-respected': new RegExp(
+        `^${JOB}: taken back \\d+ ms before the lease of w1 truly ended \\(the skew margin allows 100 ms\\): ` +
+          "event #\\d+ running→retry by coordinator coordinator, epoch 1, attempt 1, at .*, while its (claim|renewal) set it until .* by w1's clock −\\d+ ms",
+      ),
+    },
+  },
 ];
 
 /** The first report of a run directory. */

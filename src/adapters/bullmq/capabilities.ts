@@ -21,6 +21,9 @@ export const BULLMQ_CAPABILITIES: Capabilities = {
     'retry-policy':
       "BullMQ records a retry's due time (the delayed event's `delay`, by the worker's clock) but not the delay it chose: " +
       'Redis stamps the entry later, by its own clock, so the delay cannot be read back exactly (the job hash keeps only the last one)',
+    renewals:
+      "BullMQ's worker extends its locks on its own timer, inside its loop: the drill's worker never sees an extension, " +
+      'nor the lock end it set, to tell the harness',
   },
   // The lock token: a stale holder's complete, fail or extend is refused ('Missing lock' / 'Lock mismatch').
   fencing: true,

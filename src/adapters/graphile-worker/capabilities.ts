@@ -32,6 +32,9 @@ export const GRAPHILE_CAPABILITIES: Capabilities = {
     'retry-policy':
       "graphile-worker's retry delay is fixed in its SQL, exp(least(attempts, 10)) seconds after the failure, with no jitter: " +
       "not a doubling with a cap and jitter, so the drill's retry policy cannot be set or declared (the delays are in the history)",
+    renewals:
+      'graphile-worker keeps no lease end: a job stays locked from its fetch (locked_at) until it ends, and its own loop ' +
+      "tells the drill's worker of no lease to report",
   },
   fencing:
     'graphile-worker 0.16 fences no write: completeJob deletes the job by id whoever holds it, ' +

@@ -37,6 +37,9 @@ export const pgBossAdapter: QueueAdapter = {
       digest: true,
       review: true,
       'retry-policy': true,
+      renewals:
+        "pg-boss 10's own work() loop fetches and holds each job (its expireIn runs from the fetch); the drill's worker, handed the job " +
+        'after that, sees no grant of a lease to tell the harness',
     },
     fencing: 'pg-boss 10 fences no write: complete matches any active job by id, fail any job not yet completed, with no token',
     sagaStore: 'beside-the-run',

@@ -51,6 +51,11 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
   const given = record(caps.evidence, 'hello.capabilities.evidence');
   const evidence = {} as Record<(typeof EVIDENCE_KINDS)[number], true | string>;
   for (const kind of EVIDENCE_KINDS) {
+    // The drill's own worker renews for the child, and tells the harness each lease end the child grants: never the child's to claim.
+    if (kind === 'renewals') {
+      evidence[kind] = true;
+      continue;
+    }
     const value = given[kind];
     if (value !== true && (typeof value !== 'string' || value === ''))
       throw new MalformedMessageError(`hello.capabilities.evidence.${kind} must be true or a reason (text), got ${JSON.stringify(value)}`);

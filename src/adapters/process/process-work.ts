@@ -63,6 +63,7 @@ export class ProcessWork {
   private async deliver(claim: Claim): Promise<void> {
     const o = this.options;
     o.log({ event: 'claimed', jobId: claim.jobId, attempt: claim.attempt, epoch: claim.epoch });
+    if (claim.leaseUntil !== null) o.onLease?.(claim, claim.leaseUntil, 'claim');
     const lost = new AbortController();
     const renewal = this.renewEvery(claim, lost);
     let settlement: Settlement;
@@ -121,7 +122,10 @@ export class ProcessWork {
       if (stopped || lost.signal.aborted) return;
       try {
         const body = await this.channel.request('heartbeat', leaseFields(claim));
-        if (typeof body.lease_until === 'string') leaseUntil = Date.parse(body.lease_until);
+        if (typeof body.lease_until === 'string') {
+          leaseUntil = Date.parse(body.lease_until);
+          o.onLease?.(claim, body.lease_until, 'renewal');
+        }
       } catch (error) {
         if (error instanceof ProtocolError && error.code === 'lease_lost') {
           o.log({ event: 'lease-lost', jobId: claim.jobId, epoch: claim.epoch, refused: error.message });

@@ -24,6 +24,10 @@ export const coordinatorCommand = defineCommand({
   },
   async run(args) {
     const { runCoordinator } = await import('../../coordinator/coordinator.js');
+    const { useClock } = await import('../../faults/failpoint.js');
+    const clock = systemClock();
+    // The harness measures this clock before any stamp of it reaches the queue (src/kernel/time-base.ts).
+    useClock(clock);
     const stop = stopOnSignals();
     const world = new WorldClient(localUrl(args.world, '--world'), { timeoutMs: args['call-timeout-ms'] });
     try {
@@ -32,7 +36,7 @@ export const coordinatorCommand = defineCommand({
         queue: queueImpl(args.queue),
         id: args.id,
         world,
-        clock: systemClock(),
+        clock,
         random: seededRandom(args.seed),
         leaseMs: args['lease-ms'],
         skewMarginMs: args['skew-margin-ms'],

@@ -7,6 +7,7 @@ import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
 import { doneIsVerified } from './done-is-verified.js';
 import { historyComplete } from './history-complete.js';
 import { leaseReleased } from './lease-released.js';
+import { leaseRespected } from './lease-respected.js';
 import { noDuplicateEffect } from './no-duplicate-effect.js';
 import { noLostJob } from './no-lost-job.js';
 import { retryBackoff } from './retry-backoff.js';
@@ -25,6 +26,7 @@ export {
   doneIsVerified,
   historyComplete,
   leaseReleased,
+  leaseRespected,
   noDuplicateEffect,
   noLostJob,
   retryBackoff,
@@ -45,6 +47,7 @@ const BY_ID = {
   'retry-backoff': retryBackoff,
   'lease-released': leaseReleased,
   'single-holder': singleHolder,
+  'lease-respected': leaseRespected,
   'review-routing': reviewRouting,
   'review-sticky': reviewSticky,
   'done-is-verified': doneIsVerified,

@@ -84,8 +84,8 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
         String(settings.poll_ms),
         '--seed',
         String(scenario.seed + index + 1),
-        '--clock-skew-ms',
-        String(worker.clockSkewMs),
+        // One word: a clock behind (-90) given apart would read as an option of its own, not as the value.
+        `--clock-skew-ms=${worker.clockSkewMs}`,
         '--retry-base-ms',
         String(retry.base_ms),
         '--retry-cap-ms',

@@ -56,6 +56,9 @@ describe('the shipped drill on --queue process:python3 examples/python-queue/que
       expect(scenario.queueVersion).toMatch(/^python-sqlite-queue 1\.0\.0 \(process protocol 1\)$/);
       // Built right, it gives every kind of evidence: nothing is left not judged.
       expect(scenario.invariants.filter((i) => i.status === 'not_judged')).toEqual([]);
+      // The drill's worker renews for the child and tells the harness each lease it grants: every takeover (the
+      // coordinator's of the zombie's job) is judged against the lease's true end, none left for want of a grant heard.
+      expect(scenario.invariants.find((i) => i.id === 'lease-respected')?.note ?? '').not.toMatch(/no grant of the lease heard/);
     }
   });
 });

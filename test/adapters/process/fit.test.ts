@@ -11,7 +11,7 @@ function hello(overrides: Partial<ChildHello> = {}): ChildHello {
     version: '1',
     description: 'a queue',
     capabilities: {
-      evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true, 'retry-policy': true },
+      evidence: { history: true, refusals: true, epoch: true, holder: true, digest: true, review: true, 'retry-policy': true, renewals: true },
       fencing: true,
       sagaStore: 'in-queue',
       takeover: 'coordinator',

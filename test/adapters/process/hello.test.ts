@@ -28,3 +28,11 @@ describe("a child's hello: fencing", () => {
     expect(() => parseHello(hello({ fencing }))).toThrow(/hello\.capabilities\.fencing must be true or a reason/);
   });
 });
+
+describe("a child's hello: renewals", () => {
+  it("is the drill's own to give (its worker renews for the child and reports each lease end): a child that says nothing of it gives it", () => {
+    const evidence = Object.fromEntries(EVIDENCE_KINDS.filter((k) => k !== 'renewals').map((k) => [k, true]));
+    expect(parseHello(hello({ evidence })).capabilities.evidence.renewals).toBe(true);
+    expect(parseHello(hello({ evidence: { ...evidence, renewals: 'not ours' } })).capabilities.evidence.renewals).toBe(true);
+  });
+});

@@ -38,7 +38,8 @@ export interface ModelLease {
 }
 
 /** What a write under a lease should do: applied (to a status) or refused. */
-export type WriteOutcome = { ok: true; status: JobStatus } | { ok: false };
+/** A write the model expects applied (a renewal says until when, as the store writes it), or refused. */
+export type WriteOutcome = { ok: true; status: JobStatus; leaseUntil?: string } | { ok: false };
 
 export class QueueModel {
   now: number;
@@ -136,8 +137,9 @@ export class QueueModel {
 
   heartbeat(lease: ModelLease): WriteOutcome {
     if (!this.holds(lease)) return this.refused();
-    this.job(lease.jobId).leaseUntil = this.now + this.config.leaseMs;
-    return { ok: true, status: 'running' }; // no state change, so no history row
+    const until = this.now + this.config.leaseMs;
+    this.job(lease.jobId).leaseUntil = until;
+    return { ok: true, status: 'running', leaseUntil: new Date(until).toISOString() }; // no state change, so no history row
   }
 
   complete(lease: ModelLease, digest: string): WriteOutcome {

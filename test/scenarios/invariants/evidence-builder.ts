@@ -147,8 +147,23 @@ export class JobScript {
     this.row.leaseUntil = utc(this.b.now + LEASE_MS);
     this.row.outcome = null;
     this.lease = { worker, epoch: this.row.epoch };
-    this.transition('running', 'worker', worker, `claimed by ${worker}, lease until ${this.row.leaseUntil}`);
+    const claim = this.transition('running', 'worker', worker, `claimed by ${worker}, lease until ${this.row.leaseUntil}`);
+    this.grant('claim', this.row.leaseUntil, claim.at);
     return this;
+  }
+
+  /** The holder renews its lease now (in no history), and its worker tells the harness the end the queue set. */
+  renew(): this {
+    const at = this.b.tick();
+    this.row.leaseUntil = utc(this.b.now + LEASE_MS);
+    this.grant('renewal', this.row.leaseUntil, at);
+    return this;
+  }
+
+  /** A lease the queue granted the holder, as its worker reported it (heard by the harness at `at`). */
+  private grant(by: 'claim' | 'renewal', leaseUntil: string, at: string): void {
+    const { worker, epoch } = this.holder();
+    this.b.evidence.leases.push({ process: worker, at, job: this.id, attempt: this.row.attempts, epoch, worker, leaseUntil, by });
   }
 
   private holder(): { worker: string; epoch: number } {
@@ -417,6 +432,10 @@ export class EvidenceBuilder {
     effects: [],
     accepted: [],
     timeline: [],
+    // One clock for every stamp unless a test says otherwise (queueClock 'caller', with the clocks measured).
+    queueClock: 'server',
+    clocks: [],
+    leases: [],
     logs: [],
     artefacts: [],
     secrets: [],

@@ -110,6 +110,10 @@ beforeAll(async () => {
     effects: fx.effects(),
     accepted,
     timeline: [],
+    // One process, one clock (the fixture's): every stamp compares as written.
+    queueClock: 'server',
+    clocks: [],
+    leases: [],
     logs: [{ name: 'w1.log', text: lines.join('') }],
     artefacts: [],
     secrets: [SECRET],

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseFast } from '../../../src/cli/command.js';
+import { workerCommand } from '../../../src/cli/commands/worker.js';
 import { resolveScenarios } from '../../../src/scenarios/resolve.js';
 import { roleSpecs } from '../../../src/scenarios/runner/role-args.js';
 import { ScenarioFileSchema } from '../../../src/scenarios/schema.js';
@@ -61,12 +63,13 @@ describe('roleSpecs', () => {
     for (const p of producers) expect(p.args.slice(p.args.indexOf('--start-barrier'))).toEqual(['--start-barrier', context.barrier]);
   });
 
-  it('gives each worker its own seed from the drill’s, and its clock skew', () => {
-    const workers = roleSpecs(scenario({}), context).filter((r) => r.kind === 'worker');
-    const value = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
-    expect(workers.map((w) => [value(w.args, '--seed'), value(w.args, '--clock-skew-ms')])).toEqual([
-      ['8', '0'],
-      ['9', '40'],
+  it('gives each worker its own seed from the drill’s, and its clock skew, ahead or behind, as the worker reads them', () => {
+    const workers = roleSpecs(scenario({ workers: [{ id: 'w1' }, { id: 'w2', clock_skew_ms: 40 }, { id: 'w3', clock_skew_ms: -90 }] }), context);
+    const read = workers.filter((r) => r.kind === 'worker').map((w) => parseFast(workerCommand.options, w.args.slice(1)));
+    expect(read.map((args) => [args.id, args.seed, args['clock-skew-ms']])).toEqual([
+      ['w1', 8, 0],
+      ['w2', 9, 40],
+      ['w3', 10, -90],
     ]);
   });
 

@@ -65,7 +65,8 @@ describe.skipIf(skipWithoutPg('the pg-boss drills through the CLI (test/selftest
       expect(crash.queueVersion).toBe('pg-boss 10.4.2');
       expect(crash.queueSettings).toMatchObject({ expireInSeconds: 4, retryDelay: 1, retryBackoff: false });
       const notJudged = crash.invariants.filter((i) => i.status === 'not_judged').map((i) => i.id);
-      expect(notJudged.sort()).toEqual(['lease-released']);
+      // pg-boss's own loop holds its jobs: no lease it grants reaches the drill's worker to tell the harness.
+      expect(notJudged.sort()).toEqual(['lease-released', 'lease-respected']);
       // pg-boss keeps no epochs or refusals: single-holder is judged at the world and by who wrote each change of its history.
       expect(crash.invariants.find((i) => i.id === 'single-holder')).toMatchObject({
         status: 'held',

@@ -2,7 +2,7 @@ import { HarnessError } from '../../../kernel/errors.js';
 import type { JobRow, Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Actor, JobStatus } from '../../../queue/states.js';
 import { appendEvent } from './append-event.js';
-import { JOB_COLUMNS } from './columns.js';
+import { iso, JOB_COLUMNS } from './columns.js';
 import { CLOCK, firstRow, type Queryable } from './queryable.js';
 
 /** What a lease holder's write does to the row it still holds. */
@@ -40,8 +40,9 @@ const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs
  * Applies a lease holder's write in the caller's transaction: the row is read
  * and locked under the guard, `plan` decides the change from it, the row is
  * updated and the state change (if any: a heartbeat changes none) goes to the
- * history. A write the guard refuses changes nothing, is recorded as a
- * `refused` event and returned as refused, never dropped silently.
+ * history; a write that leaves the lease held (a renewal) says until when. A write
+ * the guard refuses changes nothing, is recorded as a `refused` event and
+ * returned as refused, never dropped silently.
  */
 export async function writeUnderLease(
   db: Queryable,
@@ -55,9 +56,9 @@ export async function writeUnderLease(
   if (!held) return refuse(db, lease, actor, onRefused);
   const write = plan(held);
   // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
-  const after = await firstRow<{ status: JobStatus }>(
+  const after = await firstRow<{ status: JobStatus; lease_until: string | null }>(
     db,
-    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${GUARD} RETURNING status`,
+    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${GUARD} RETURNING status, ${iso('lease_until')}`,
     { ...write.params, ...guard },
   );
   if (!after) throw new HarnessError('QD_PG_LOCKED_ROW_CHANGED', `job ${lease.jobId} changed under its row lock`);
@@ -75,7 +76,8 @@ export async function writeUnderLease(
       delayMs: write.delayMs ?? null,
     });
   }
-  return { ok: true, status: after.status };
+  // A lease still held after the write: a renewal, whose holder is told the lease's new end.
+  return after.lease_until === null ? { ok: true, status: after.status } : { ok: true, status: after.status, leaseUntil: after.lease_until };
 }
 
 /** Records a refused write (what the job is now, and whose stale lease asked) and says what the store holds. */

@@ -3,14 +3,16 @@ import type { Lease, LeaseWriteResult } from '../../../queue/job.js';
 import type { Db } from '../store.js';
 import { type LeaseWriter, writeUnderLease } from './write-under-lease.js';
 
-/** Renews a lease the worker still holds; refused (and recorded) once it was lost. */
+/** Renews a lease the worker still holds, saying until when; refused (and recorded) once it was lost. */
 export function heartbeat(db: Db, lease: Lease, now: number, leaseMs: number, write: LeaseWriter = writeUnderLease): LeaseWriteResult {
-  return write(
+  const leaseUntil = utc(now + leaseMs);
+  const result = write(
     db,
     lease,
     utc(now),
     'worker',
-    () => ({ to: 'running', set: 'lease_until = @leaseUntil', params: { leaseUntil: utc(now + leaseMs) }, reason: 'lease renewed' }),
+    () => ({ to: 'running', set: 'lease_until = @leaseUntil', params: { leaseUntil }, reason: 'lease renewed' }),
     { to: 'running', what: 'heartbeat' },
   );
+  return result.ok ? { ...result, leaseUntil } : result;
 }
