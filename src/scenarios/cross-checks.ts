@@ -4,6 +4,7 @@ import { INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { fieldIssues } from '../kernel/action-fields.js';
 import { InputError } from '../kernel/errors.js';
 import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
+import { MAX_JOB_COUNT } from './file-limits.js';
 import { namedPlan, PLAN_LIBRARY } from './plan-library.js';
 import type { Segment } from './scenario-issue.js';
 
@@ -93,7 +94,8 @@ function jobSteps(groups: unknown, plans: Raw, at: Segment[], issues: CrossIssue
       steps = stepIdsOf(plan);
     } else steps = stepIdsOf(named);
     const count = group?.count === undefined ? 1 : positiveInt(group.count);
-    if (count === undefined) countable = false;
+    // Beyond the schema's limit the schema says so; counting out a group of millions would run out of memory first.
+    if (count === undefined || count > MAX_JOB_COUNT) countable = false;
     else jobs.push(...Array.from({ length: count }, () => steps));
   });
   return countable ? jobs : null;

@@ -14,6 +14,9 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 /** How deep mappings and lists may nest: a scenario needs about 7 levels; a parser's stack needs a bound. */
 export const MAX_DEPTH = 64;
 
+/** How many jobs one group of a scenario may make (`count`): the schema refuses more, and no check may make that many first. */
+export const MAX_JOB_COUNT = 1000;
+
 function kib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }

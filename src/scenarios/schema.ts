@@ -9,6 +9,7 @@ import { TOOL_NAMES } from '../world/catalogue.js';
 import type { WorldActionField } from '../world/fault-actions/action.js';
 import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTION_NAMES, WORLD_FAULT_ACTIONS } from '../world/fault-actions/index.js';
 import { crossFileIssues } from './cross-checks.js';
+import { MAX_JOB_COUNT } from './file-limits.js';
 import { PLAN_LIBRARY } from './plan-library.js';
 
 /*
@@ -35,7 +36,7 @@ const JobGroupSchema = z.strictObject({
   plan: z
     .union([z.string().min(1), PlanInputSchema])
     .describe(`a plan's name (this file's plans:, else the library's: ${Object.keys(PLAN_LIBRARY).join(', ')}), or a plan written here`),
-  count: positiveInt.max(1000).default(1),
+  count: positiveInt.max(MAX_JOB_COUNT).default(1),
   max_attempts: positiveInt.max(100).optional(),
   expect: ExpectSchema,
   /** A secret planted in the first step's args (as `api_key`): no artefact may show it. */

@@ -252,6 +252,16 @@ describe('a hostile or broken scenarios file', () => {
       says: /:1:6: is not UTF-8 here/,
     },
     { name: 'an empty file', bytes: () => Buffer.alloc(0), says: /is empty: a scenarios file holds `version: 1`/ },
+    {
+      // Once ran the harness out of memory: a cross-check counted the group's jobs out before the schema refused it.
+      name: 'a job group of 300 million jobs beside a fault that names a job',
+      bytes: () =>
+        Buffer.from(
+          'version: 1\nscenarios:\n  - name: a\n    description: d\n    jobs: [{ plan: write-file, count: 296337248, expect: done }]\n' +
+            '    faults: [{ at: after_claim, action: crash, where: { job: 2 } }]\n',
+        ),
+      says: /:5:\d+ scenarios\[0\]\.jobs\[0\]\.count: must be at most 1000, got 296337248/,
+    },
     { name: 'binary garbage', bytes: () => Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)), says: /not UTF-8|YAML|expected/ },
   ];
 
