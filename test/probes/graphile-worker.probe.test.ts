@@ -334,4 +334,60 @@ describe.skipIf(skipWithoutPg('the graphile-worker probes'))('graphile-worker 0.
       process.exitCode = exitCode;
     }
   });
+
+  it("graphile-worker's worker exits when the connection of its completeJob is cut, its runner runs on with no worker, and the job stays locked", async () => {
+    ns = await namespace();
+    const done = gate();
+    const fatal: Array<{ code?: string }> = [];
+    ns.events.on('worker:fatalError', ({ error }) => fatal.push(error as { code?: string }));
+    const started = new Set<string>();
+    const runner = await ns.run({
+      concurrency: 1,
+      taskList: {
+        probe: async (_payload, helpers) => {
+          started.add(helpers.job.id);
+          if (started.size === 1) await done.promise;
+        },
+      },
+    });
+    const job = await ns.utils.addJob('probe', { n: 1 });
+    await until('the job to run', () => started.has(job.id));
+    // Hold the job's row, so that completeJob's DELETE waits on it; then end that waiting session, as a server
+    // restart ends every session (57P01, which graphile's withRetries does not retry).
+    const holder = new pg.Client({ connectionString: ns.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM graphile_worker._private_jobs WHERE id = $1 FOR UPDATE', [job.id]);
+      done.open();
+      const waiting = async () =>
+        (await holder.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows;
+      await until('completeJob to wait on the row', async () => (await waiting()).length === 1);
+      await holder.query('SELECT pg_terminate_backend($1)', [(await waiting())[0].pid]);
+      await until("graphile's worker to give up ('committing seppuku')", () => fatal.length === 1);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      await holder.end();
+    }
+    expect(fatal[0]?.code).toBe('57P01');
+    // The job was done, and stays locked by the worker that ran it; the runner was not stopped.
+    const [row] = await ns.rows();
+    expect(row).toMatchObject({ id: job.id, attempts: 1, locked_by: expect.any(String) });
+    expect(row!.locked_at).not.toBeNull();
+    let settled = false;
+    void runner.promise.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // And nothing in this runner takes work any more (graphile's source: "TODO: handle when a worker shuts down
+    // (spawn a new one)"): a job added now is not run in 20 of its poll intervals, with the runner still running.
+    const next = await ns.utils.addJob('probe', { n: 2 });
+    const deadline = Date.now() + 20 * 100;
+    while (Date.now() < deadline) {
+      expect(started.has(next.id)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await ns.rows()).find((r) => r.id === next.id)).toMatchObject({ attempts: 0, locked_at: null });
+    expect(settled).toBe(false);
+  });
 });
