@@ -1,4 +1,4 @@
-import { timeBase, writerOf } from '../kernel/time-base.js';
+import { type TimeBase, timeBase, writerOf } from '../kernel/time-base.js';
 import { inOneTimeBase, renderHistory } from '../observe/history.js';
 import { approveCommandFor, type QueueAddress } from '../observe/next-commands.js';
 import type { JobSnapshot } from '../port/snapshot.js';
@@ -15,7 +15,7 @@ export function outcomeOf(job: JobSnapshot): string {
 }
 
 /** A job's life as a person reads it, one line per event, from every source of evidence; a job waiting for approval with the command that gives it. */
-function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence, address: QueueAddress | null): string[] {
+function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence, base: TimeBase, address: QueueAddress | null): string[] {
   const approve = address !== null && job.status === 'review' && job.outcome === 'awaiting_approval' ? approveCommandFor(address, job.id) : undefined;
   return renderHistory(
     {
@@ -24,7 +24,7 @@ function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evide
       steps: evidence.txLog.filter((t) => t.job_id === job.id),
       effects: evidence.effects.filter((f) => f.job === job.id),
       incidents: evidence.incidents.filter((i) => i.job_id === job.id),
-      timeBase: timeBase(evidence.queueClock, evidence.clocks),
+      timeBase: base,
     },
     approve ? { approve } : {},
   ).split('\n');
@@ -35,7 +35,7 @@ function historyOf(job: JobSnapshot, states: Evidence['events'], evidence: Evide
  * writer's measured clock offset taken off its stamps, each source in its own
  * order); ties keep the order of the sources: history, checkpoints, effects, incidents.
  */
-function eventsOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence): JobEvent[] {
+function eventsOf(job: JobSnapshot, states: Evidence['events'], evidence: Evidence, base: TimeBase): JobEvent[] {
   const placed = inOneTimeBase<JobEvent>(
     [
       evidence.effects
@@ -78,7 +78,7 @@ function eventsOf(job: JobSnapshot, states: Evidence['events'], evidence: Eviden
         .filter((i) => i.job_id === job.id)
         .map((i) => ({ at: i.at, tie: 3, item: { kind: 'incident' as const, at: i.at, id: i.id, step: i.step_id } })),
     ],
-    timeBase(evidence.queueClock, evidence.clocks),
+    base,
   );
   return placed.map(({ item }) => item);
 }
@@ -110,6 +110,8 @@ export function jobReport(
   // Located: the history holds its creation, and its last state change is where the store says it is.
   const located = job !== undefined && states[0]?.from === null && states.filter((e) => e.kind === 'transition').at(-1)?.to === job.status;
   const actual = job ? outcomeOf(job) : 'missing';
+  // One placing of stamps for the job's two renderings, text and events.
+  const base = timeBase(evidence.queueClock, evidence.clocks);
   return {
     id: job?.id ?? null,
     key: planned.key,
@@ -121,8 +123,8 @@ export function jobReport(
     maxAttempts: job?.maxAttempts ?? planned.maxAttempts,
     duplicatedEffects: job ? duplicatesOfJob(duplicates, job.key) : [],
     located,
-    history: job ? historyOf(job, states, evidence, address) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
-    events: job ? eventsOf(job, states, evidence) : [],
+    history: job ? historyOf(job, states, evidence, base, address) : [`no job with key ${planned.key.slice(0, 16)}… in the store`],
+    events: job ? eventsOf(job, states, evidence, base) : [],
   };
 }
 

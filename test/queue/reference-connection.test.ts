@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteLeaseStore } from '../../src/adapters/sqlite/sqlite-lease-store.js';
 import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
+import { waitFor } from '../../src/harness/wait-for.js';
 import { ManualClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import type { QueueConnection } from '../../src/port/adapter.js';
@@ -92,8 +93,12 @@ describe('referenceConnection', () => {
     await queue.work(
       async () => {
         clock.advance(200);
-        // Long enough for the loop's renewal (every lease/3 of real time) to run once.
-        await new Promise((resolve) => setTimeout(resolve, 450));
+        // Until the loop's renewal (every lease/3 of real time) has run once.
+        await waitFor(() => leases.some(([, , , by]) => by === 'renewal') || undefined, {
+          timeoutMs: 5_000,
+          intervalMs: 5,
+          what: "the loop's first renewal",
+        });
         return { kind: 'done', digest: DIGEST };
       },
       {
