@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { allCalls, type CallEnd, type CallRow, finishCall, type ReceivedCallRow, receiveCall } from './ledger/calls-table.js';
 import { allDeliveries, type DeliveryReport, type DeliveryRow, recordDelivery } from './ledger/deliveries-table.js';
 import { allEffects, type EffectRow, effectsFor, insertEffect, type NewEffect } from './ledger/effects-table.js';
-import { admitFence } from './ledger/fences-table.js';
+import { admitFence, raiseJobFence } from './ledger/fences-table.js';
 import { LEDGER_SCHEMA_SQL } from './ledger/schema.js';
 import { fencesOn } from './ledger/settings-table.js';
 
@@ -67,9 +67,16 @@ export class WorldLedger {
     return fencesOn(this.db);
   }
 
-  /** Records a holder's report on its delivery of a job. */
+  /**
+   * Records a holder's report on its delivery of a job. In a fenced world a
+   * delivery's start also raises its job's floor to the delivery's epoch: the
+   * new lease is known to the world from its grant, not from its first call.
+   */
   recordDelivery(report: DeliveryReport, at: string): number {
-    return recordDelivery(this.db, report, at);
+    return this.transaction(() => {
+      if (report.event === 'began' && this.fences) raiseJobFence(this.db, report.job, report.epoch);
+      return recordDelivery(this.db, report, at);
+    });
   }
 
   /** Every delivery report, in the world's order. */

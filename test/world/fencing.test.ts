@@ -48,7 +48,7 @@ describe('fencing at the world, per job', () => {
   let world: TestWorld;
   afterEach(async () => world.stop());
 
-  // Two ways job '7' comes to have shown epoch 2: a call, or a reconciliation naming the job.
+  // Three ways job '7' comes to have shown epoch 2: a call, a reconciliation naming the job, or a delivery's start.
   const raisers: Array<{ how: string; raise: (world: TestWorld) => Promise<unknown>; effects: number }> = [
     {
       how: 'a call under epoch 2',
@@ -58,6 +58,13 @@ describe('fencing at the world, per job', () => {
     {
       how: 'a reconciliation with { epoch: 2, job: "7" }',
       raise: (w) => w.client.reconcile('charge_customer', '7:charge', { epoch: 2, job: '7' }),
+      effects: 0,
+    },
+    {
+      // The new lease is known from its grant: an older holder blocked past its
+      // lease must not get a call in before the new holder's first one.
+      how: "a report that w2's delivery of job 7 began under epoch 2",
+      raise: (w) => w.client.reportDelivery({ job: '7', worker: 'w2', attempt: 2, epoch: 2, event: 'began' }),
       effects: 0,
     },
   ];
@@ -137,7 +144,7 @@ describe('a plain world (fences off in its ledger file)', () => {
   let world: TestWorld;
   afterEach(async () => world.stop());
 
-  it('applies a call under an older fence than the key has seen, records each call’s fence, and a reconciliation fences nothing', async () => {
+  it('applies a call under an older fence than the key has seen, records each call’s fence, and neither a reconciliation nor a delivery’s start fences anything', async () => {
     world = await startTestWorld();
     setFences(world.ledger.db, false);
     await world.client.call('charge_customer', 'job:charge', CHARGE, { ...meta('1', 'charge', 3), fence: 3 });
@@ -148,6 +155,7 @@ describe('a plain world (fences off in its ledger file)', () => {
       [2, 'applied'],
     ]);
     await world.client.reconcile('send_email', '1:notify', { epoch: 9, job: '1' });
+    await world.client.reportDelivery({ job: '1', worker: 'w3', attempt: 3, epoch: 9, event: 'began' });
     await world.client.call('send_email', '1:notify', EMAIL, { ...meta('1', 'notify', 1), fence: 1 });
     expect(readLedger(world.file)).toHaveLength(3);
     // Turned back on, the same file fences again: the setting is the file's, read on each call.

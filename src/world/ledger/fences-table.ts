@@ -29,10 +29,19 @@ export function admitFence(db: Database.Database, key: string, fence: number, jo
   db.prepare(
     'INSERT INTO world_fences (idempotency_key, fence) VALUES (?, ?) ON CONFLICT (idempotency_key) DO UPDATE SET fence = MAX(fence, excluded.fence)',
   ).run(key, fence);
-  if (job)
-    db.prepare('INSERT INTO world_job_fences (job, fence) VALUES (?, ?) ON CONFLICT (job) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(
-      job,
-      fence,
-    );
+  if (job) raiseJobFence(db, job, fence);
   return true;
+}
+
+/**
+ * Raises a job's floor to a fence without a call: a fenced world does so when
+ * a holder's delivery begins (it is told the new lease's epoch before that
+ * holder calls), so an older holder's call that arrives after the new lease
+ * was granted is refused even if the new holder has not called yet.
+ */
+export function raiseJobFence(db: Database.Database, job: string, fence: number): void {
+  db.prepare('INSERT INTO world_job_fences (job, fence) VALUES (?, ?) ON CONFLICT (job) DO UPDATE SET fence = MAX(fence, excluded.fence)').run(
+    job,
+    fence,
+  );
 }
