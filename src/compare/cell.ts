@@ -32,24 +32,32 @@ export function recoveryMs(report: ScenarioReport): number | null {
  * as a cell of the matrix, held to what was expected of it. When the runs
  * disagree the cell is flaky, with every run's verdict: a matrix that gives
  * a different answer for the same question on another seed says so, never
- * picks one. The invariants a run could not judge are listed, so a ✅ says
- * exactly what it checked.
+ * picks one. A run the machine starved (inconclusive) says nothing of the
+ * queue, so it does not make a cell flaky: the cell is what the judged runs
+ * agree on, and its line names the starved ones; only a cell with no judged
+ * run is inconclusive. The invariants a run could not judge are listed, so a
+ * ✅ says exactly what it checked.
  */
 export function cellOf(runs: readonly ScenarioReport[], expected: readonly CellVerdict[]): Cell {
   const first = runs[0];
   if (first === undefined) throw new Error('a cell needs at least one run');
-  const verdicts = new Set(runs.map((run) => run.verdict));
-  const verdict: CellVerdict = verdicts.size > 1 ? 'flaky' : first.verdict;
-  // The run that says most: the first that did not pass.
-  const telling = runs.find((run) => run.verdict !== 'pass') ?? first;
+  const starved = runs.filter((run) => run.verdict === 'inconclusive');
+  const judged = starved.length < runs.length ? runs.filter((run) => run.verdict !== 'inconclusive') : runs;
+  const verdicts = new Set(judged.map((run) => run.verdict));
+  const verdict: CellVerdict = verdicts.size > 1 ? 'flaky' : judged[0]!.verdict;
+  // The run that says most: the first judged one that did not pass.
+  const telling = judged.find((run) => run.verdict !== 'pass') ?? judged[0]!;
+  const seeds = `${runs.map((run) => `seed ${run.seed} ${run.verdict}`).join(', ')}`;
   const why =
     verdict === 'flaky'
-      ? `flaky: ${runs.map((run) => `seed ${run.seed} ${run.verdict}`).join(', ')}; ${whyNotPassed(telling) ?? ''}`.replace(/; $/, '')
-      : whyNotPassed(telling);
+      ? `flaky: ${seeds}; ${whyNotPassed(telling) ?? ''}`.replace(/; $/, '')
+      : starved.length > 0 && judged !== runs
+        ? `judged on ${judged.length} of ${runs.length} runs (${seeds}); ${whyNotPassed(telling) ?? whyNotPassed(starved[0]!)}`
+        : whyNotPassed(telling);
   const notJudged = new Map<string, string>();
-  for (const run of runs)
+  for (const run of judged)
     for (const v of run.invariants) if (v.status === 'not_judged' && !notJudged.has(v.id)) notJudged.set(v.id, v.note ?? 'not judged');
-  const recoveries = runs.map(recoveryMs).filter((ms): ms is number => ms !== null);
+  const recoveries = judged.map(recoveryMs).filter((ms): ms is number => ms !== null);
   return {
     scenario: first.name,
     queue: first.queue,

@@ -61,7 +61,10 @@ function cellText(cell: Cell | undefined): string {
   const recovery = cell.recoveryMs !== null ? ` · ${seconds(cell.recoveryMs)}` : '';
   // A pass says what it did not check: the invariants the queue could not give the evidence for.
   const unchecked = cell.verdict === 'pass' && cell.notJudged.length > 0 ? ` (not judged: ${cell.notJudged.map((n) => code(n.id)).join(', ')})` : '';
-  return `${MARK[cell.verdict]}${broken}${unchecked}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
+  // Runs the machine starved are not counted in the verdict, and the cell says how many there were.
+  const starved = cell.runs.filter((run) => run.verdict === 'inconclusive').length;
+  const judgedOn = starved > 0 && cell.verdict !== 'inconclusive' ? ` (${starved} of ${cell.runs.length} runs starved, not counted)` : '';
+  return `${MARK[cell.verdict]}${broken}${unchecked}${judgedOn}${recovery}${cell.matched ? '' : ' **(unexpected)**'}`;
 }
 
 function scaleNote(k: number): string {

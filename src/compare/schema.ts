@@ -42,7 +42,12 @@ export const BrokenSchema = z.strictObject({ id: z.enum(INVARIANT_IDS), evidence
 export const CellSchema = z.strictObject({
   scenario: text(),
   queue: text(),
-  verdict: z.enum(CELL_VERDICTS).describe("the runs' verdict when they agree; flaky when they do not (each run's is in `runs`)"),
+  verdict: z
+    .enum(CELL_VERDICTS)
+    .describe(
+      "the judged runs' verdict when they agree; flaky when they do not (each run's is in `runs`); " +
+        'a run the machine starved (inconclusive) is not counted, and the cell is inconclusive only when every run was',
+    ),
   broken: z.array(BrokenSchema).describe('each invariant that broke (in the first run that did not pass), with one line of its evidence'),
   why: z
     .string()

@@ -189,6 +189,15 @@ describe('the comparison views, with a cell the machine starved', () => {
       cells: [cellOf([passed!], PASSED), cellOf([starved!], expected)],
     });
 
+  it('Markdown: a cell judged on the runs the machine did not starve says how many it did not count', () => {
+    const report = CompareReportSchema.parse({
+      ...base,
+      exitCode: 0,
+      cells: [cellOf([passed!, { ...starved!, name: passed!.name, seed: 2 }], PASSED), cellOf([starved!], ['inconclusive'])],
+    });
+    expect(renderCompareMarkdown(report)).toContain(`| \`${passed!.name}\` | ✅ pass (1 of 2 runs starved, not counted) · 1.4 s |`);
+  });
+
   it('Markdown: the cell says inconclusive, not what broke; the headline and the column count it; its line names the starved span', () => {
     const md = renderCompareMarkdown(compare(PASSED));
     expect(md).toContain(
@@ -277,5 +286,20 @@ describe('a cell that says exactly what it checked', () => {
     ]);
     expect(cell.why).toMatch(/^flaky: seed 1 pass, seed 2 fail; [a-z-]+: /);
     expect(cellOf([passing!, passing!], PASSED).verdict).toBe('pass');
+  });
+
+  // A starved run says nothing of the queue: it must not make the queue look flaky, nor hide the runs that were judged.
+  it('is what its judged runs agree on when the machine starved one, and says which run was not counted', () => {
+    const starved = { ...inconclusiveReport().scenarios[1]!, name: passing!.name, seed: 3 };
+    const cell = cellOf([{ ...passing!, seed: 1 }, { ...passing!, seed: 2 }, starved], PASSED);
+    expect(cell).toMatchObject({ verdict: 'pass', matched: true });
+    expect(cell.why).toBe(`judged on 2 of 3 runs (seed 1 pass, seed 2 pass, seed 3 inconclusive); inconclusive (starved): ${INCONCLUSIVE_LINES[0]}`);
+    const failed = cellOf([starved, { ...failing!, name: passing!.name, seed: 1 }], PASSED);
+    expect(failed.verdict).toBe('fail');
+    expect(failed.broken.length).toBeGreaterThan(0);
+    expect(failed.why).toMatch(/^judged on 1 of 2 runs \(seed 3 inconclusive, seed 1 fail\); [a-z-]+: /);
+    // Judged runs that disagree are flaky still; a cell of starved runs alone is inconclusive.
+    expect(cellOf([starved, { ...passing!, seed: 1 }, { ...failing!, name: passing!.name, seed: 2 }], PASSED).verdict).toBe('flaky');
+    expect(cellOf([starved, { ...starved, seed: 4 }], PASSED).verdict).toBe('inconclusive');
   });
 });

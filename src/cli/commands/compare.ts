@@ -26,7 +26,9 @@ export const compareCommand = defineCommand({
     repeat: {
       type: 'number',
       default: 1,
-      describe: 'run each cell this many times, with seeds SEED, SEED+1, ...; a cell whose runs disagree is flaky, with every run listed',
+      describe:
+        'run each cell this many times, with seeds SEED, SEED+1, ...; a cell whose judged runs disagree is flaky, ' +
+        'with every run listed (a run the machine starved is not counted)',
     },
     'queue-option': {
       type: 'string',
