@@ -57,6 +57,12 @@ export interface Transition {
    * the next one, where it records it (undefined where it does not).
    */
   retryDelayMs?: number | undefined;
+  /**
+   * When that retry falls due, by the queue's clock, where the delay counts
+   * from another moment than `at` (pg-boss: its start_after, counted from its
+   * transaction's start, while `at` is when the row changed, later under load).
+   */
+  retryDueAt?: string | undefined;
 }
 
 /** Everything a queue can tell about its jobs at one moment. */

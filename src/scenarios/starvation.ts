@@ -10,7 +10,10 @@ import type { Evidence, StarvedSpan, Verdict } from './evidence.js';
  *
  * - A job that took another path than expected: its history shows a holder
  *   losing its lease (the next change to the job was another's) while that
- *   holder was not run for at least half the lease during its attempt; or
+ *   holder, or the harness it waits on, was not run for at least half the
+ *   lease in all during its attempt (a claim's and a renewal's report, and
+ *   every fault point, are round trips to the harness that block the holder
+ *   until it answers); or
  *   its checkpoints show a call to the world with no answer (an unknown
  *   outcome) while the caller or the world was not run for half the call
  *   timeout before it. Either is what a slow machine does to a sound queue.
@@ -107,13 +110,16 @@ function jobSpan(evidence: Evidence, jobId: string, spans: readonly StarvedSpan[
     const next = changes[index + 1];
     if (next === undefined || next.worker === claim.worker) continue;
     const holder = claim.worker;
-    const span = longestWithin(
-      spans.filter((s) => spanOf(s, holder)),
-      ms(claim.at),
-      ms(next.at),
-      enoughMs,
-    );
-    if (span) return { span, what: `${holder} lost its lease (attempt ${claim.attempt}) to ${next.worker ?? next.actor} at ${clock(next.at)}` };
+    const [from, to] = [ms(claim.at), ms(next.at)];
+    const held = spans.filter((s) => spanOf(s, holder) || s.process === 'harness');
+    const starvedMs = unionMs(held, from, to);
+    const span = starvedMs >= enoughMs ? longestWithin(held, from, to, 1) : null;
+    if (span) {
+      const what = `${holder} lost its lease (attempt ${claim.attempt}) to ${next.worker ?? next.actor} at ${clock(next.at)}`;
+      // One span that accounts for it alone is said as it was; several together are counted.
+      const alone = unionMs([span], from, to);
+      return { span, what: starvedMs > alone ? `${what}, after ${starvedMs} ms of its attempt starved (${holder} or the harness)` : what };
+    }
   }
   const callTimeout = evidence.callTimeoutMs ?? evidence.leaseMs;
   for (const row of evidence.txLog) {

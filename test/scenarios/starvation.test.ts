@@ -86,6 +86,23 @@ describe('the judge on a starved machine', () => {
     expect(judged(runOf(evidence)).verdict).toBe('fail');
   });
 
+  // Seen in a comparison on a loaded machine: the harness not run for 298 ms from before w1's claim, w1 for 191 ms
+  // after it (its claim's report blocked on the harness), a lease of 400 ms; neither span reached half the lease.
+  it('counts the harness with the holder: a claim, a renewal and a fault point block the holder on its answer', () => {
+    const { evidence } = starvedHolder();
+    const from = Date.parse(evidence.starved![0]!.from);
+    const third = Math.floor(LEASE_MS / 3);
+    evidence.starved = [span('harness', from - third, 2 * third), span('w1#1', from + third / 2, third)];
+    const report = judged(runOf(evidence));
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.inconclusive![0]).toMatch(
+      /w1 lost its lease \(attempt 1\) to coord-1 at [\d:.]+, after \d+ ms of its attempt starved \(w1 or the harness\); /,
+    );
+    // The harness alone, for under half the lease: the holder would have renewed in time.
+    evidence.starved = [span('harness', from - third, 2 * third)];
+    expect(judged(runOf(evidence)).verdict).toBe('fail');
+  });
+
   it('explains a fault that never fired when its job lost a lease to starvation, though the job then ended as expected', () => {
     const b = new EvidenceBuilder();
     const job = b.job(planOf(STEPS.write));

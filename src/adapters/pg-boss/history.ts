@@ -107,7 +107,9 @@ export function toTransitions(rows: readonly HistoryRow[]): Transition[] {
       actor,
       reason: reasonOf(change.from, to, row),
       at: row.at.toISOString(),
-      ...(released ? { retryDelayMs: Math.max(0, row.start_after.getTime() - row.tx_at.getTime()) } : {}),
+      // pg-boss counts the delay from its transaction's start (now()); the row changed later, by as long as the
+      // statement took: the retry falls due at start_after, not at the change plus the delay.
+      ...(released ? { retryDelayMs: Math.max(0, row.start_after.getTime() - row.tx_at.getTime()), retryDueAt: row.start_after.toISOString() } : {}),
     };
   });
 }

@@ -62,6 +62,23 @@ describe('retry-backoff', () => {
     expect(judged(retryBackoff, failedOnce({ delayMs: 1_000, gapMs: 960, policy, skewMarginMs: 50 })).status).toBe('held');
   });
 
+  // pg-boss counts its delay from its transaction's start and the row changes later: on a loaded server the claim at
+  // start_after came 871 ms after the change, under a delay of 1000 ms, and a sound queue was called early.
+  it('judges a claim against the due time the queue recorded, where it records one, not the failure plus the delay', () => {
+    const policy = { baseMs: 1_000, capMs: 5_000, jitterMs: 0 };
+    const dueAt = (evidence: Evidence, ms: number): Evidence => {
+      const failure = failures(evidence)[0]!;
+      failure.retryDueAt = utc(Date.parse(failure.at) + ms);
+      return evidence;
+    };
+    // Due 870 ms after the change was recorded (the delay counted from 130 ms before it), claimed at 900 ms: on time.
+    expect(judged(retryBackoff, dueAt(failedOnce({ delayMs: 1_000, gapMs: 900, policy, skewMarginMs: 50 }), 870)).status).toBe('held');
+    // The same claim against a due time 1000 ms after the record: early, and the line names the due time.
+    const early = judged(retryBackoff, dueAt(failedOnce({ delayMs: 1_000, gapMs: 900, policy, skewMarginMs: 50 }), 1_000));
+    expect(early.status).toBe('broken');
+    expect(early.text).toMatch(/claimed again 900 ms after its failure .*; its retry was due at \S+ \(1000 ms after the failure's record\)/);
+  });
+
   it('judges only releases that record the delay chosen: one without (a swept lease, a queue that records none) is not judged', () => {
     const policy = { baseMs: 1_000, capMs: 5_000, jitterMs: 0 };
     expect(judged(retryBackoff, failedOnce({ gapMs: 100, policy, skewMarginMs: 50 }))).toMatchObject({ status: 'held', evidence: [] });
