@@ -42,16 +42,18 @@ export function cellOf(runs: readonly ScenarioReport[], expected: readonly CellV
   const first = runs[0];
   if (first === undefined) throw new Error('a cell needs at least one run');
   const starved = runs.filter((run) => run.verdict === 'inconclusive');
-  const judged = starved.length < runs.length ? runs.filter((run) => run.verdict !== 'inconclusive') : runs;
+  // Some runs starved and some judged: the verdict is the judged ones'. All starved: the cell is inconclusive.
+  const someStarved = starved.length > 0 && starved.length < runs.length;
+  const judged = someStarved ? runs.filter((run) => run.verdict !== 'inconclusive') : runs;
   const verdicts = new Set(judged.map((run) => run.verdict));
   const verdict: CellVerdict = verdicts.size > 1 ? 'flaky' : judged[0]!.verdict;
   // The run that says most: the first judged one that did not pass.
   const telling = judged.find((run) => run.verdict !== 'pass') ?? judged[0]!;
-  const seeds = `${runs.map((run) => `seed ${run.seed} ${run.verdict}`).join(', ')}`;
+  const seeds = runs.map((run) => `seed ${run.seed} ${run.verdict}`).join(', ');
   const why =
     verdict === 'flaky'
       ? `flaky: ${seeds}; ${whyNotPassed(telling) ?? ''}`.replace(/; $/, '')
-      : starved.length > 0 && judged !== runs
+      : someStarved
         ? `judged on ${judged.length} of ${runs.length} runs (${seeds}); ${whyNotPassed(telling) ?? whyNotPassed(starved[0]!)}`
         : whyNotPassed(telling);
   const notJudged = new Map<string, string>();

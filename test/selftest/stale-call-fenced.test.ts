@@ -31,7 +31,7 @@ describe('a stale holder whose call arrives before the next holder has called', 
       expect(scenario.verdict, drill.stdout).toBe('pass');
       expect(drill.exitCode, drill.stdout).toBe(0);
       // The window was reached: the older holder's call came under epoch 1 after the epoch-2 delivery began, and was refused.
-      const calls = readCalls(join(run.dir, stamp!, scenario.name, 'ledger.db'));
+      const calls = readCalls(join(scenario.runDir, 'ledger.db'));
       const stale = calls.filter((call) => call.fence === 1);
       expect(stale.length, JSON.stringify(calls)).toBeGreaterThan(0);
       expect(stale.map((call) => [call.outcome, call.status])).toEqual(stale.map(() => ['failed', 409]));
