@@ -66,7 +66,7 @@ export class PgLeaseStore implements LeaseStore {
     this.retryDelay = options.retryDelay ?? SEED_RETRY_DELAY;
     // A worker frozen (SIGSTOP, a VM pause) between its heartbeat's UPDATE and COMMIT would hold the job's row lock,
     // and the sweep that must take its expired lease back would wait on it for as long as the freeze lasts: found by
-    // zombie-complete-mid-job. The server ends such a session once it sits idle in its transaction for a lease.
+    // zombie-complete. The server ends such a session once it sits idle in its transaction for a lease.
     this.pool = openPool(location.url, location.schema, POOL_SIZE, { idleInTransactionMs: Math.max(this.leaseMs, MIN_IDLE_IN_TRANSACTION_MS) });
   }
 

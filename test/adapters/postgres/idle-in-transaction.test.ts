@@ -7,7 +7,7 @@ import { type FreshSchema, freshSchema, PG_URL, skipWithoutPg } from '../../help
  * A process frozen inside a transaction (SIGSTOP between its heartbeat's
  * UPDATE and COMMIT) holds its row lock for as long as it is frozen, and the
  * sweep that must take its expired lease back waits on that lock:
- * zombie-complete-mid-job on PostgreSQL ran out of time that way, once in
+ * zombie-complete on PostgreSQL ran out of time that way, once in
  * three. The store's pool has the server end such a session; here the same
  * pool option, with the frozen process played by a transaction nobody ends.
  */
@@ -46,7 +46,7 @@ describe.skipIf(skipWithoutPg('a session idle in its transaction is ended by the
   });
 
   it('inTransaction: a session the server ends fails the transaction, not the process, and the pool goes on', async () => {
-    // zombie-complete-mid-job on PostgreSQL: a worker frozen inside its heartbeat's
+    // zombie-complete on PostgreSQL: a worker frozen inside its heartbeat's
     // transaction woke to an 'error' event on a connection nobody listened to, and died
     // before its stale complete could be written (and refused).
     fresh = await freshSchema('idle-tx-pool');

@@ -85,7 +85,7 @@ describe('checkStaleWrites', () => {
   });
 
   it('does not judge a worker that died after it went on: its write may never have been sent', () => {
-    // zombie-complete-mid-job on PostgreSQL: w1 woke to its connection ended by the server and crashed before writing.
+    // zombie-complete on PostgreSQL: w1 woke to its connection ended by the server and crashed before writing.
     const crashed = pausedZombie(false);
     crashed.timeline.push({ ...crashed.timeline.at(-1)!, kind: 'exit', detail: 'exit code 1: error: terminating connection', exitCode: 1 });
     const notes: string[] = [];
