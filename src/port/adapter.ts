@@ -102,6 +102,12 @@ export interface ConnectOptions {
   /** A lease counts as expired only this long after its end, to absorb clock skew. */
   skewMarginMs: number;
   retryDelay: RetryDelayPolicy;
+  /**
+   * How long a worker waits for the world's answer to one call. A queue that
+   * never renews a lease (pg-boss: expireIn is a handler's deadline) gives a
+   * handler room to wait it out. @default 0
+   */
+  callTimeoutMs?: number;
   /** Servers, where the process was told of them on its command line (else the adapter reads its environment). */
   servers?: ServerSettings;
   /** The queue's own options, defaults filled in (else the adapter reads them from QUEUE_OPTIONS_ENV, as a drill process is given them). */
@@ -218,6 +224,8 @@ export interface DrillDemands {
   skewMarginMs: number;
   /** How often an idle worker looks for work. */
   pollMs: number;
+  /** How long a worker waits for the world's answer to one call (ConnectOptions.callTimeoutMs). @default 0 */
+  callTimeoutMs?: number;
   /** Each job's attempt budget. */
   maxAttempts: readonly number[];
   retryDelay: RetryDelayPolicy;

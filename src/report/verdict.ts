@@ -5,9 +5,11 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
 /*
  * How a scenario's verdict follows from what the drill found. The first cause
  * wins, in this order: a harness failure makes the evidence untrustworthy
- * (error); a broken safety invariant is a finding on any machine (fail); when
- * the machine starved the drill and a starved span explains every other
- * finding (src/scenarios/starvation.ts), the run is inconclusive: never a
+ * (error); a broken safety invariant is a finding on any machine (fail), but
+ * for a stale call a world without fencing applied from a holder starved past
+ * its lease (src/scenarios/starved-stale-calls.ts); when the machine starved
+ * the drill and a starved span explains every other finding
+ * (src/scenarios/starvation.ts), the run is inconclusive: never a
  * pass, never blamed on the queue; a broken liveness invariant or a job that
  * ended wrong is a finding whatever else happened (fail); an armed fault that never fired, or an invariant that
  * had nothing to judge where the scenario should have given it something,
@@ -44,8 +46,12 @@ export function scenarioVerdict(
   if (scenario.notSupported !== null) return 'not_supported';
   if (scenario.notJudged !== null) return 'not_judged';
   if (scenario.interrupted !== null) return 'interrupted';
-  if (scenario.invariants.some((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety')) return 'fail';
-  if (scenario.inconclusive !== null && scenario.inconclusive.length > 0) return 'inconclusive';
+  const starved = scenario.inconclusive ?? [];
+  // The one safety breach starvation explains: single-holder's stale calls a world without fencing applied, when the
+  // judge's lines say so (src/scenarios/starved-stale-calls.ts).
+  const explained = (v: { id: string }) => v.id === 'single-holder' && starved.some((line) => line.startsWith('single-holder: '));
+  if (scenario.invariants.some((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety' && !explained(v))) return 'fail';
+  if (starved.length > 0) return 'inconclusive';
   if (scenario.invariants.some((v) => v.status === 'broken') || scenario.expectations.length > 0 || scenario.jobs.some((j) => !j.matches))
     return 'fail';
   if (scenario.unjudgedChecks.length > 0) return 'not_judged';

@@ -12,6 +12,7 @@ export function drillDemands(scenario: ResolvedScenario, queueOptions: QueueOpti
     leaseMs: settings.lease_ms,
     skewMarginMs: settings.skew_margin_ms,
     pollMs: settings.poll_ms,
+    callTimeoutMs: settings.call_timeout_ms,
     maxAttempts: scenario.jobs.map((job) => job.maxAttempts),
     retryDelay: { baseMs: settings.retry.base_ms, capMs: settings.retry.cap_ms, jitterMs: settings.retry.jitter_ms },
     coordinator: settings.coordinator,

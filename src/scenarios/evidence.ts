@@ -40,6 +40,8 @@ export interface Accepted {
 export interface WorldRecord {
   calls: CallRow[];
   deliveries: DeliveryRow[];
+  /** Whether the world refused calls under an older epoch than it had seen (world_fences); absent: not known. */
+  fenced?: boolean;
 }
 
 /** One process log, whole. */

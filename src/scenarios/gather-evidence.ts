@@ -8,6 +8,7 @@ import type { JobSnapshot, Transition } from '../port/snapshot.js';
 import { allCalls } from '../world/ledger/calls-table.js';
 import { allDeliveries } from '../world/ledger/deliveries-table.js';
 import { withLedgerFile } from '../world/ledger/read-file.js';
+import { fencesOn } from '../world/ledger/settings-table.js';
 import { type EffectRow, readLedger } from '../world/ledger.js';
 import { acceptedJobs, isProducerLog } from './accepted-jobs.js';
 import type { Accepted, Evidence, EvidenceAvailability, LogFile, TimelineEvent, WorldRecord } from './evidence.js';
@@ -86,7 +87,7 @@ function readEffects(ledger: string, missing: string[]): EffectRow[] {
 /** The world's own record of who acted when (its calls, and the holders' delivery reports), in its order; absent with the ledger (already said missing). */
 function readWorldRecord(ledger: string): WorldRecord | undefined {
   try {
-    return withLedgerFile(ledger, (db) => ({ calls: allCalls(db), deliveries: allDeliveries(db) }));
+    return withLedgerFile(ledger, (db) => ({ calls: allCalls(db), deliveries: allDeliveries(db), fenced: fencesOn(db) }));
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@ import { nothingJudged } from './must-judge.js';
 import { recoveryTimes } from './recovery-times.js';
 import type { ScenarioRun } from './run-scenario.js';
 import { explainByStarvation, starvationSummary } from './starvation.js';
+import { explainStaleCallsByStarvation } from './starved-stale-calls.js';
 
 /*
  * The judge: one run's evidence in, one report entry out. The pieces are
@@ -171,16 +172,24 @@ function unjudgedChecks(checks: readonly InvariantId[], verdicts: readonly Verdi
 
 /**
  * Whether the machine, not the queue, explains what this run found: with no
- * safety invariant broken, every liveness breach, every job that ended wrong
- * and every fault that never fired explained by a starved span (the lines
- * that say so), else null (src/scenarios/starvation.ts).
+ * safety invariant broken (but for stale calls a plain world applied from a
+ * holder starved past its lease: ./starved-stale-calls.ts), every liveness
+ * breach, every job that ended wrong and every fault that never fired
+ * explained by a starved span (the lines that say so), else null
+ * (src/scenarios/starvation.ts).
  */
 function starvedFindings(entry: Omit<ScenarioReport, 'verdict'>, run: ScenarioRun, evidence: Evidence): string[] | null {
   const broken = entry.invariants.filter((v) => v.status === 'broken');
-  if (broken.some((v) => INVARIANT_KINDS[v.id] === 'safety')) return null;
-  return explainByStarvation(evidence, {
-    liveness: broken,
+  const safety = broken.filter((v) => INVARIANT_KINDS[v.id] === 'safety');
+  // A safety breach stays a failure, but for a stale call a plain world applied from a holder starved past its lease.
+  const staleCalls = safety.length === 0 ? [] : explainStaleCallsByStarvation(evidence, safety);
+  if (staleCalls === null) return null;
+  const findings = {
+    liveness: broken.filter((v) => INVARIANT_KINDS[v.id] !== 'safety'),
     wrongJobs: entry.jobs.filter((job) => !job.matches),
     unfired: unfiredList(run),
-  });
+  };
+  if (findings.liveness.length + findings.wrongJobs.length + findings.unfired.length === 0) return staleCalls.length > 0 ? staleCalls : null;
+  const rest = explainByStarvation(evidence, findings);
+  return rest === null ? null : [...staleCalls, ...rest];
 }

@@ -91,7 +91,15 @@ function addressAfter(impl: QueueAdapter, locator: string, queue: string, option
 /** How the harness's own connection to the queue behaves: the scenario's lease, its seed's randomness. */
 function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: ServerSettings, queueOptions: QueueOptionValues) {
   const { settings } = scenario;
-  return { clock, random: seededRandom(scenario.seed), leaseMs: settings.lease_ms, skewMarginMs: settings.skew_margin_ms, servers, queueOptions };
+  return {
+    clock,
+    random: seededRandom(scenario.seed),
+    leaseMs: settings.lease_ms,
+    skewMarginMs: settings.skew_margin_ms,
+    callTimeoutMs: settings.call_timeout_ms,
+    servers,
+    queueOptions,
+  };
 }
 
 /** The restart_server fault's way to the queue's server, where the queue has one. */

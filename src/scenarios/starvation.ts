@@ -4,7 +4,9 @@ import type { Evidence, StarvedSpan, Verdict } from './evidence.js';
 /*
  * When a busy machine, not the queue, explains what went wrong. A correct
  * queue keeps its safety promises under any timing, so a safety breach is
- * never explained here. What a starved machine can honestly take away is
+ * never explained here (the one exception, a stale call a world without
+ * fencing applied, which no queue can refuse for it, is in
+ * ./starved-stale-calls.ts). What a starved machine can honestly take away is
  * liveness within a deadline and the exact path a job takes, and each of
  * those is explained only by a span that accounts for it:
  *
@@ -83,12 +85,12 @@ export function unionMs(spans: readonly StarvedSpan[], from: number, to: number)
 }
 
 /** Whether a span belongs to the process named `who` (a worker id: any incarnation; a world: the host or its own process). */
-function spanOf(span: StarvedSpan, who: string): boolean {
+export function spanOf(span: StarvedSpan, who: string): boolean {
   return span.process === who || span.process.startsWith(`${who}#`);
 }
 
 /** The longest of `spans` that overlaps [from, to] by at least `enoughMs`, or null. */
-function longestWithin(spans: readonly StarvedSpan[], from: number, to: number, enoughMs: number): StarvedSpan | null {
+export function longestWithin(spans: readonly StarvedSpan[], from: number, to: number, enoughMs: number): StarvedSpan | null {
   const overlapping = spans
     .map((span) => ({ span, overlap: Math.min(to, ms(span.to)) - Math.max(from, ms(span.from)) }))
     .filter((o) => o.overlap >= enoughMs)

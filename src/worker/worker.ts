@@ -34,6 +34,8 @@ export interface WorkerOptions {
   maxAttemptMs: number;
   /** The world that plan jobs call; plan jobs go to review without one. */
   world: WorldPort | null;
+  /** How long a call to the world waits for its answer (ConnectOptions.callTimeoutMs). @default 0 */
+  callTimeoutMs?: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ processed: nu
     leaseMs: options.leaseMs,
     skewMarginMs: options.skewMarginMs,
     retryDelay: options.retryDelay,
+    ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
   });
   // A worker that talks to a world runs plans: load that code now, not while it holds its first lease.
   if (options.world) await import('./run-plan-job.js');

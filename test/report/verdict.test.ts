@@ -214,6 +214,15 @@ describe('a scenario the machine starved', () => {
     expect(scenarioVerdict({ ...starved, invariants: [singleHolder], expectations: [], jobs: [] })).toBe('fail');
   });
 
+  it("is inconclusive over single-holder only where the judge's lines explain it (a stale call a world without fencing applied)", () => {
+    const line = "single-holder: w1's call #1 (write_file) reached a world that takes no fencing token after w1 lost its lease for starvation";
+    expect(scenarioVerdict({ ...starved, invariants: [singleHolder], inconclusive: [line] })).toBe('inconclusive');
+    // Another safety invariant beside it is still a failure.
+    expect(scenarioVerdict({ ...starved, invariants: [singleHolder, { ...singleHolder, id: 'no-duplicate-effect' }], inconclusive: [line] })).toBe(
+      'fail',
+    );
+  });
+
   it('is an error, not judged or interrupted before it is inconclusive', () => {
     expect(scenarioVerdict({ ...starved, error: 'the world did not start' })).toBe('error');
     expect(scenarioVerdict({ ...starved, notJudged: 'a lease below 1 s' })).toBe('not_judged');

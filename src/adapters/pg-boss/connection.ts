@@ -46,7 +46,11 @@ export async function connectPgBoss(schema: string, options: ConnectOptions): Pr
   return {
     enqueue: async (request) => enqueuePgBoss(await boss(), request),
     work: (handler, work) =>
-      workPgBoss({ url, schema, pool, saga, settings: settingsFor(options.leaseMs, options.retryDelay, work.pollMs) }, handler, work),
+      workPgBoss(
+        { url, schema, pool, saga, settings: settingsFor(options.leaseMs, options.retryDelay, work.pollMs, options.callTimeoutMs) },
+        handler,
+        work,
+      ),
     async snapshot(snapshotOptions) {
       const [jobs, history] = await Promise.all([
         pool.query<PgBossJobRow>(JOBS_SQL, [QUEUE_NAME]),
@@ -59,7 +63,7 @@ export async function connectPgBoss(schema: string, options: ConnectOptions): Pr
       return rows[0]?.seq ?? '0';
     },
     saga,
-    manual: manualOps(boss, pool, settingsFor(options.leaseMs, options.retryDelay, MANUAL_POLL_MS)),
+    manual: manualOps(boss, pool, settingsFor(options.leaseMs, options.retryDelay, MANUAL_POLL_MS, options.callTimeoutMs)),
     takeover: takeoverOps(boss, pool),
     human: humanOps(url, schema, pool, saga),
     async close() {

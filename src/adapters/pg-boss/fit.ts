@@ -24,13 +24,13 @@ export function fitPgBoss(demands: DrillDemands): DrillFit {
       reason: 'pg-boss 10 has no heartbeat (a lease is never renewed), so the heartbeat fault point can never fire',
     };
   }
-  const settings = settingsFor(demands.leaseMs, demands.retryDelay, demands.pollMs);
+  const settings = settingsFor(demands.leaseMs, demands.retryDelay, demands.pollMs, demands.callTimeoutMs);
   const attempts = [...new Set(demands.maxAttempts)].sort((a, b) => a - b);
   return {
     ok: true,
     mapping: {
       expireInSeconds: settings.expireInSeconds,
-      'expireInSeconds.rounding': `lease ${demands.leaseMs} ms rounded up to whole seconds`,
+      'expireInSeconds.rounding': `lease ${demands.leaseMs} ms and a call timeout of ${demands.callTimeoutMs ?? 0} ms, rounded up to whole seconds`,
       retryLimit: attempts.map((n) => `${n - 1} (max_attempts ${n})`).join(', ') || 'max_attempts - 1',
       retryDelay: settings.retryDelaySeconds,
       retryBackoff: false,

@@ -23,9 +23,19 @@ export interface PgBossSettings {
   pollingIntervalSeconds: number;
 }
 
-/** The lease in pg-boss's whole seconds, rounded up (a 1.2 s lease becomes 2 s). */
-export function expireInSecondsFor(leaseMs: number): number {
-  return Math.max(MIN_EXPIRE_SECONDS, Math.ceil(leaseMs / 1000));
+/**
+ * The lease in pg-boss's whole seconds, rounded up (a 1.2 s lease becomes 2 s),
+ * with room for one call timeout. pg-boss never renews: expireIn is a
+ * handler's deadline, and pg-boss fails the job when it passes, whatever the
+ * handler is doing. A queue with a heartbeat keeps a live handler's lease
+ * while it waits out a slow call; a pg-boss user sets expireIn above the
+ * longest a handler may wait. Without that room, a handler whose call timed
+ * out (a lease's three quarters in the shipped scenarios), then reconciled and
+ * settled, ended about as pg-boss's own timer fired, and which write landed
+ * first was a race (timeout-effect-not-applied: retry→retry, once in three).
+ */
+export function expireInSecondsFor(leaseMs: number, callTimeoutMs = 0): number {
+  return Math.max(MIN_EXPIRE_SECONDS, Math.ceil((leaseMs + callTimeoutMs) / 1000));
 }
 
 /**
@@ -38,9 +48,9 @@ export function retryDelaySecondsFor(policy: RetryDelayPolicy): number {
   return Math.max(1, Math.ceil(policy.baseMs / 1000));
 }
 
-export function settingsFor(leaseMs: number, retry: RetryDelayPolicy, pollMs: number): PgBossSettings {
+export function settingsFor(leaseMs: number, retry: RetryDelayPolicy, pollMs: number, callTimeoutMs = 0): PgBossSettings {
   return {
-    expireInSeconds: expireInSecondsFor(leaseMs),
+    expireInSeconds: expireInSecondsFor(leaseMs, callTimeoutMs),
     retryDelaySeconds: retryDelaySecondsFor(retry),
     pollingIntervalSeconds: Math.max(MIN_POLLING_SECONDS, pollMs / 1000),
   };

@@ -53,6 +53,8 @@ export const workerCommand = defineCommand({
         maxAttemptMs: args['max-attempt-ms'] ?? 10 * args['lease-ms'],
         stop: stop.signal,
         world,
+        // Only a worker that calls a world waits on one.
+        ...(world ? { callTimeoutMs: args['call-timeout-ms'] } : {}),
       });
     } finally {
       world?.close();

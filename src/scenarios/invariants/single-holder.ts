@@ -330,8 +330,8 @@ function checkWriters(found: Findings, label: string, leases: readonly LeaseInte
   return judged;
 }
 
-/** How a job is named in a line: by the queue's label where the queue has it. */
-function jobOf(evidence: Evidence): (id: string) => string {
+/** How a job is named in a line (by its id): by the queue's label where the queue has it. */
+export function jobOf(evidence: Evidence): (id: string) => string {
   const jobs = new Map(evidenceList(evidence, 'jobs').map((job) => [job.id, job]));
   return (id) => {
     const job = jobs.get(id);

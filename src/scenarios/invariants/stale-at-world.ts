@@ -65,31 +65,65 @@ function checkWrites(found: Findings, label: (job: string) => string, deliveries
   return judged;
 }
 
-function checkCalls(found: Findings, label: (job: string) => string, calls: readonly CallRow[], starts: Starts): number {
-  let judged = 0;
+/** A call the world applied from a holder after another delivery of its job had begun: two holders acted. */
+export interface StaleCall {
+  call: CallRow;
+  /** The stale holder's delivery, and the later one that began before its call arrived. */
+  began: DeliveryRow;
+  later: DeliveryRow;
+  /** The breach as single-holder states it. */
+  line: string;
+}
+
+/** Each holder's call the world could place (its delivery's start is known), and the later delivery it came after, if any. */
+function placedCalls(calls: readonly CallRow[], starts: Starts): Array<{ call: CallRow; began: DeliveryRow; later: DeliveryRow | undefined }> {
+  const placed = [];
   for (const call of calls) {
     if (call.job === null || call.fence === null || call.step?.endsWith(':compensate')) continue;
     const began = starts.byDelivery.get(idOf(call));
     if (!began) continue; // a coordinator's call, or a delivery the world never heard begin
-    judged++;
-    const later = laterDelivery(starts, began, (b) => b.callsBefore < call.seq);
-    if (!later || call.outcome !== 'applied') continue;
-    found.breach(
-      `${label(call.job)}: the world applied ${call.tool ?? '?'} (step ${call.step ?? '?'}, call #${call.seq}) from ${deliveryLabel(began)}, ` +
-        `which arrived after ${deliveryLabel(later)} began at ${later.at}: two holders acted on the job (the world's record)`,
-    );
+    placed.push({ call, began, later: laterDelivery(starts, began, (b) => b.callsBefore < call.seq) });
   }
-  return judged;
+  return placed;
 }
 
-/** Judges the world's record; returns how many writes and calls it could place. */
-export function checkAtTheWorld(found: Findings, record: WorldRecord | undefined, label: (job: string) => string): number {
-  if (!record) return 0;
+function staleCallsIn(calls: readonly CallRow[], starts: Starts, label: (job: string) => string): StaleCall[] {
+  return placedCalls(calls, starts).flatMap(({ call, began, later }) =>
+    later === undefined || call.outcome !== 'applied'
+      ? []
+      : [
+          {
+            call,
+            began,
+            later,
+            line:
+              `${label(call.job!)}: the world applied ${call.tool ?? '?'} (step ${call.step ?? '?'}, call #${call.seq}) from ${deliveryLabel(began)}, ` +
+              `which arrived after ${deliveryLabel(later)} began at ${later.at}: two holders acted on the job (the world's record)`,
+          },
+        ],
+  );
+}
+
+function startsOf(record: WorldRecord): Starts {
   const starts: Starts = { byJob: new Map(), byDelivery: new Map() };
   for (const row of record.deliveries) {
     if (row.event !== 'began') continue;
     starts.byJob.set(row.job, [...(starts.byJob.get(row.job) ?? []), row]);
     starts.byDelivery.set(idOf(row), row);
   }
-  return checkWrites(found, label, record.deliveries, starts) + checkCalls(found, label, record.calls, starts);
+  return starts;
+}
+
+/** The stale calls the world applied (each a breach of single-holder, in the words it is stated in). */
+export function staleCallsAtTheWorld(record: WorldRecord | undefined, label: (job: string) => string): StaleCall[] {
+  return record ? staleCallsIn(record.calls, startsOf(record), label) : [];
+}
+
+/** Judges the world's record; returns how many writes and calls it could place. */
+export function checkAtTheWorld(found: Findings, record: WorldRecord | undefined, label: (job: string) => string): number {
+  if (!record) return 0;
+  const starts = startsOf(record);
+  const writes = checkWrites(found, label, record.deliveries, starts);
+  for (const stale of staleCallsIn(record.calls, starts, label)) found.breach(stale.line);
+  return writes + placedCalls(record.calls, starts).length;
 }

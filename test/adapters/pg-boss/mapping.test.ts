@@ -30,6 +30,16 @@ describe('pg-boss: how a drill maps onto its options', () => {
     expect(expireInSecondsFor(leaseMs)).toBe(seconds);
   });
 
+  it("leaves a handler room to wait out a call timeout: pg-boss's expireIn is a deadline it never renews", () => {
+    // The shipped scenarios at ×2.5: a 1 s lease and a 750 ms call timeout, then a reconcile and a settle.
+    expect(expireInSecondsFor(1_000, 750)).toBe(2);
+    const fit = fitPgBoss({ ...DEMANDS, leaseMs: 1_000, callTimeoutMs: 750 });
+    expect(fit.ok && fit.mapping).toMatchObject({
+      expireInSeconds: 2,
+      'expireInSeconds.rounding': 'lease 1000 ms and a call timeout of 750 ms, rounded up to whole seconds',
+    });
+  });
+
   it('refuses a lease below pg-boss 10 minimum of 1 s, saying which time scale would run it', () => {
     const fit = fitPgBoss({ ...DEMANDS, leaseMs: 400 });
     expect(fit).toEqual({ ok: false, reason: expect.stringMatching(/lease 400 ms is below pg-boss 10's minimum .* --time-scale 3/) });
