@@ -9,12 +9,20 @@ import type { StarvedSpan, TimelineEvent } from './evidence.js';
  * (src/kernel/starvation-watch.ts: each process appends to NAME.N.log.starved
  * beside its log; the harness measures itself into harness.starved, and
  * a world host serving several drills writes to a file of its own, read here
- * for this drill's time alone). A span a fault explains is left out: a pause,
- * a block, a hang or a delay stops its process on purpose, and a stop the
- * drill asked for is a fault, never starvation (the two never mix). A span
- * that began before the fault (a process already starved when a fault then
- * held or killed it) is the machine's, and stays.
+ * for this drill's time alone). A span a fault explains is left out: a pause
+ * or a block stops its process's event loop on purpose, and a stop the drill
+ * asked for is a fault, never starvation (the two never mix). A delay or a
+ * hang waits without stopping it (the process's timers, its lease renewals
+ * among them, go on), so a span then is the machine's: a BullMQ holder not
+ * run for 303 ms during its 250 ms delay lost its 400 ms lock
+ * (zombie-complete, once in three), and the span was dropped as the delay's,
+ * so the job's other path was blamed on BullMQ. A span that began before the
+ * fault (a process already starved when a fault then held or killed it) is
+ * the machine's, and stays.
  */
+
+/** The fault actions that stop their process's event loop on purpose: SIGSTOP, and a block of its own thread. */
+const STOPS_THE_LOOP: ReadonlySet<string> = new Set(['pause', 'block']);
 
 const SUFFIX = '.starved';
 
@@ -49,13 +57,13 @@ export function processOfSpanFile(name: string): string {
 }
 
 /**
- * Where a fault's deliberate stop of a process begins: its firing (a pause's SIGSTOP, a block, a hang, a
- * delay all start there), for its ms, with a little grace. A span that begins in one is the fault's.
+ * Where a fault's deliberate stop of a process begins: its firing (a pause's SIGSTOP, a block), for its ms,
+ * with a little grace. A span that begins in one is the fault's.
  */
 function heldWindows(timeline: readonly TimelineEvent[], graceMs: number): Map<string, Array<[number, number]>> {
   const windows = new Map<string, Array<[number, number]>>();
   for (const event of timeline) {
-    if (event.kind !== 'fault-fired' || event.process === undefined) continue;
+    if (event.kind !== 'fault-fired' || event.process === undefined || !STOPS_THE_LOOP.has(event.action ?? '')) continue;
     const at = Date.parse(event.at);
     windows.set(event.process, [...(windows.get(event.process) ?? []), [at - graceMs, at + (event.ms ?? 0) + graceMs]]);
   }

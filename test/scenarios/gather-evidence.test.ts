@@ -221,9 +221,9 @@ describe('gatherEvidence', () => {
         events: store.events,
         txLog: store.txLog,
         incidents: store.incidents,
-        // The world's ledger, read: it applied nothing, and received no call or delivery report.
+        // The world's ledger, read: it applied nothing, received no call or delivery report, and fences (the default).
         effects: [],
-        world: { calls: [], deliveries: [] },
+        world: { calls: [], deliveries: [], fenced: true },
         accepted: acceptedJobs(JOBS, readLogs(temp.dir)),
         timeline: TIMELINE,
         queueClock: 'caller',

@@ -66,6 +66,19 @@ describe('readStarvedSpans', () => {
     ]);
   });
 
+  it('keeps a span during a delay or a hang: they wait without stopping the event loop, so the time lost is not theirs', () => {
+    const dir = runDir({ 'w2.1.log.starved': [[2_000, 400]], 'w1.1.log.starved': [[3_000, 300]] });
+    const timeline: TimelineEvent[] = [
+      // w2 not run during its delay, which itself stops nothing (its lease renewals go on): the machine's.
+      { at: utc(T + 2_080), kind: 'fault-fired', process: 'w2#1', detail: 'delay', action: 'delay', ms: 250 },
+      { at: utc(T + 2_990), kind: 'fault-fired', process: 'w1#1', detail: 'hang', action: 'hang' },
+    ];
+    expect(readStarvedSpans(dir, timeline).map((s) => [s.process, s.ms])).toEqual([
+      ['w2#1', 400],
+      ['w1#1', 300],
+    ]);
+  });
+
   it("reads a world host's spans within the drill's time alone, and slow starts past a normal one", () => {
     const dir = runDir({});
     const host = runDir({
