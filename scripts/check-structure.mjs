@@ -4,9 +4,10 @@
 //     (low layers never import higher ones), and no two folders import each other
 //     through any chain (no cycles between folders);
 //   - size: no function longer than MAX_FUNCTION_LINES lines, no line longer than MAX_LINE.
-// Usage: node scripts/check-structure.mjs [--root DIR] [--longest N]
+//   - docs: the layer table in docs/contributing.md is the one this map generates.
+// Usage: node scripts/check-structure.mjs [--root DIR] [--longest N] [--write-docs]
 // Exit 0 when the rules hold, 1 with one line per breach when not.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -20,29 +21,98 @@ export const LAYERS = {
   faults: ['kernel'],
   world: ['kernel'],
   harness: ['kernel', 'faults'],
-  queue: ['kernel', 'port'],
   saga: ['kernel', 'port', 'faults', 'world'],
-  adapters: ['kernel', 'port', 'queue', 'saga'],
-  contract: ['kernel', 'port', 'adapters'],
-  worker: ['kernel', 'port', 'queue', 'saga', 'faults', 'world', 'adapters'],
-  producer: ['kernel', 'port', 'faults', 'adapters'],
-  coordinator: ['kernel', 'port', 'queue', 'saga', 'world', 'adapters'],
+  adapters: ['kernel', 'port', 'saga'],
+  reference: ['kernel', 'port', 'saga', 'adapters'],
+  variants: ['kernel', 'port', 'saga', 'reference'],
+  queues: ['kernel', 'port', 'saga', 'adapters', 'reference', 'variants'],
+  contract: ['kernel', 'port', 'adapters', 'queues'],
+  worker: ['kernel', 'port', 'saga', 'faults', 'world', 'queues'],
+  producer: ['kernel', 'port', 'faults', 'queues'],
+  coordinator: ['kernel', 'port', 'saga', 'world', 'queues'],
   observe: ['kernel', 'port', 'world'],
   report: ['kernel', 'faults'],
-  scenarios: ['kernel', 'port', 'queue', 'saga', 'faults', 'world', 'harness', 'adapters', 'observe', 'report'],
+  scenarios: ['kernel', 'port', 'saga', 'faults', 'world', 'harness', 'queues', 'observe', 'report'],
   explore: ['kernel', 'faults', 'world', 'saga', 'report', 'scenarios'],
-  selftest: ['kernel', 'adapters', 'report', 'scenarios', 'explore'],
-  compare: ['kernel', 'port', 'adapters', 'report', 'scenarios'],
-  demo: ['kernel', 'port', 'harness', 'adapters', 'worker'],
+  selftest: ['kernel', 'queues', 'report', 'scenarios', 'explore'],
+  compare: ['kernel', 'port', 'queues', 'report', 'scenarios'],
+  demo: ['kernel', 'port', 'harness', 'queues', 'worker'],
   // The benchmark suite (npm run bench) measures everything below it and is imported by nothing.
-  bench: ['kernel', 'port', 'queue', 'faults', 'harness', 'adapters', 'report', 'scenarios'],
+  bench: ['kernel', 'port', 'faults', 'harness', 'adapters', 'reference', 'queues', 'report', 'scenarios'],
   api: [],
   cli: [],
 };
+// Folders only a few may import, whatever their layer lists say: the reference
+// design is reached by its stores, the variants built on it and the registry;
+// a broken variant only through the registry (the self-test names it there).
+export const ONLY_IMPORTED_BY = {
+  reference: ['variants', 'queues', 'bench'],
+  variants: ['queues'],
+};
+
+// What each folder holds: the layer table of docs/contributing.md is generated from this and LAYERS.
+export const HOLDS = {
+  kernel:
+    'what every layer shares: clock, seeded random, canonical and Python-compatible JSON, the idempotency key, redaction, ' +
+    'error classes and job error kinds, the logger, releasers, the shared vocabulary (`vocabulary.ts`)',
+  port:
+    'the contract between the drill and any queue (`adapter.ts`, `snapshot.ts`, `delivery.ts`, `checkpoint.ts`) and the rules every ' +
+    'queue is held to: the state machine (`states.ts`), the retry delay, wait-for-work, the default release of an expired lease',
+  faults: 'the named fault points (`points.ts`), the fault actions (`actions/`, one a file), the plan, the failpoint and its controller',
+  world: 'the world service: HTTP server, `routes/`, `ledger/`, `systems/`, its faults, reconciliation, the client workers use',
+  harness: 'child processes (`supervisor.ts`), waiting on conditions with a deadline (`wait-for.ts`), the world process',
+  saga: 'plans and their policy, running a plan step by step, the transaction log, reconciliation, compensation, approval, the recovery matrix (`recovery.ts`)',
+  adapters:
+    'the real queues: `bullmq/`, `pg-boss/`, `graphile-worker/`, `process/` (the process protocol), `pg/` (shared PostgreSQL plumbing), ' +
+    '`saga-file/` (a saga log beside a queue that cannot share its transaction), `leftovers/`',
+  reference:
+    "the reference design over its `LeaseStore`: its worker loop, its rows in the port's words; `sqlite/` and `postgres/` (one SQL operation a file)",
+  variants: 'the broken variants, one folder each, and their list (`list.ts`: what each breaks and its one mutation)',
+  queues: 'the registry: every queue `--queue` can name, resolved from its name',
+  contract: "the adapter contract's checks (`checks/`, one a file), the racing threads, the process protocol's checks",
+  worker: 'the worker process of a drill',
+  producer: 'the producer process of a drill',
+  coordinator: 'the coordinator process: sweeps, reconciliation of unknown outcomes, approvals',
+  observe: "the `status` and `history` commands' reading of a queue",
+  report: 'the report schema, verdicts, and its views (`views/`, one a file)',
+  scenarios: '`scenarios.yaml`: schema, loading, resolving; the drill runner (`runner/`); gathering evidence; the judge; the invariants',
+  explore: 'generated fault schedules, the cover their first runs walk, shrinking, the exhaustive matrix',
+  selftest: 'every queue against the drills, each broken variant caught by what it breaks',
+  compare: 'the same drill against several queues, one matrix',
+  demo: 'the short demo',
+  bench: '`npm run bench`: the benchmark families, their schema, tables and charts',
+  api: "the library: the package's entry point, wrapping what `run`, `compare` and the scenarios' loading do",
+  cli: 'the command line: one command a file in `commands/`, exit codes, progress output',
+};
+
+const DOCS = 'docs/contributing.md';
+const DOCS_START = '<!-- layers:start: generated by `node scripts/check-structure.mjs --write-docs` from LAYERS, ONLY_IMPORTED_BY and HOLDS -->';
+const DOCS_END = '<!-- layers:end -->';
+
+/** The layer table of docs/contributing.md, bottom up, with what each folder may import and who alone may import it. */
+export function layerTable(layers = LAYERS, onlyImportedBy = ONLY_IMPORTED_BY, holds = HOLDS) {
+  const rows = Object.keys(layers).map((folder) => {
+    const may = layers[folder].length === 0 ? 'nothing' : layers[folder].map((f) => `\`${f}\``).join(', ');
+    const only = onlyImportedBy[folder] ? ` Imported only by ${onlyImportedBy[folder].map((f) => `\`${f}\``).join(', ')}.` : '';
+    return `| \`${folder}\` | ${may} | ${holds[folder] ?? ''}.${only} |`;
+  });
+  return ['| folder | may import | what it holds |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The docs with the generated table in place (a breach when the markers are missing). */
+function docsWithTable(text) {
+  const start = text.indexOf(DOCS_START);
+  const end = text.indexOf(DOCS_END);
+  if (start < 0 || end < start) return undefined;
+  return `${text.slice(0, start + DOCS_START.length)}\n${layerTable()}\n${text.slice(end)}`;
+}
+
 // The top, side by side: the command line and the library (src/api: the package's entry point) may import anything below
-// them (but the bench, which stands beside them and is imported by nothing).
-LAYERS.api = Object.keys(LAYERS).filter((folder) => !['api', 'cli', 'bench'].includes(folder));
-LAYERS.cli = Object.keys(LAYERS).filter((folder) => !['api', 'cli', 'bench'].includes(folder));
+// them (but the bench, which stands beside them and is imported by nothing, and the folders behind a door below).
+const everyDoorOpen = (top) =>
+  Object.keys(LAYERS).filter((f) => !['api', 'cli', 'bench'].includes(f) && (ONLY_IMPORTED_BY[f]?.includes(top) ?? true));
+LAYERS.api = everyDoorOpen('api');
+LAYERS.cli = everyDoorOpen('cli');
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -136,7 +206,7 @@ function cycles(graph) {
 }
 
 /** Checks a tree; returns the breaches (one line each) and every function with its length. */
-export function checkStructure(root, layers = LAYERS) {
+export function checkStructure(root, layers = LAYERS, onlyImportedBy = ONLY_IMPORTED_BY) {
   const srcDir = join(root, 'src');
   const breaches = [];
   const functions = [];
@@ -151,6 +221,9 @@ export function checkStructure(root, layers = LAYERS) {
       if (to === from) continue;
       if (!graph.has(from)) graph.set(from, new Set());
       graph.get(from).add(to);
+      const only = onlyImportedBy[to];
+      if (only && !only.includes(from))
+        breaches.push(`${shown} imports src/${to}/ (${relative(root, target)}): ${to} is imported only by ${only.join(', ')}`);
       const allowed = layers[from];
       if (allowed === undefined) breaches.push(`${shown}: src/${from}/ is in no layer (add it to LAYERS in scripts/check-structure.mjs)`);
       else if (!allowed.includes(to))
@@ -168,6 +241,14 @@ export function checkStructure(root, layers = LAYERS) {
     }
   }
   for (const cycle of cycles(graph)) breaches.push(`folders import each other in a cycle: ${cycle.join(', ')}`);
+  const docs = join(root, DOCS);
+  if (layers === LAYERS && existsSync(docs)) {
+    const text = readFileSync(docs, 'utf8');
+    const wanted = docsWithTable(text);
+    if (wanted === undefined) breaches.push(`${DOCS}: the layer table's markers are missing (${DOCS_START} ... ${DOCS_END})`);
+    else if (wanted !== text)
+      breaches.push(`${DOCS}: the layer table is not the one LAYERS generates (node scripts/check-structure.mjs --write-docs)`);
+  }
   return { breaches: [...new Set(breaches)], functions: functions.sort((a, b) => b.lines - a.lines) };
 }
 
@@ -175,6 +256,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   const args = process.argv.slice(2);
   const root = args.includes('--root') ? args[args.indexOf('--root') + 1] : process.cwd();
   const longest = args.includes('--longest') ? Number(args[args.indexOf('--longest') + 1]) : 0;
+  if (args.includes('--write-docs')) {
+    const docs = join(root, DOCS);
+    const wanted = docsWithTable(readFileSync(docs, 'utf8'));
+    if (wanted === undefined) throw new Error(`${DOCS}: no layer table markers to write between`);
+    writeFileSync(docs, wanted);
+  }
   const { breaches, functions } = checkStructure(root);
   for (const fn of functions.slice(0, longest)) console.log(`${String(fn.lines).padStart(4)} lines  ${fn.file}:${fn.start} ${fn.name}`);
   for (const breach of breaches) console.error(breach);

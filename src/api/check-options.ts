@@ -1,5 +1,6 @@
-import { queueImpl } from '../adapters/registry.js';
+import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../kernel/defaults.js';
 import { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
+import { queueImpl } from '../queues/registry.js';
 import { isTimeScale } from '../scenarios/time-scale.js';
 import { OptionsError } from './options-error.js';
 
@@ -9,9 +10,6 @@ import { OptionsError } from './options-error.js';
  * checked here, once, with the same limits as the command line's flags and a
  * message naming the option as the caller wrote it.
  */
-
-/** The most scenarios a drill runs at once (as `--parallel`). */
-export const MAX_PARALLEL = 16;
 
 /** `value`, which must be an integer, or the default. */
 export function integerOption(fn: string, name: string, value: number | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
@@ -24,7 +22,7 @@ export function integerOption(fn: string, name: string, value: number | undefine
 
 /** How many scenarios run at once: 1 to MAX_PARALLEL. */
 export function parallelOption(fn: string, value: number | undefined): number {
-  const chosen = integerOption(fn, 'parallel', value, 2, 1);
+  const chosen = integerOption(fn, 'parallel', value, DEFAULT_PARALLEL, 1);
   if (chosen > MAX_PARALLEL) throw new OptionsError(`${fn}: parallel must be from 1 to ${MAX_PARALLEL}, got ${chosen}`);
   return chosen;
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import Database from 'better-sqlite3';
 import { openRedis, resolveRedisUrl } from '../adapters/bullmq/redis.js';
-import { resolvePgUrl, withPgClient } from '../adapters/postgres/connection.js';
+import { resolvePgUrl, withPgClient } from '../adapters/pg/connection.js';
 import type { ServerCheck } from './servers.js';
 
 /** What the figures were measured on: they mean nothing without it. */

@@ -1,5 +1,5 @@
 import { assertRedisReachable, resolveRedisUrl } from '../adapters/bullmq/redis.js';
-import { assertPgReachable, resolvePgUrl } from '../adapters/postgres/connection.js';
+import { assertPgReachable, resolvePgUrl } from '../adapters/pg/connection.js';
 
 /** Which servers answered: for each, null when it did, else why not (one line, password hidden). */
 export interface ServerCheck {

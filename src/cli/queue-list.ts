@@ -1,7 +1,7 @@
 import { PROCESS_PREFIX } from '../adapters/process/process-adapter.js';
-import { QUEUE_IMPLS, type QueueImpl } from '../adapters/registry.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { queueOptionLine } from '../port/queue-options.js';
+import { QUEUE_IMPLS, type QueueImpl } from '../queues/registry.js';
 
 /*
  * What `--queue` accepts, for a person choosing one: each implementation

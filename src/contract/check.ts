@@ -1,7 +1,7 @@
-import type { QueueImpl } from '../adapters/registry.js';
 import { InternalError } from '../kernel/errors.js';
 import type { EnqueueResult, ManualOps, QueueConnection } from '../port/adapter.js';
 import type { Claim } from '../port/delivery.js';
+import type { QueueImpl } from '../queues/registry.js';
 
 /*
  * The adapter contract's own checks: what any queue behind the port must do,

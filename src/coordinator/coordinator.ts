@@ -1,11 +1,11 @@
-import type { QueueImpl } from '../adapters/registry.js';
 import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueConnection } from '../port/adapter.js';
-import { SEED_RETRY_DELAY } from '../queue/retry-delay.js';
-import { waitForWork } from '../queue/wait-for-work.js';
+import { SEED_RETRY_DELAY } from '../port/retry-delay.js';
+import { waitForWork } from '../port/wait-for-work.js';
+import type { QueueImpl } from '../queues/registry.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
 import type { WorldPort } from '../saga/world-port.js';

@@ -1,7 +1,7 @@
 import type { ExpiredLeaseRelease, QueueConnection } from '../port/adapter.js';
 import type { TxEntry } from '../port/checkpoint.js';
 import type { Claim } from '../port/delivery.js';
-import { defaultRelease } from '../queue/release.js';
+import { defaultRelease } from '../port/release.js';
 import { type Plan, type PlanStep, parsePlan, stepKey } from '../saga/plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../saga/rules.js';
 import { inDoubt, stepStates } from '../saga/tx-log.js';

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { connectQueue, queueImpl } from '../adapters/registry.js';
 import { type Child, Supervisor } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
+import { connectQueue, queueImpl } from '../queues/registry.js';
 import { effectLogFor, readEffects } from '../worker/effect-log.js';
 
 export interface DemoOptions {

@@ -56,7 +56,7 @@ export interface FailpointContext {
   key?: string;
 }
 
-/** The typed failures a failpoint can throw; each maps to one class of src/queue/errors.ts. */
+/** The typed failures a failpoint can throw; each maps to one class of src/kernel/job-errors.ts. */
 export const INJECTED_ERROR_KINDS = ['transient', 'permanent', 'unknown_outcome', 'policy', 'business'] as const;
 
 /** The kind of an injected error. */

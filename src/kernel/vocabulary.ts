@@ -9,7 +9,7 @@
 
 /**
  * The states a job can be in, as every adapter reports them: the reference
- * queue's own (src/queue/states.ts draws its state machine over them), and the
+ * queue's own (src/port/states.ts draws its state machine over them), and the
  * words another queue's states are mapped to (BullMQ's `active` is `running`).
  */
 export const JOB_STATUSES = ['pending', 'running', 'retry', 'done', 'review', 'compensating'] as const;

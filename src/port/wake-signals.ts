@@ -1,7 +1,7 @@
 /**
  * What lets an idle process (a worker with nothing to claim, the coordinator
  * between sweeps) sleep until there may be work, instead of asking the queue
- * on every poll (src/queue/wait-for-work.ts). Optional: a queue without them is polled.
+ * on every poll (src/port/wait-for-work.ts). Optional: a queue without them is polled.
  */
 export interface WakeSignals {
   /** Cheap to read (no table read, no lock); moves whenever another process commits to the queue. */

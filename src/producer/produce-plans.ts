@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 import { failpoint, useClock } from '../faults/failpoint.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
 import { awaitRelease, signalReady } from '../kernel/start-barrier.js';
 import { EnqueueError } from '../port/adapter.js';
+import { connectQueue, type QueueImpl } from '../queues/registry.js';
 
 /** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
 export interface PlannedJob {

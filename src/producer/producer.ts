@@ -1,7 +1,7 @@
-import { connectQueue, type QueueImpl } from '../adapters/registry.js';
 import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
 import type { Random } from '../kernel/random.js';
+import { connectQueue, type QueueImpl } from '../queues/registry.js';
 
 export interface ProduceOptions {
   queue: QueueImpl;

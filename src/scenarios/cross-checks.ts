@@ -1,8 +1,8 @@
-import { queueImpl } from '../adapters/registry.js';
 import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
 import { INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { fieldIssues } from '../kernel/action-fields.js';
 import { InputError } from '../kernel/errors.js';
+import { queueImpl } from '../queues/registry.js';
 import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import { MAX_JOB_COUNT } from './file-limits.js';
 import { namedPlan, PLAN_LIBRARY } from './plan-library.js';

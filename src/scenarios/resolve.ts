@@ -1,4 +1,3 @@
-import { type QueueImpl, queueImpl } from '../adapters/registry.js';
 import { argOf } from '../faults/action-fields.js';
 import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.js';
 import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
@@ -6,6 +5,7 @@ import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
 import type { QueueOptionValue } from '../port/queue-options.js';
+import { type QueueImpl, queueImpl } from '../queues/registry.js';
 import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
 import { WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { queueImpl } from '../adapters/registry.js';
 import { type Calibration, calibrate } from '../harness/calibrate.js';
 import { withDeadline } from '../kernel/deadline.js';
 import { EXIT, UsageError } from '../kernel/errors.js';
@@ -8,6 +7,7 @@ import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
+import { queueImpl } from '../queues/registry.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
 import { writeProgressReport } from '../report/progress-report.js';

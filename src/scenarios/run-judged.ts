@@ -1,7 +1,7 @@
-import { queueImpl } from '../adapters/registry.js';
 import type { DrillFit, QueueAdapter } from '../port/adapter.js';
 import { resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
+import { queueImpl } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { drillDemands } from './drill-demands.js';
 import { DrillFailedError, failureText, harnessErrorReport } from './harness-error.js';

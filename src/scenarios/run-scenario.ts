@@ -1,6 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { connectQueue, queueImpl, retryPolicyOf } from '../adapters/registry.js';
 import { ClockBook } from '../faults/clock-book.js';
 import { controlWith } from '../faults/controller.js';
 import { FaultPlan, type RuleStats } from '../faults/fault-plan.js';
@@ -16,6 +15,7 @@ import { LEDGER_FILE, type QueueAddress } from '../observe/next-commands.js';
 import type { QueueAdapter, QueueConnection, ServerSettings } from '../port/adapter.js';
 import { QUEUE_OPTIONS_ENV, type QueueOptionValues } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
+import { connectQueue, queueImpl, retryPolicyOf } from '../queues/registry.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { QUEUE_IMPLS, type QueueImpl } from '../adapters/registry.js';
 import { explore } from '../explore/explore.js';
 import { printedCommand } from '../kernel/printed-command.js';
+import { QUEUE_IMPLS, type QueueImpl } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { NEVER_AT_REST } from '../scenarios/invariants/no-lost-job.js';
 import { runDrill } from '../scenarios/run-drill.js';

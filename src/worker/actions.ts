@@ -10,7 +10,7 @@ import {
   UnknownOutcomeError,
 } from '../kernel/job-errors.js';
 import type { Delivery } from '../port/delivery.js';
-import type { EffectKind } from '../queue/recovery.js';
+import type { EffectKind } from '../saga/recovery.js';
 import { appendEffect, loggedEffectsFor } from './effect-log.js';
 
 /** What an action sees of the job it runs. */

@@ -1,6 +1,6 @@
 import { failpoint } from '../faults/failpoint.js';
 import type { Delivery, Settlement } from '../port/delivery.js';
-import type { EffectKind } from '../queue/recovery.js';
+import type { EffectKind } from '../saga/recovery.js';
 import { ACTIONS, type ActionContext } from './actions.js';
 import { settleFailure } from './settle-failure.js';
 

@@ -1,7 +1,7 @@
 import { classifyError } from '../kernel/job-errors.js';
 import { storableError } from '../kernel/redact.js';
 import type { Settlement } from '../port/delivery.js';
-import { decideRecovery, type EffectKind } from '../queue/recovery.js';
+import { decideRecovery, type EffectKind } from '../saga/recovery.js';
 
 /**
  * A failed attempt routed by the transaction sketch's recovery matrix: retry (review once no

@@ -1,11 +1,11 @@
-import type { QueueImpl } from '../adapters/registry.js';
 import { failpoint, reportLease, useClock } from '../faults/failpoint.js';
 import { type Clock, utc } from '../kernel/clock.js';
 import { jsonLogger } from '../kernel/log.js';
 import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { DeliveryHandler } from '../port/delivery.js';
-import type { RetryDelayPolicy } from '../queue/retry-delay.js';
+import type { RetryDelayPolicy } from '../port/retry-delay.js';
+import type { QueueImpl } from '../queues/registry.js';
 import type { WorldPort } from '../saga/world-port.js';
 import { DeliveryReports } from './delivery-reports.js';
 import { runAction } from './run-action.js';

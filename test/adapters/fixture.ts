@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteQueue } from '../../src/adapters/registry.js';
-import type { Claimed, QueueOptions, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
-import type { Db } from '../../src/adapters/sqlite/store.js';
 import { ManualClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
+import { openSqliteQueue } from '../../src/queues/registry.js';
+import type { Claimed, QueueOptions, SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
+import type { Db } from '../../src/reference/sqlite/store.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*

@@ -1,6 +1,6 @@
-import { queueImpl } from '../../src/adapters/registry.js';
-import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
+import { queueImpl } from '../../src/queues/registry.js';
+import type { Claimed } from '../../src/reference/sqlite/sqlite-queue.js';
 import { type CompensationOutcome, compensatePlan } from '../../src/saga/compensate.js';
 import { parsePlan } from '../../src/saga/plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../../src/saga/rules.js';

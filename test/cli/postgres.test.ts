@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dropSchema } from '../../src/adapters/postgres/provision.js';
+import { dropSchema } from '../../src/adapters/pg/provision.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { checkReport } from '../../src/report/schema.js';
 import { PG_URL, skipWithoutPg } from '../helpers/postgres.js';

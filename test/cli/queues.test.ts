@@ -1,9 +1,9 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_IMPLS } from '../../src/adapters/registry.js';
 import type { QueueListing } from '../../src/cli/queue-list.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { toolVersion } from '../../src/kernel/version.js';
+import { QUEUE_IMPLS } from '../../src/queues/registry.js';
 
 /*
  * `queue-drill queues`: what --queue accepts, from the registry, for a person

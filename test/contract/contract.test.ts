@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { queueImpl } from '../../src/adapters/registry.js';
 import { CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
 import { contractLease, runContract } from '../../src/contract/run-contract.js';
 import type { DrillDemands } from '../../src/port/adapter.js';
+import { queueImpl } from '../../src/queues/registry.js';
 import { skipWithoutPg } from '../helpers/postgres.js';
 
 /*

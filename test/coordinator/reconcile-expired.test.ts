@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { reconcileExpiredLeases } from '../../src/coordinator/reconcile-expired.js';
+import type { Claimed } from '../../src/reference/sqlite/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
 import {
   approvedClaim,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { assertRedisReachable } from '../../src/adapters/bullmq/redis.js';
-import { assertPgReachable } from '../../src/adapters/postgres/connection.js';
+import { assertPgReachable } from '../../src/adapters/pg/connection.js';
 import { descendantsOf, isRunning, isStopped } from './processes.js';
 
 /*

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { assertPgReachable, resolvePgUrl } from '../../src/adapters/postgres/connection.js';
-import { createSchema, dropSchema, schemaNameFor } from '../../src/adapters/postgres/provision.js';
+import { assertPgReachable, resolvePgUrl } from '../../src/adapters/pg/connection.js';
+import { createSchema, dropSchema, schemaNameFor } from '../../src/adapters/pg/provision.js';
+import { SCHEMA_SQL } from '../../src/reference/postgres/schema.js';
 
 /*
  * The PostgreSQL the tests use ($QD_PG_URL, else the local default), and
@@ -61,6 +62,6 @@ export interface FreshSchema {
 /** Creates a new queue schema (a name no other test, run or process uses) with the store's tables. */
 export async function freshSchema(label: string): Promise<FreshSchema> {
   const schema = schemaNameFor(`test-${label}-${randomUUID()}`);
-  await createSchema(PG_URL, schema);
+  await createSchema(PG_URL, schema, SCHEMA_SQL);
   return { schema, drop: () => dropSchema(PG_URL, schema) };
 }

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { type Child, Supervisor } from '../../src/harness/supervisor.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
+import { SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
 import { effectLogFor, readEffects } from '../../src/worker/effect-log.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 

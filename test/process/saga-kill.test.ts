@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { controlWith } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
@@ -10,6 +9,7 @@ import { waitFor } from '../../src/harness/wait-for.js';
 import { startWorld } from '../../src/harness/world-process.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
+import { SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
 import { stepKey } from '../../src/saga/plan.js';
 import { WorldClient } from '../../src/world/client.js';
 import { readLedger } from '../../src/world/ledger.js';

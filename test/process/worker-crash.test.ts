@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { type ControlEvent, controlWith } from '../../src/faults/controller.js';
 import { FaultPlan, type FaultRule } from '../../src/faults/fault-plan.js';
 import type { FailpointName } from '../../src/faults/points.js';
@@ -10,7 +9,8 @@ import { waitFor } from '../../src/harness/wait-for.js';
 import { startWorld } from '../../src/harness/world-process.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
-import type { JobEvent, JobRow } from '../../src/queue/job.js';
+import type { JobEvent, JobRow } from '../../src/reference/job.js';
+import { SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
 import { readLedger } from '../../src/world/ledger.js';
 import { groupAlive, tempRunDir } from '../helpers/run-dir.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Claimed } from '../../src/adapters/sqlite/sqlite-queue.js';
+import type { Claimed } from '../../src/reference/sqlite/sqlite-queue.js';
 import type { WorldPort } from '../../src/saga/world-port.js';
 import { approvedClaim, EMAIL_STEP, expectNothingOpen, planOf, type SagaFixture, startSaga, THREE_STEP, txLines, WRITE_STEP } from './fixture.js';
 

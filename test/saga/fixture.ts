@@ -1,17 +1,17 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { SqliteLeaseStore } from '../../src/adapters/sqlite/sqlite-lease-store.js';
-import { type Claimed, SqliteQueue } from '../../src/adapters/sqlite/sqlite-queue.js';
 import { ManualClock, systemClock } from '../../src/kernel/clock.js';
 import { seededRandom } from '../../src/kernel/random.js';
 import { secretsInPayload } from '../../src/kernel/redact.js';
 import type { QueueConnection } from '../../src/port/adapter.js';
 import type { Incident, SagaLog, TxRow, TxStatus } from '../../src/port/checkpoint.js';
 import type { Claim, WriteResult } from '../../src/port/delivery.js';
-import type { JobRow } from '../../src/queue/job.js';
-import { settle } from '../../src/queue/lease-worker.js';
-import { referenceConnection } from '../../src/queue/reference-connection.js';
-import { toClaim } from '../../src/queue/rows.js';
+import type { JobRow } from '../../src/reference/job.js';
+import { settle } from '../../src/reference/lease-worker.js';
+import { referenceConnection } from '../../src/reference/reference-connection.js';
+import { toClaim } from '../../src/reference/rows.js';
+import { SqliteLeaseStore } from '../../src/reference/sqlite/sqlite-lease-store.js';
+import { type Claimed, SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
 import { approveStep } from '../../src/saga/approve.js';
 import { type CompensationOutcome, compensatePlan } from '../../src/saga/compensate.js';
 import { planJob } from '../../src/saga/enqueue-plan.js';
@@ -126,7 +126,7 @@ export interface SagaFixture {
   logOf(claimed: Claimed): Promise<SagaLog>;
   /** A worker's run of its claimed plan (runPlan), against `world` (default: the default client). */
   run(claimed: Claimed, world?: WorldPort): Promise<PlanOutcome>;
-  /** What the worker's loop does with an outcome (src/queue/lease-worker.ts): exactly one queue write. */
+  /** What the worker's loop does with an outcome (src/reference/lease-worker.ts): exactly one queue write. */
   settle(claimed: Claimed, outcome: PlanOutcome): Promise<WriteResult | null>;
   /** run + settle. */
   runAndSettle(claimed: Claimed, world?: WorldPort): Promise<PlanOutcome>;

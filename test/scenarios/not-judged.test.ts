@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { queueImpl } from '../../src/adapters/registry.js';
+import { queueImpl } from '../../src/queues/registry.js';
 import { renderJunit } from '../../src/report/junit.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { DrillReportSchema, REPORT_VERSION } from '../../src/report/schema.js';

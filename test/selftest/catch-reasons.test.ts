@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queueImpl } from '../../src/adapters/registry.js';
+import { queueImpl } from '../../src/queues/registry.js';
 import type { ScenarioReport } from '../../src/report/schema.js';
 import { NEVER_AT_REST } from '../../src/scenarios/invariants/no-lost-job.js';
 import { brokenOnEvidence, catchIn, selftest } from '../../src/selftest/selftest.js';

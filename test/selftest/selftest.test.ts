@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_IMPLS } from '../../src/adapters/registry.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { QUEUE_IMPLS } from '../../src/queues/registry.js';
 import type { ScenarioReport } from '../../src/report/schema.js';
 import { catchIn, renderSelftest, type SelftestRow } from '../../src/selftest/selftest.js';
 import { skipWithoutPg } from '../helpers/postgres.js';

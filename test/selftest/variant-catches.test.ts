@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_IMPLS } from '../../src/adapters/registry.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { INVARIANT_IDS, type InvariantId } from '../../src/kernel/vocabulary.js';
+import { QUEUE_IMPLS } from '../../src/queues/registry.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 

@@ -5,7 +5,7 @@ import { secretsInPayload, storableError } from '../../kernel/redact.js';
 import type { RetryDelayPolicy } from '../../port/adapter.js';
 import type { SagaStore } from '../../port/checkpoint.js';
 import type { Claim, DeliveryHandler, WorkOptions } from '../../port/delivery.js';
-import { retryDelayMs } from '../../queue/retry-delay.js';
+import { retryDelayMs } from '../../port/retry-delay.js';
 import { DrillWorker, type HeldDelivery } from './drill-worker.js';
 import { drainDelayFor, MAX_STALLED_COUNT, stalledIntervalFor } from './fit.js';
 import { parseJobData, type QueueKeys } from './job-data.js';

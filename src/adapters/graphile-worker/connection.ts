@@ -1,8 +1,8 @@
 import { systemClock } from '../../kernel/clock.js';
 import type { ConnectOptions, QueueConnection } from '../../port/adapter.js';
 import { queueOptionsFromEnv } from '../../port/queue-options.js';
-import { resolvePgUrl } from '../postgres/connection.js';
-import { quoteIdent } from '../postgres/identifier.js';
+import { resolvePgUrl } from '../pg/connection.js';
+import { quoteIdent } from '../pg/identifier.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { GRAPHILE_SWEEP_MS, type GraphileContext, releaseUtils } from './context.js';
 import { enqueue } from './enqueue.js';

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { ownerMarkHere } from '../leftovers/owner-mark.js';
-import { assertPgReachable, maskUrl, resolvePgUrl } from '../postgres/connection.js';
-import { holdOwnerComment } from '../postgres/owner-comment.js';
-import { restartPostgresServer } from '../postgres/restart-server.js';
+import { assertPgReachable, maskUrl, resolvePgUrl } from '../pg/connection.js';
+import { holdOwnerComment } from '../pg/owner-comment.js';
+import { restartPostgresServer } from '../pg/restart-server.js';
 import { GRAPHILE_CAPABILITIES } from './capabilities.js';
 import { fitGraphile } from './fit.js';
 import { databaseUrl, GRAPHILE_SCHEMA, graphileDatabaseFor, locatorOf, parseLocator } from './locator.js';

@@ -1,4 +1,4 @@
-import { quoteIdent } from '../postgres/identifier.js';
+import { quoteIdent } from '../pg/identifier.js';
 
 /*
  * The history graphile-worker does not keep, recorded by the database itself:

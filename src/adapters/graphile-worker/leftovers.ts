@@ -1,7 +1,7 @@
 import type { Leftover } from '../leftovers/leftover.js';
-import { withPgClient } from '../postgres/connection.js';
-import { type CommentRow, commentedLeftover } from '../postgres/leftovers.js';
-import { SERVER_NOW_MS } from '../postgres/owner-comment.js';
+import { withPgClient } from '../pg/connection.js';
+import { type CommentRow, commentedLeftover } from '../pg/leftovers.js';
+import { SERVER_NOW_MS } from '../pg/owner-comment.js';
 import { GRAPHILE_DATABASE_PREFIX } from './locator.js';
 import { dropDatabase } from './provision.js';
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../../kernel/errors.js';
-import { runSchemaName } from '../postgres/provision.js';
+import { runSchemaName } from '../pg/provision.js';
 
 /*
  * Where one drill's graphile queue lives: a database of its own on the

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { quoteIdent } from '../postgres/identifier.js';
+import { quoteIdent } from '../pg/identifier.js';
 
 /** `schema.name`, quoted. */
 export function tableIn(schema: string, name: string): string {

@@ -1,5 +1,5 @@
 import { InputError } from '../../kernel/errors.js';
-import { assertPgReachable, maskUrl, withPgClient } from '../postgres/connection.js';
+import { assertPgReachable, maskUrl, withPgClient } from '../pg/connection.js';
 
 /** The server answers, but its user may not create the database each drill needs (see locator.ts). */
 export class CannotCreateDatabaseError extends InputError {

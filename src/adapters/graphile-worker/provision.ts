@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import type { OwnerMark } from '../leftovers/owner-mark.js';
-import { withPgClient } from '../postgres/connection.js';
-import { quoteIdent } from '../postgres/identifier.js';
-import { writeOwnerComment } from '../postgres/owner-comment.js';
+import { withPgClient } from '../pg/connection.js';
+import { quoteIdent } from '../pg/identifier.js';
+import { writeOwnerComment } from '../pg/owner-comment.js';
 import { historySql } from './history-sql.js';
 import { databaseUrl, type GraphileLocation } from './locator.js';
 import { silentLogger } from './logger.js';

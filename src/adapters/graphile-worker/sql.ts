@@ -1,4 +1,4 @@
-import { quoteIdent } from '../postgres/identifier.js';
+import { quoteIdent } from '../pg/identifier.js';
 
 /*
  * The statements the adapter runs itself. Each changes graphile's table only

@@ -2,7 +2,7 @@ import { utc } from '../../kernel/clock.js';
 import type { ExpiredLeaseRelease, TakeoverOps } from '../../port/adapter.js';
 import type { TxEntry } from '../../port/checkpoint.js';
 import type { Claim } from '../../port/delivery.js';
-import { quoteIdent } from '../postgres/identifier.js';
+import { quoteIdent } from '../pg/identifier.js';
 import { GRAPHILE_SWEEP_MS, type GraphileContext } from './context.js';
 import { applicationName } from './identity.js';
 import { inTransaction } from './pool.js';

@@ -1,6 +1,6 @@
 import { resolve, sep } from 'node:path';
 import { InputError } from '../../kernel/errors.js';
-import { maskUrl } from '../postgres/connection.js';
+import { maskUrl } from '../pg/connection.js';
 import type { Leftover } from './leftover.js';
 import type { OwnerMark } from './owner-mark.js';
 import { type OwnerState, ownerState } from './owner-state.js';
@@ -73,8 +73,8 @@ const SOURCES: ReadonlyArray<{
     server: 'PostgreSQL',
     where: async (o) => maskUrl(o.pgUrl),
     list: async (o) => {
-      const { listDrillSchemas } = await import('../postgres/leftovers.js');
-      const { SCHEMA_PREFIX } = await import('../postgres/provision.js');
+      const { listDrillSchemas } = await import('../pg/leftovers.js');
+      const { SCHEMA_PREFIX } = await import('../pg/provision.js');
       const { PG_BOSS_SCHEMA_PREFIX } = await import('../pg-boss/schema-name.js');
       const { listDrillDatabases } = await import('../graphile-worker/leftovers.js');
       return [...(await listDrillSchemas(o.pgUrl, [SCHEMA_PREFIX, PG_BOSS_SCHEMA_PREFIX])), ...(await listDrillDatabases(o.pgUrl))];

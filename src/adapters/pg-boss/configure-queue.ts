@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction } from '../postgres/pool.js';
+import { inTransaction } from '../pg/pool.js';
 import { QUEUE_NAME } from './boss.js';
 import type { PgBossSettings } from './mapping.js';
 

@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { ConnectOptions, QueueConnection } from '../../port/adapter.js';
-import { assertPgReachable, resolvePgUrl } from '../postgres/connection.js';
-import { openPool } from '../postgres/pool.js';
+import { assertPgReachable, resolvePgUrl } from '../pg/connection.js';
+import { openPool } from '../pg/pool.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { openBoss, QUEUE_NAME } from './boss.js';
 import { enqueuePgBoss } from './enqueue.js';

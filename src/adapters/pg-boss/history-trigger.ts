@@ -1,4 +1,4 @@
-import { quoteIdent } from '../postgres/identifier.js';
+import { quoteIdent } from '../pg/identifier.js';
 
 /*
  * The history pg-boss does not keep, kept by the database rather than by any

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { QueueAdapter } from '../../port/adapter.js';
-import { assertPgReachable, resolvePgUrl } from '../postgres/connection.js';
-import { restartPostgresServer } from '../postgres/restart-server.js';
+import { assertPgReachable, resolvePgUrl } from '../pg/connection.js';
+import { restartPostgresServer } from '../pg/restart-server.js';
 import { fitPgBoss } from './fit.js';
 import { MIN_EXPIRE_SECONDS, pgBossRetryPolicy } from './mapping.js';
 

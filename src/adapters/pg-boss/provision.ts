@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Provisioned, ProvisionRequest } from '../../port/adapter.js';
 import { ownerMarkHere } from '../leftovers/owner-mark.js';
-import { maskUrl, resolvePgUrl, withPgClient } from '../postgres/connection.js';
-import { quoteIdent } from '../postgres/identifier.js';
-import { holdOwnerComment, writeOwnerComment } from '../postgres/owner-comment.js';
+import { maskUrl, resolvePgUrl, withPgClient } from '../pg/connection.js';
+import { quoteIdent } from '../pg/identifier.js';
+import { holdOwnerComment, writeOwnerComment } from '../pg/owner-comment.js';
 import { openBoss, QUEUE_NAME } from './boss.js';
 import { historyTriggerSql } from './history-trigger.js';
 import { pgBossSchemaFor } from './schema-name.js';

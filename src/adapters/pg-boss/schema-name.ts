@@ -1,4 +1,4 @@
-import { runSchemaName } from '../postgres/provision.js';
+import { runSchemaName } from '../pg/provision.js';
 
 /** pg-boss's own limit for its schema's name (attorney.js assertPostgresObjectName), tighter than PostgreSQL's 63. */
 const MAX_NAME = 50;

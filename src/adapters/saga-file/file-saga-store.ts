@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { type Clock, utc } from '../../kernel/clock.js';
 import type { Incident, SagaLog, SagaStore, TxEntry, TxRow, Writer } from '../../port/checkpoint.js';
-import { sagaTablesSql } from '../sqlite/schema.js';
+import { sagaTablesSql } from './saga-tables.js';
 
 // The checkpoints and incidents of every job of one drill, and per job the
 // highest epoch a holder has shown: the floor under which nobody may write any more.

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { resolvePgUrl } from '../../adapters/postgres/connection.js';
-import { quoteIdent } from '../../adapters/postgres/identifier.js';
+import { resolvePgUrl } from '../../adapters/pg/connection.js';
+import { quoteIdent } from '../../adapters/pg/identifier.js';
 import type { ChildSpec } from './child-spec.js';
 import type { ChildWork } from './child-work.js';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
-import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
+import { SEED_RETRY_DELAY } from '../../port/retry-delay.js';
+import { queueImpl } from '../../queues/registry.js';
 import type { ChildSpec } from './child-spec.js';
 import type { ChildWork } from './child-work.js';
 

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
-import { DEFAULT_BUSY_POLICY, retryBusy } from '../../adapters/sqlite/busy.js';
-import { openStore } from '../../adapters/sqlite/store.js';
 import { seededRandom } from '../../kernel/random.js';
+import { DEFAULT_BUSY_POLICY, retryBusy } from '../../reference/sqlite/busy.js';
+import { openStore } from '../../reference/sqlite/store.js';
 import type { ChildSpec } from './child-spec.js';
 import type { ChildWork } from './child-work.js';
 

@@ -17,7 +17,7 @@ export const cleanCommand = defineCommand({
   async run(args) {
     const { sweepLeftovers } = await import('../../adapters/leftovers/sweep.js');
     const { renderSweep } = await import('../../adapters/leftovers/sweep-text.js');
-    const { resolvePgUrl } = await import('../../adapters/postgres/connection.js');
+    const { resolvePgUrl } = await import('../../adapters/pg/connection.js');
     const { resolveRedisUrl } = await import('../../adapters/bullmq/redis.js');
     const { EXIT } = await import('../../kernel/errors.js');
     const result = await sweepLeftovers({

@@ -1,3 +1,4 @@
+import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../../kernel/defaults.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
@@ -37,7 +38,7 @@ export const compareCommand = defineCommand({
         "one of a queue's own options: QUEUE:KEY=VALUE, or KEY=VALUE for every queue that accepts it; repeatable " +
         '(queue-drill queues lists what each accepts and its defaults)',
     },
-    parallel: { type: 'number', default: 2, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
     out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/)' },
     expect: {
       type: 'string',
@@ -57,7 +58,7 @@ export const compareCommand = defineCommand({
   },
   async run(args) {
     const { compareQueues } = await import('../../compare/compare-queues.js');
-    const { queueImpl } = await import('../../adapters/registry.js');
+    const { queueImpl } = await import('../../queues/registry.js');
     const { serversFromFlags } = await import('../../port/servers.js');
     const { toolVersion } = await import('../../kernel/version.js');
     const { printedCommand } = await import('../../kernel/printed-command.js');
@@ -74,8 +75,8 @@ export const compareCommand = defineCommand({
     const { isTimeScale } = await import('../../scenarios/time-scale.js');
     if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
-      throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
+    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > MAX_PARALLEL)
+      throw new UsageError(`--parallel must be from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
     const stop = harnessStopOnSignals();
     try {
       const { report, written } = await compareQueues({

@@ -12,7 +12,7 @@ export const contractCommand = defineCommand({
     json: { type: 'boolean', default: false, describe: 'print JSON' },
   },
   async run(args) {
-    const { queueImpl } = await import('../../adapters/registry.js');
+    const { queueImpl } = await import('../../queues/registry.js');
     const { runContract, renderContract } = await import('../../contract/run-contract.js');
     const { CONTRACT_CHECKS } = await import('../../contract/checks/index.js');
     const { EXIT, UsageError } = await import('../../kernel/errors.js');

@@ -1,6 +1,7 @@
-import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
+import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../../kernel/defaults.js';
 import { seededRandom } from '../../kernel/random.js';
+import { queueImpl } from '../../queues/registry.js';
 import { WorldClient } from '../../world/client.js';
 import { defineCommand } from '../command.js';
 import { localUrl } from '../paths.js';
@@ -16,8 +17,8 @@ export const coordinatorCommand = defineCommand({
     store: { type: 'string', demandOption: true },
     world: { type: 'string', demandOption: true, describe: 'base URL of the world service' },
     id: { type: 'string', default: 'coordinator' },
-    'lease-ms': { type: 'number', default: 30_000, describe: 'how long it holds a saga it compensates' },
-    'skew-margin-ms': { type: 'number', default: 1_000 },
+    'lease-ms': { type: 'number', default: DEFAULT_LEASE_MS, describe: 'how long it holds a saga it compensates' },
+    'skew-margin-ms': { type: 'number', default: DEFAULT_SKEW_MARGIN_MS },
     'tick-ms': { type: 'number', default: 100, describe: 'how often it looks' },
     'call-timeout-ms': { type: 'number', default: 2_000 },
     seed: { type: 'number', default: 1 },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
@@ -20,7 +21,7 @@ export const exploreCommand = defineCommand({
     runs: { type: 'number', default: 20, describe: 'how many schedules to try' },
     seed: { type: 'number', describe: 'the seed of the schedules [default: from the clock, and printed]' },
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },
-    parallel: { type: 'number', default: 2, describe: 'independent lanes run side by side' },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'independent lanes run side by side' },
     out: { type: 'string', describe: 'where runs and counterexamples go [default: drill-runs/explore-<UTC time>]' },
     exhaustive: { type: 'boolean', default: false, describe: 'instead: every named stage × every fault action on one job, a deterministic matrix' },
   },
@@ -28,7 +29,7 @@ export const exploreCommand = defineCommand({
     if (args.exhaustive) return runExhaustive(args);
     const { explore } = await import('../../explore/explore.js');
     const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');
-    const { queueImpl } = await import('../../adapters/registry.js');
+    const { queueImpl } = await import('../../queues/registry.js');
     queueImpl(args.queue);
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     const seed = args.seed ?? Date.now() % 2_147_483_647;

@@ -1,8 +1,8 @@
-import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
 import { UsageError } from '../../kernel/errors.js';
 import { seededRandom } from '../../kernel/random.js';
 import { produce } from '../../producer/producer.js';
+import { queueImpl } from '../../queues/registry.js';
 import { defineCommand } from '../command.js';
 
 /** `queue-drill producer`: enqueues a deterministic batch of jobs and prints what it created as JSON. */

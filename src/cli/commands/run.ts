@@ -1,3 +1,4 @@
+import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
@@ -22,7 +23,7 @@ export const runCommand = defineCommand({
     only: { type: 'string', describe: 'run only these scenarios (comma-separated names)' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from' },
     repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
-    parallel: { type: 'number', default: 2, describe: 'how many scenarios run at once' },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'how many scenarios run at once' },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     'time-scale': {
       type: 'string',
@@ -93,14 +94,14 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > 16)
-      throw new UsageError(`--parallel must be from 1 to 16, got ${args.parallel}`);
+    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > MAX_PARALLEL)
+      throw new UsageError(`--parallel must be from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
     const { parseTimeScale } = await import('../../scenarios/time-scale.js');
     const timeScale = parseTimeScale('--time-scale', args['time-scale']);
     const retries = args['retry-inconclusive'];
     if (!Number.isInteger(retries) || retries < 0 || retries > 5)
       throw new UsageError(`--retry-inconclusive must be a whole number from 0 to 5, got ${retries}`);
-    if (args.queue !== undefined) (await import('../../adapters/registry.js')).queueImpl(args.queue);
+    if (args.queue !== undefined) (await import('../../queues/registry.js')).queueImpl(args.queue);
     const queueOptions = await queueOptionsOfRun(args.file, args.queue, args['queue-option']);
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
@@ -164,7 +165,7 @@ export const runCommand = defineCommand({
 /** The --queue-option flags, by queue: for --queue, else for the queues the file's scenarios name. */
 async function queueOptionsOfRun(file: string, queue: string | undefined, flags: readonly string[]): Promise<Record<string, Record<string, string>>> {
   if (flags.length === 0) return {};
-  const { queueImpl } = await import('../../adapters/registry.js');
+  const { queueImpl } = await import('../../queues/registry.js');
   const { queueOptionFlags } = await import('../../port/queue-options.js');
   let names = queue === undefined ? [] : [queue];
   if (names.length === 0) {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
@@ -13,14 +14,14 @@ export const selftestCommand = defineCommand({
     queues: { type: 'string', describe: 'only these implementations (comma-separated; queue-drill queues lists them)' },
     'explore-runs': { type: 'number', default: 10, describe: 'explore runs for the reference and for variants the scenarios missed' },
     seed: { type: 'number', default: 1 },
-    parallel: { type: 'number', default: 2 },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL },
     out: { type: 'string', describe: 'where runs go [default: drill-runs/selftest-<UTC time>]' },
     json: { type: 'boolean', default: false },
   },
   async run(args) {
     const { selftest, renderSelftest } = await import('../../selftest/selftest.js');
     const { toolVersion } = await import('../../kernel/version.js');
-    const { queueImpl } = await import('../../adapters/registry.js');
+    const { queueImpl } = await import('../../queues/registry.js');
     const list = (text: string | undefined) =>
       text
         ? text

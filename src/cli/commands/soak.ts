@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
@@ -12,14 +13,14 @@ export const soakCommand = defineCommand({
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     runs: { type: 'number', default: 100, describe: 'how many schedules to run' },
     seed: { type: 'number', default: 1, describe: 'the seed of the schedules (run N uses drill seed seed + N - 1)' },
-    parallel: { type: 'number', default: 2, describe: 'runs side by side' },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'runs side by side' },
     'time-budget': { type: 'string', default: '60m', describe: 'stop cleanly after this long, keeping what was found' },
     out: { type: 'string', describe: 'where runs and violations go [default: drill-runs/soak-<UTC time>]' },
     json: { type: 'boolean', default: false, describe: 'print the result (soak.json) on stdout' },
   },
   async run(args) {
     const { soak } = await import('../../explore/soak.js');
-    const { queueImpl } = await import('../../adapters/registry.js');
+    const { queueImpl } = await import('../../queues/registry.js');
     await queueImpl(args.queue).preflight?.({});
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1) throw new UsageError(`--parallel must be a whole number from 1, got ${args.parallel}`);

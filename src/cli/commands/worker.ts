@@ -1,7 +1,8 @@
-import { queueImpl } from '../../adapters/registry.js';
 import { systemClock } from '../../kernel/clock.js';
+import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../../kernel/defaults.js';
 import { seededRandom } from '../../kernel/random.js';
-import { SEED_RETRY_DELAY } from '../../queue/retry-delay.js';
+import { SEED_RETRY_DELAY } from '../../port/retry-delay.js';
+import { queueImpl } from '../../queues/registry.js';
 import { effectLogFor } from '../../worker/effect-log.js';
 import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';
@@ -19,8 +20,8 @@ export const workerCommand = defineCommand({
     store: { type: 'string', demandOption: true, describe: 'where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)' },
     id: { type: 'string', demandOption: true, describe: 'the worker id written to leases and history' },
     'effect-log': { type: 'string', describe: 'where applied effects are recorded [default: STORE.effects.jsonl]' },
-    'lease-ms': { type: 'number', default: 30_000 },
-    'skew-margin-ms': { type: 'number', default: 1_000, describe: 'slack before an expired lease is taken back' },
+    'lease-ms': { type: 'number', default: DEFAULT_LEASE_MS },
+    'skew-margin-ms': { type: 'number', default: DEFAULT_SKEW_MARGIN_MS, describe: 'slack before an expired lease is taken back' },
     'poll-ms': { type: 'number', default: 25, describe: 'wait between looks when nothing is ready' },
     seed: { type: 'number', default: 1, describe: 'seed of the retry jitter' },
     'clock-skew-ms': { type: 'number', default: 0, describe: "shift this worker's clock (a skew fault)" },

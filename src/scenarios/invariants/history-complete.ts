@@ -1,4 +1,4 @@
-import type { JobStatus } from '../../queue/states.js';
+import type { JobStatus } from '../../port/states.js';
 import type { Invariant } from '../evidence.js';
 import { eventLabel, evidenceList, historyByJob, jobLabel, judge } from './support.js';
 

@@ -7,7 +7,7 @@ import { evidenceList, jobLabel, judge } from './support.js';
  * written into JSON or a URL, in every text a person or a report will see. A
  * finding names the place (file and line, or job and column) and shows a short
  * context in which every secret is masked: the report must not become the leak.
- * Secrets shorter than 4 characters are not searched (as src/queue/redact.ts
+ * Secrets shorter than 4 characters are not searched (as src/kernel/redact.ts
  * does not redact them): they would be found in ordinary text by chance.
  * Judged: each planted secret put to the test, that is carried in the payload
  * of a job that ran (a worker read it) and searched for in at least one place.

@@ -1,5 +1,5 @@
 import { ACTORS as ACTOR_LIST, type Actor, JOB_STATUSES, type JobStatus } from '../../kernel/vocabulary.js';
-import { isAllowedTransition } from '../../queue/states.js';
+import { isAllowedTransition } from '../../port/states.js';
 
 const ACTORS: readonly string[] = ACTOR_LIST;
 
@@ -9,7 +9,7 @@ import { eventLabel, evidenceList, judge } from './support.js';
 const STATUSES: readonly string[] = JOB_STATUSES;
 
 /**
- * Every state change in the history is an edge of the state machine (src/queue/states.ts)
+ * Every state change in the history is an edge of the state machine (src/port/states.ts)
  * taken by an actor allowed to take it; creation is null→pending by a producer.
  * Judged: each entry of the history.
  */

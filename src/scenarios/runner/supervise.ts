@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { queueImpl } from '../../adapters/registry.js';
 import { withDeadline } from '../../kernel/deadline.js';
 import { HarnessError } from '../../kernel/errors.js';
 import type { QueueConnection } from '../../port/adapter.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
+import { queueImpl } from '../../queues/registry.js';
 import { approveStep } from '../../saga/approve.js';
 import type { ResolvedScenario } from '../resolve.js';
 import type { Timeline } from '../timeline.js';

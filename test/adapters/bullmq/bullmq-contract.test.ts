@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { prefixFor } from '../../../src/adapters/bullmq/provision.js';
-import { queueImpl } from '../../../src/adapters/registry.js';
 import { CONTRACT_CHECKS } from '../../../src/contract/checks/index.js';
 import { runContract } from '../../../src/contract/run-contract.js';
+import { queueImpl } from '../../../src/queues/registry.js';
 import { keysMatching, skipWithoutRedis } from '../../helpers/redis.js';
 
 /*

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { HOLDER_DIES_REASON } from '../../../src/adapters/graphile-worker/fit.js';
-import { queueImpl } from '../../../src/adapters/registry.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
 import { QueueOptionError, resolveQueueOptions } from '../../../src/port/queue-options.js';
-import { SEED_RETRY_DELAY } from '../../../src/queue/retry-delay.js';
+import { SEED_RETRY_DELAY } from '../../../src/port/retry-delay.js';
+import { queueImpl } from '../../../src/queues/registry.js';
 
 /*
  * How graphile-worker answers a drill's demands, without a server: the drills

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseUrl, parseLocator } from '../../../src/adapters/graphile-worker/locator.js';
-import { PgUnreachableError, withPgClient } from '../../../src/adapters/postgres/connection.js';
-import { queueImpl } from '../../../src/adapters/registry.js';
+import { PgUnreachableError, withPgClient } from '../../../src/adapters/pg/connection.js';
 import { runContract } from '../../../src/contract/run-contract.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { UsageError } from '../../../src/kernel/errors.js';
@@ -10,7 +9,8 @@ import { seededRandom } from '../../../src/kernel/random.js';
 import type { Provisioned, QueueConnection } from '../../../src/port/adapter.js';
 import type { DeliveryHandler, WorkOptions } from '../../../src/port/delivery.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../../../src/port/queue-options.js';
-import { SEED_RETRY_DELAY } from '../../../src/queue/retry-delay.js';
+import { SEED_RETRY_DELAY } from '../../../src/port/retry-delay.js';
+import { queueImpl } from '../../../src/queues/registry.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LEASE_MS, renewWhileRunning } from '../../../src/adapters/leftovers/lease.js';
-import { leaseLiveIn } from '../../../src/adapters/postgres/owner-comment.js';
+import { leaseLiveIn } from '../../../src/adapters/pg/owner-comment.js';
 import { waitFor } from '../../../src/harness/wait-for.js';
 
 /* The lease a drill renews while it runs: renewals one at a time, failures let go, a stop that waits for the one under way. */

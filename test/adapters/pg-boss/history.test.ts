@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pgBossAdapter } from '../../../src/adapters/pg-boss/pg-boss-adapter.js';
-import { connectQueue } from '../../../src/adapters/registry.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import type { Provisioned, QueueConnection } from '../../../src/port/adapter.js';
 import type { Claim } from '../../../src/port/delivery.js';
+import { connectQueue } from '../../../src/queues/registry.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 import { pgBossSchemasLeft } from './schemas.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadCommandError, splitCommand } from '../../../src/adapters/process/command-line.js';
-import { queueImpl } from '../../../src/adapters/registry.js';
 import { joinWords } from '../../../src/cli/command.js';
+import { queueImpl } from '../../../src/queues/registry.js';
 
 describe('a process: command, split as a shell would without one', () => {
   it.each([

@@ -251,7 +251,7 @@ export class JobScript {
     return this;
   }
 
-  /** running → done with the verified digest; outcome done (src/adapters/sqlite/sql/complete.ts). */
+  /** running → done with the verified digest; outcome done (src/reference/sqlite/sql/complete.ts). */
   complete(digest = digestOf(`job ${this.id}`)): this {
     const { worker } = this.holder();
     this.row.resultDigest = digest;

@@ -1,0 +1,101 @@
+import { bullmqAdapter } from '../adapters/bullmq/bullmq-adapter.js';
+import { graphileAdapter } from '../adapters/graphile-worker/graphile-adapter.js';
+import { pgBossAdapter } from '../adapters/pg-boss/pg-boss-adapter.js';
+import { PROCESS_PREFIX, processAdapter } from '../adapters/process/process-adapter.js';
+import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../kernel/defaults.js';
+import { InputError } from '../kernel/errors.js';
+import type { ConnectOptions, QueueAdapter, QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
+import { SEED_RETRY_DELAY } from '../port/retry-delay.js';
+import { postgresAdapter } from '../reference/postgres/postgres-adapter.js';
+import { openReference } from '../reference/sqlite/open-reference.js';
+import { sqliteAdapter } from '../reference/sqlite/sqlite-adapter.js';
+import type { QueueOptions, SqliteQueue } from '../reference/sqlite/sqlite-queue.js';
+import type { SagaRules } from '../saga/rules.js';
+import { BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
+
+/** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
+export interface QueueImpl extends QueueAdapter {
+  aliases?: readonly string[];
+  /** The reference queue's own design, on one store or another (what `queue-drill queues` calls reference). */
+  reference?: true;
+  /** The saga runtime's decisions where this implementation makes them differently (a broken variant's). */
+  sagaRules?: SagaRules;
+}
+
+/** The SQLite queues: the reference, then the broken variants (src/variants/list.ts). */
+const SQLITE_QUEUES: readonly SqliteImpl[] = [
+  {
+    name: 'reference',
+    aliases: ['sqlite'],
+    reference: true,
+    soundness: 'sound',
+    description: "the reference queue on one SQLite file: the queue sketch's design built right (leases that expire, fencing, review)",
+    open: openReference,
+  },
+  ...BROKEN_VARIANTS,
+];
+
+function sqliteImpl(spec: SqliteImpl): QueueImpl {
+  return {
+    ...sqliteAdapter(spec),
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    ...(spec.sagaRules ? { sagaRules: spec.sagaRules } : {}),
+    ...(spec.reference ? { reference: spec.reference } : {}),
+  };
+}
+
+/** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
+export const QUEUE_IMPLS: readonly QueueImpl[] = [
+  sqliteImpl(SQLITE_QUEUES[0]!),
+  { ...postgresAdapter, reference: true },
+  bullmqAdapter,
+  pgBossAdapter,
+  graphileAdapter,
+  ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
+];
+
+/** Thrown for a `--queue` name that is not known; lists the ones that are. */
+export class UnknownQueueError extends InputError {
+  readonly code = 'QD_UNKNOWN_QUEUE';
+  constructor(name: string) {
+    super(
+      `unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, or process:CMD ARGS ` +
+        '(queue-drill queues says what each is)',
+    );
+  }
+}
+
+const processImpls = new Map<string, QueueImpl>();
+
+/** The implementation called `name` (or one of its aliases); `process:CMD ARGS` is a queue in a child process speaking the process protocol. */
+export function queueImpl(name: string): QueueImpl {
+  if (name.startsWith(PROCESS_PREFIX)) {
+    const made = processImpls.get(name) ?? processAdapter(name.slice(PROCESS_PREFIX.length));
+    processImpls.set(name, made);
+    return made;
+  }
+  const impl = QUEUE_IMPLS.find((q) => q.name === name || q.aliases?.includes(name));
+  if (!impl) throw new UnknownQueueError(name);
+  return impl;
+}
+
+/** Opens the SQLite queue called `name` on a store file, in this process: for tests and the demo, which drive its methods directly. */
+export function openSqliteQueue(name: string, file: string, options: QueueOptions): SqliteQueue {
+  const spec = SQLITE_QUEUES.find((q) => q.name === name || q.aliases?.includes(name));
+  if (!spec) throw new UnknownQueueError(name);
+  return spec.open(file, options);
+}
+
+/** Connects to a queue with the reference's lease settings where the caller has none of its own (a producer, an observer). */
+export function connectQueue(
+  impl: QueueImpl,
+  locator: string,
+  options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>,
+): Promise<QueueConnection> {
+  return impl.connect(locator, { leaseMs: DEFAULT_LEASE_MS, skewMarginMs: DEFAULT_SKEW_MARGIN_MS, retryDelay: SEED_RETRY_DELAY, ...options });
+}
+
+/** The retry delays a queue applies when a drill asks for `requested`: its own declaration, else exactly what was asked. */
+export function retryPolicyOf(impl: QueueAdapter, requested: RetryDelayPolicy): RetryDelayPolicy {
+  return impl.retryPolicyFor?.(requested) ?? requested;
+}

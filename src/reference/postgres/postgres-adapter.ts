@@ -1,0 +1,59 @@
+import { ownerMarkHere } from '../../adapters/leftovers/owner-mark.js';
+import { assertPgReachable, maskUrl, resolvePgUrl } from '../../adapters/pg/connection.js';
+import { holdOwnerComment } from '../../adapters/pg/owner-comment.js';
+import { createSchema, dropSchema, schemaNameFor } from '../../adapters/pg/provision.js';
+import { restartPostgresServer } from '../../adapters/pg/restart-server.js';
+import { toolVersion } from '../../kernel/version.js';
+import type { QueueAdapter } from '../../port/adapter.js';
+import { referenceCapabilities } from '../reference-capabilities.js';
+import { referenceConnection } from '../reference-connection.js';
+import { SCHEMA_SQL } from './schema.js';
+
+/** The environment variable the drill's processes find the server in (never their command line: a URL may carry a password). */
+const URL_ENV = 'QD_PG_URL';
+
+/**
+ * The reference queue on PostgreSQL: the same states, fenced writes, history
+ * and review rules as on SQLite, with claims by FOR UPDATE SKIP LOCKED and
+ * every time from the server's clock. Each drill gets its own schema, dropped
+ * after the run unless kept; the server is --pg-url, else QD_PG_URL, else the
+ * scenario's pg_url, else postgres://postgres@127.0.0.1:5432/postgres.
+ */
+export const postgresAdapter: QueueAdapter = {
+  name: 'postgres',
+  description: 'the reference queue on PostgreSQL: a schema per drill, claims by FOR UPDATE SKIP LOCKED, times from the server clock',
+  version: `queue-drill ${toolVersion()} (PostgreSQL)`,
+  capabilities: referenceCapabilities('server'),
+  soundness: 'sound',
+  locatorKind: 'name',
+  needs: ['pgUrl'],
+  async preflight(servers) {
+    await assertPgReachable(resolvePgUrl(servers.pgUrl));
+  },
+  async provision(request) {
+    const url = resolvePgUrl(request.servers.pgUrl);
+    const schema = schemaNameFor(request.runId);
+    // Marked as this drill's, so `queue-drill clean` takes it if this process dies before its teardown.
+    const owner = ownerMarkHere('postgres', request.runDir);
+    await createSchema(url, schema, SCHEMA_SQL, owner);
+    const mark = holdOwnerComment(url, { kind: 'SCHEMA', name: schema }, owner);
+    return {
+      locator: schema,
+      env: { [URL_ENV]: url },
+      where: `${maskUrl(url)} schema ${schema}`,
+      teardown: async ({ keep }) => {
+        await mark.end({ keep });
+        if (!keep) await dropSchema(url, schema);
+      },
+    };
+  },
+  restartServer: restartPostgresServer,
+  async connect(locator, options) {
+    const url = resolvePgUrl(options.servers?.pgUrl);
+    // A server that does not answer is one line naming it, not a driver's stack trace at the first query.
+    await assertPgReachable(url);
+    // Loaded here: the driver it needs costs every process on another queue start-up time (the registry imports this file).
+    const { PgLeaseStore } = await import('./pg-lease-store.js');
+    return referenceConnection(new PgLeaseStore({ url, schema: locator }, options), { leaseMs: options.leaseMs });
+  },
+};
