@@ -1,5 +1,4 @@
-import type { Invariant } from '../evidence.js';
-import { evidenceList, historyByJob, isClaim, jobLabel, judge } from './support.js';
+import { defineInvariant, evidenceList, historyByJob, isClaim, jobLabel } from './support.js';
 
 /**
  * attempts never exceed max_attempts, and equal the claims in the history:
@@ -8,36 +7,35 @@ import { evidenceList, historyByJob, isClaim, jobLabel, judge } from './support.
  * gap or repeat in those numbers is a claim the counter missed. Judged: each
  * job in the store.
  */
-export const attemptsBounded: Invariant = {
+export const attemptsBounded = defineInvariant({
   id: 'attempts-bounded',
   statement: 'attempts never exceed max_attempts; attempts equals the number of claims in the history',
   needs: ['history'],
-  check: (evidence) =>
-    judge(attemptsBounded.id, attemptsBounded.statement, evidence, (found) => {
-      const histories = historyByJob(evidence);
-      for (const job of evidenceList(evidence, 'jobs')) {
-        found.judged();
-        const label = jobLabel(job);
-        if (job.attempts > job.maxAttempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.maxAttempts}`);
-        const claims = (histories.get(job.id) ?? []).filter(isClaim);
-        if (claims.length !== job.attempts) {
-          const when = claims.length > 0 ? `: ${claims.map((c) => `#${c.seq} by ${c.worker ?? '?'} at ${c.at}`).join(', ')}` : '';
-          found.breach(`${label}: attempts is ${job.attempts}, but the history holds ${claims.length} claim(s)${when}`);
-        }
-        claims.forEach((claim, index) => {
-          if (claim.attempt !== index + 1) {
-            found.breach(
-              `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} ` +
-                `records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`,
-            );
-          }
-          if (claim.attempt > job.maxAttempts) {
-            found.breach(
-              `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.maxAttempts}`,
-            );
-          }
-        });
+  judge: (evidence, found) => {
+    const histories = historyByJob(evidence);
+    for (const job of evidenceList(evidence, 'jobs')) {
+      found.judged();
+      const label = jobLabel(job);
+      if (job.attempts > job.maxAttempts) found.breach(`${label}: attempts ${job.attempts} exceed max_attempts ${job.maxAttempts}`);
+      const claims = (histories.get(job.id) ?? []).filter(isClaim);
+      if (claims.length !== job.attempts) {
+        const when = claims.length > 0 ? `: ${claims.map((c) => `#${c.seq} by ${c.worker ?? '?'} at ${c.at}`).join(', ')}` : '';
+        found.breach(`${label}: attempts is ${job.attempts}, but the history holds ${claims.length} claim(s)${when}`);
       }
-      if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
-    }),
-};
+      claims.forEach((claim, index) => {
+        if (claim.attempt !== index + 1) {
+          found.breach(
+            `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} ` +
+              `records attempt ${claim.attempt}, but it is claim ${index + 1} of the job`,
+          );
+        }
+        if (claim.attempt > job.maxAttempts) {
+          found.breach(
+            `${label}: claim #${claim.seq} by ${claim.worker ?? '?'} at ${claim.at} is attempt ${claim.attempt}, past max_attempts ${job.maxAttempts}`,
+          );
+        }
+      });
+    }
+    if (evidenceList(evidence, 'jobs').length === 0) found.note('the store holds no job');
+  },
+});

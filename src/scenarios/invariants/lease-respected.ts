@@ -1,8 +1,18 @@
 import type { LeaseReport } from '../../faults/clock-book.js';
 import { type Placed, skewShown, type TimeBase, timeBase, writerOf } from '../../kernel/time-base.js';
 import type { Transition } from '../../port/snapshot.js';
-import type { Evidence, Invariant } from '../evidence.js';
-import { eventLabel, evidenceList, type Findings, historyByJob, isClaim, jobLabel, judge, type LeaseInterval, leasesOf } from './support.js';
+import type { Evidence } from '../evidence.js';
+import {
+  defineInvariant,
+  eventLabel,
+  evidenceList,
+  type Findings,
+  historyByJob,
+  isClaim,
+  jobLabel,
+  type LeaseInterval,
+  leasesOf,
+} from './support.js';
 
 /*
  * A lease is respected when nobody takes it back before it truly ended, every
@@ -110,27 +120,26 @@ function clocksLine(evidence: Evidence): string | null {
 }
 
 /** No lease is taken back before it truly ended (by more than the skew margin), its claim, renewals and takeover placed in one time base. */
-export const leaseRespected: Invariant = {
+export const leaseRespected = defineInvariant({
   id: 'lease-respected',
   statement:
     'no lease is taken back before it truly ended: a takeover comes no earlier than the end its claim or last renewal set, ' +
     "less the skew margin, every time placed on the harness's clock",
   needs: ['history', 'epoch', 'renewals'],
-  check: (evidence) =>
-    judge(leaseRespected.id, leaseRespected.statement, evidence, (found) => {
-      const base = timeBase(evidence.queueClock, evidenceList(evidence, 'clocks'));
-      const marginMs = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
-      const context = { base, marginMs, unplaced: new Set<string>(), unheard: [] as string[] };
-      const histories = historyByJob(evidence);
-      const leases = evidenceList(evidence, 'leases');
-      for (const job of evidenceList(evidence, 'jobs')) {
-        const grants = leases.filter((grant) => grant.job === job.id);
-        checkJob(found, jobLabel(job), leasesOf(histories.get(job.id) ?? []), grants, context);
-      }
-      if (context.unplaced.size > 0)
-        found.note(`not placed in time (the clock of ${[...context.unplaced].sort().join(', ')} was never measured): those leases are not judged`);
-      if (context.unheard.length > 0) found.note(`taken back with no grant of the lease heard of before (${context.unheard.join(', ')}): not judged`);
-      const clocks = evidence.queueClock === 'caller' ? clocksLine(evidence) : null;
-      if (clocks) found.note(clocks);
-    }),
-};
+  judge: (evidence, found) => {
+    const base = timeBase(evidence.queueClock, evidenceList(evidence, 'clocks'));
+    const marginMs = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
+    const context = { base, marginMs, unplaced: new Set<string>(), unheard: [] as string[] };
+    const histories = historyByJob(evidence);
+    const leases = evidenceList(evidence, 'leases');
+    for (const job of evidenceList(evidence, 'jobs')) {
+      const grants = leases.filter((grant) => grant.job === job.id);
+      checkJob(found, jobLabel(job), leasesOf(histories.get(job.id) ?? []), grants, context);
+    }
+    if (context.unplaced.size > 0)
+      found.note(`not placed in time (the clock of ${[...context.unplaced].sort().join(', ')} was never measured): those leases are not judged`);
+    if (context.unheard.length > 0) found.note(`taken back with no grant of the lease heard of before (${context.unheard.join(', ')}): not judged`);
+    const clocks = evidence.queueClock === 'caller' ? clocksLine(evidence) : null;
+    if (clocks) found.note(clocks);
+  },
+});

@@ -3,15 +3,14 @@ import { compensationKey, type PlanStep } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import { toolMetadata } from '../../world/catalogue.js';
 import type { EffectRow } from '../../world/ledger.js';
-import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
+  defineInvariant,
   effectLabel,
   evidenceList,
   type Findings,
   groupEffectsByKey,
   jobLabel,
-  judge,
   planOf,
   sideEffectSteps,
   stepEffects,
@@ -102,41 +101,40 @@ function checkCompensation(found: Findings, job: JobSnapshot, step: PlanStep, ro
 }
 
 /** No effect applied twice for one key; the transaction log and the ledger agree on every job's effects, whatever its end. */
-export const noDuplicateEffect: Invariant = {
+export const noDuplicateEffect = defineInvariant({
   id: 'no-duplicate-effect',
   // The design's words; the header comment says all it checks.
   statement:
     'no non-idempotent effect is applied twice for one key; every done job has its effects exactly once; ' +
     "the transaction log and the ledger agree on every job's effects, whatever its end",
   needs: [],
-  check: (evidence) =>
-    judge(noDuplicateEffect.id, noDuplicateEffect.statement, evidence, (found) => {
-      const byKey = groupEffectsByKey(evidence);
-      const effects = evidenceList(evidence, 'effects');
-      if (effects.length === 0) found.note('the ledger holds no effect');
-      for (const [key, applied] of byKey) {
-        if (applied.length < 2) continue;
-        const tools = [...new Set(applied.map((e) => e.tool))];
-        const idempotent = applied.every((e) => e.idempotent && toolMetadata(e.tool)?.idempotent !== false);
-        const what = idempotent ? 'idempotent by key, yet' : 'not idempotent,';
-        found.breach(`key ${key} (${tools.join(', ')}, ${what} applied ${applied.length} times): ${applied.map(effectLabel).join('; ')}`);
+  judge: (evidence, found) => {
+    const byKey = groupEffectsByKey(evidence);
+    const effects = evidenceList(evidence, 'effects');
+    if (effects.length === 0) found.note('the ledger holds no effect');
+    for (const [key, applied] of byKey) {
+      if (applied.length < 2) continue;
+      const tools = [...new Set(applied.map((e) => e.tool))];
+      const idempotent = applied.every((e) => e.idempotent && toolMetadata(e.tool)?.idempotent !== false);
+      const what = idempotent ? 'idempotent by key, yet' : 'not idempotent,';
+      found.breach(`key ${key} (${tools.join(', ')}, ${what} applied ${applied.length} times): ${applied.map(effectLabel).join('; ')}`);
+    }
+    const compensationsOf = (stepKey: string) => effects.filter((effect) => effect.compensates === stepKey);
+    const accepted = acceptedByKey(evidence);
+    const txs = txByJob(evidence);
+    for (const job of evidenceList(evidence, 'jobs')) {
+      const lookup = planOf(job, accepted);
+      if (lookup.plan === null) {
+        found.note(`${lookup.problem}: its effects were not counted`);
+        continue;
       }
-      const compensationsOf = (stepKey: string) => effects.filter((effect) => effect.compensates === stepKey);
-      const accepted = acceptedByKey(evidence);
-      const txs = txByJob(evidence);
-      for (const job of evidenceList(evidence, 'jobs')) {
-        const lookup = planOf(job, accepted);
-        if (lookup.plan === null) {
-          found.note(`${lookup.problem}: its effects were not counted`);
-          continue;
-        }
-        const rows = txs.get(job.id) ?? [];
-        for (const { step, key } of sideEffectSteps(job, lookup.plan)) {
-          found.judged();
-          const mine = rows.filter((row) => row.step_id === step.step_id);
-          checkStep(found, job, step, key, mine, stepEffects(byKey, key));
-          checkCompensation(found, job, step, mine, compensationsOf(key));
-        }
+      const rows = txs.get(job.id) ?? [];
+      for (const { step, key } of sideEffectSteps(job, lookup.plan)) {
+        found.judged();
+        const mine = rows.filter((row) => row.step_id === step.step_id);
+        checkStep(found, job, step, key, mine, stepEffects(byKey, key));
+        checkCompensation(found, job, step, mine, compensationsOf(key));
       }
-    }),
-};
+    }
+  },
+});

@@ -1,7 +1,6 @@
 import type { RetryDelayPolicy } from '../../port/adapter.js';
 import type { Transition } from '../../port/snapshot.js';
-import type { Evidence, Invariant } from '../evidence.js';
-import { eventLabel, type Findings, historyByJob, isClaim, judge, timeOf } from './support.js';
+import { defineInvariant, eventLabel, type Findings, historyByJob, isClaim, timeOf } from './support.js';
 
 /*
  * A failed job waits before it runs again, as long as the queue's declared
@@ -116,20 +115,19 @@ function checkLockstep(found: Findings, releases: readonly FailureRelease[], pol
 }
 
 /** After a failed attempt, a job waits as its queue's retry policy says before the next, and failed jobs do not retry in lockstep. */
-export const retryBackoff: Invariant = {
+export const retryBackoff = defineInvariant({
   id: 'retry-backoff',
   statement: "after a failed attempt a job waits as the queue's retry policy says before its next, and failed jobs do not retry in lockstep",
   needs: ['history', 'retry-policy'],
-  check: (evidence: Evidence) =>
-    judge(retryBackoff.id, retryBackoff.statement, evidence, (found) => {
-      const policy = evidence.retryPolicy;
-      const releases = [...historyByJob(evidence).values()].flatMap(failureReleases);
-      found.judged(releases.length);
-      for (const release of releases) checkDelays(found, release, policy, evidence.skewMarginMs);
-      if (policy.jitterMs >= MIN_JITTER_FOR_LOCKSTEP_MS) checkLockstep(found, releases, policy);
-      if (releases.length === 0) found.note('no job was released to retry after a failed attempt');
-      if (releases.length > 0 && policy.jitterMs < MIN_JITTER_FOR_LOCKSTEP_MS) {
-        found.note(`lockstep not judged: the policy's jitter (${policy.jitterMs} ms) is below ${MIN_JITTER_FOR_LOCKSTEP_MS} ms`);
-      }
-    }),
-};
+  judge: (evidence, found) => {
+    const policy = evidence.retryPolicy;
+    const releases = [...historyByJob(evidence).values()].flatMap(failureReleases);
+    found.judged(releases.length);
+    for (const release of releases) checkDelays(found, release, policy, evidence.skewMarginMs);
+    if (policy.jitterMs >= MIN_JITTER_FOR_LOCKSTEP_MS) checkLockstep(found, releases, policy);
+    if (releases.length === 0) found.note('no job was released to retry after a failed attempt');
+    if (releases.length > 0 && policy.jitterMs < MIN_JITTER_FOR_LOCKSTEP_MS) {
+      found.note(`lockstep not judged: the policy's jitter (${policy.jitterMs} ms) is below ${MIN_JITTER_FOR_LOCKSTEP_MS} ms`);
+    }
+  },
+});

@@ -3,10 +3,10 @@ import { compensationKey, type Plan, type PlanStep, stepKey } from '../../saga/p
 import { policyViolations } from '../../saga/policy.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import { toolMetadata } from '../../world/catalogue.js';
-import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
   clip,
+  defineInvariant,
   effectLabel,
   eventLabel,
   evidenceList,
@@ -16,7 +16,6 @@ import {
   humanRequeueBetween,
   isClaim,
   jobLabel,
-  judge,
   type LeaseInterval,
   leaseOfAttempt,
   leasesOf,
@@ -190,50 +189,49 @@ function checkReason({ found, job, label }: JobContext): void {
   found.breach(`${label}: in review with no reason (review_reason ${JSON.stringify(job.reviewReason)}): nobody can tell why it is there`);
 }
 
-export const reviewRouting: Invariant = {
+export const reviewRouting = defineInvariant({
   id: 'review-routing',
   statement:
     'an unknown outcome of a non-idempotent effect, a permanent error, a policy violation, and exhausted retries go to review, never to a blind ' +
     'retry; a job in review says why',
   needs: ['history', 'review'],
-  check: (evidence) =>
-    judge(reviewRouting.id, reviewRouting.statement, evidence, (found) => {
-      const histories = historyByJob(evidence);
-      const txs = txByJob(evidence);
-      const accepted = acceptedByKey(evidence);
-      const byKey = groupEffectsByKey(evidence);
-      for (const job of evidenceList(evidence, 'jobs')) {
-        const history = histories.get(job.id) ?? [];
-        const rows = txs.get(job.id) ?? [];
-        const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history), rows };
-        checkExhausted(ctx);
-        checkPermanent(ctx, rows);
-        checkReason(ctx);
-        const lookup = planOf(job, accepted);
-        if (hadSomethingToRoute(job, rows, lookup.plan)) found.judged();
-        if (lookup.plan === null) {
-          if (rows.length > 0) found.note(`${lookup.problem}: its unknown outcomes were not judged`);
-          continue;
-        }
-        for (const step of lookup.plan.steps) {
-          if (repeatIsHarmful(step))
-            checkStep(
-              ctx,
-              step,
-              rows.filter((row) => row.step_id === step.step_id),
-            );
-        }
-        const violations = policyViolations(lookup.plan);
-        if (violations.length === 0) continue;
-        const why = `its plan breaks policy (${violations.slice(0, 3).join('; ')}${violations.length > 3 ? '; ...' : ''})`;
-        if (job.status !== 'review') found.breach(`${ctx.label}: ${why}, yet it ended ${job.status}, not in review`);
-        for (const step of lookup.plan.steps) {
-          for (const key of [stepKey(job.key, step.step_id), compensationKey(job.key, step.step_id)]) {
-            for (const effect of byKey.get(key) ?? [])
-              found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
-          }
-        }
-        for (const row of rows.filter((r) => r.action === 'execute')) found.breach(`${ctx.label}: ${why}, yet a step ran: ${txLabel(row)}`);
+  judge: (evidence, found) => {
+    const histories = historyByJob(evidence);
+    const txs = txByJob(evidence);
+    const accepted = acceptedByKey(evidence);
+    const byKey = groupEffectsByKey(evidence);
+    for (const job of evidenceList(evidence, 'jobs')) {
+      const history = histories.get(job.id) ?? [];
+      const rows = txs.get(job.id) ?? [];
+      const ctx: JobContext = { found, job, label: jobLabel(job), history, leases: leasesOf(history), rows };
+      checkExhausted(ctx);
+      checkPermanent(ctx, rows);
+      checkReason(ctx);
+      const lookup = planOf(job, accepted);
+      if (hadSomethingToRoute(job, rows, lookup.plan)) found.judged();
+      if (lookup.plan === null) {
+        if (rows.length > 0) found.note(`${lookup.problem}: its unknown outcomes were not judged`);
+        continue;
       }
-    }),
-};
+      for (const step of lookup.plan.steps) {
+        if (repeatIsHarmful(step))
+          checkStep(
+            ctx,
+            step,
+            rows.filter((row) => row.step_id === step.step_id),
+          );
+      }
+      const violations = policyViolations(lookup.plan);
+      if (violations.length === 0) continue;
+      const why = `its plan breaks policy (${violations.slice(0, 3).join('; ')}${violations.length > 3 ? '; ...' : ''})`;
+      if (job.status !== 'review') found.breach(`${ctx.label}: ${why}, yet it ended ${job.status}, not in review`);
+      for (const step of lookup.plan.steps) {
+        for (const key of [stepKey(job.key, step.step_id), compensationKey(job.key, step.step_id)]) {
+          for (const effect of byKey.get(key) ?? [])
+            found.breach(`${ctx.label}: ${why}, yet the world applied ${effectLabel(effect)} under key ${key}`);
+        }
+      }
+      for (const row of rows.filter((r) => r.action === 'execute')) found.breach(`${ctx.label}: ${why}, yet a step ran: ${txLabel(row)}`);
+    }
+  },
+});

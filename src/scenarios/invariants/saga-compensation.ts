@@ -2,10 +2,10 @@ import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { type Plan, stepKey } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
-import type { Invariant } from '../evidence.js';
 import {
   acceptedByKey,
   clip,
+  defineInvariant,
   effectLabel,
   eventLabel,
   evidenceList,
@@ -13,7 +13,6 @@ import {
   groupEffectsByKey,
   historyByJob,
   jobLabel,
-  judge,
   planOf,
   stepEffects,
   txByJob,
@@ -194,54 +193,53 @@ function checkSaga(saga: Saga): boolean {
 }
 
 /** After a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated". */
-export const sagaCompensation: Invariant = {
+export const sagaCompensation = defineInvariant({
   id: 'saga-compensation',
   statement:
     'after a failed step, completed steps are compensated in reverse order; a failed compensation ends in manual intervention, never in "compensated"',
   needs: ['history'],
-  check: (evidence) =>
-    judge(sagaCompensation.id, sagaCompensation.statement, evidence, (found) => {
-      const histories = historyByJob(evidence);
-      const txs = txByJob(evidence);
-      const accepted = acceptedByKey(evidence);
-      const byKey = groupEffectsByKey(evidence);
-      const compensationsOf = new Map<string, EffectRow[]>();
-      for (const effect of evidenceList(evidence, 'effects')) {
-        if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
+  judge: (evidence, found) => {
+    const histories = historyByJob(evidence);
+    const txs = txByJob(evidence);
+    const accepted = acceptedByKey(evidence);
+    const byKey = groupEffectsByKey(evidence);
+    const compensationsOf = new Map<string, EffectRow[]>();
+    for (const effect of evidenceList(evidence, 'effects')) {
+      if (effect.compensates) compensationsOf.set(effect.compensates, [...(compensationsOf.get(effect.compensates) ?? []), effect]);
+    }
+    let sagas = 0;
+    for (const job of evidenceList(evidence, 'jobs')) {
+      const label = jobLabel(job);
+      const history: Transition[] = histories.get(job.id) ?? [];
+      const transitions = history.filter((e) => e.kind === 'transition');
+      const began = transitions.find((e) => e.from === 'running' && e.to === 'compensating');
+      const rows = txs.get(job.id) ?? [];
+      if (!began) {
+        const stray = rows.find((row) => row.action === 'compensate');
+        if (stray) found.breach(`${label}: ${txLabel(stray)}, but the job never went to compensating`);
+        if (job.status === 'review' && (job.outcome === 'compensated' || job.outcome === 'compensation_failed')) {
+          found.breach(`${label}: ended ${job.outcome}, but the job never went to compensating`);
+        }
+        continue;
       }
-      let sagas = 0;
-      for (const job of evidenceList(evidence, 'jobs')) {
-        const label = jobLabel(job);
-        const history: Transition[] = histories.get(job.id) ?? [];
-        const transitions = history.filter((e) => e.kind === 'transition');
-        const began = transitions.find((e) => e.from === 'running' && e.to === 'compensating');
-        const rows = txs.get(job.id) ?? [];
-        if (!began) {
-          const stray = rows.find((row) => row.action === 'compensate');
-          if (stray) found.breach(`${label}: ${txLabel(stray)}, but the job never went to compensating`);
-          if (job.status === 'review' && (job.outcome === 'compensated' || job.outcome === 'compensation_failed')) {
-            found.breach(`${label}: ended ${job.outcome}, but the job never went to compensating`);
-          }
-          continue;
-        }
-        sagas++;
-        const lookup = planOf(job, accepted);
-        if (lookup.plan === null) {
-          found.note(`${lookup.problem}: its saga was not judged`);
-          continue;
-        }
-        const last = transitions[transitions.length - 1];
-        const final = last !== undefined && last.from === 'compensating' && last.to === 'review';
-        if (!final && last && last.from !== 'compensating' && job.status !== 'compensating') {
-          found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
-        }
-        const incidents = new Set(
-          evidenceList(evidence, 'incidents')
-            .filter((i) => i.job_id === job.id)
-            .map((i) => i.step_id),
-        );
-        if (checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final })) found.judged();
+      sagas++;
+      const lookup = planOf(job, accepted);
+      if (lookup.plan === null) {
+        found.note(`${lookup.problem}: its saga was not judged`);
+        continue;
       }
-      if (sagas === 0) found.note('no saga was compensated in this drill');
-    }),
-};
+      const last = transitions[transitions.length - 1];
+      const final = last !== undefined && last.from === 'compensating' && last.to === 'review';
+      if (!final && last && last.from !== 'compensating' && job.status !== 'compensating') {
+        found.note(`${label}: changed again after its saga (${eventLabel(last)}): its review reason was not judged`);
+      }
+      const incidents = new Set(
+        evidenceList(evidence, 'incidents')
+          .filter((i) => i.job_id === job.id)
+          .map((i) => i.step_id),
+      );
+      if (checkSaga({ found, job, label, plan: lookup.plan, rows, byKey, compensationsOf, incidents, final })) found.judged();
+    }
+    if (sagas === 0) found.note('no saga was compensated in this drill');
+  },
+});

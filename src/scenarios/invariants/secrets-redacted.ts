@@ -1,6 +1,6 @@
 import { redact, secretSpellings } from '../../kernel/redact.js';
-import type { Evidence, Invariant } from '../evidence.js';
-import { evidenceList, jobLabel, judge } from './support.js';
+import type { Evidence } from '../evidence.js';
+import { defineInvariant, evidenceList, jobLabel } from './support.js';
 
 /*
  * Every planted secret is searched for, as is and in the forms it takes once
@@ -142,56 +142,55 @@ function splitAcrossLines(place: Place, secrets: readonly string[], alreadyFound
 }
 
 /** No secret planted in a payload appears in the logs, the store's errors and reasons, the transaction log, the incidents, the timeline or the report. */
-export const secretsRedacted: Invariant = {
+export const secretsRedacted = defineInvariant({
   id: 'secrets-redacted',
   statement: "no secret from a payload appears in the store's errors, the logs or the report",
   needs: [],
-  check: (evidence) =>
-    judge(secretsRedacted.id, secretsRedacted.statement, evidence, (found) => {
-      const planted = [...new Set(evidenceList(evidence, 'secrets').filter((s): s is string => typeof s === 'string' && s.length > 0))];
-      const secrets = planted.filter((s) => s.length >= MIN_SECRET_LENGTH);
-      if (planted.length === 0) {
-        found.note('no secret was planted in this drill: nothing to look for');
-        return;
-      }
-      const short = planted.length - secrets.length;
-      if (short > 0) found.note(`${short} planted secret(s) shorter than ${MIN_SECRET_LENGTH} characters were not searched for`);
-      if (secrets.length === 0) return;
-      const maskOf = new Map<string, string>();
-      for (const secret of secrets) for (const spelling of spellings(secret)) if (!maskOf.has(spelling)) maskOf.set(spelling, maskSecret(secret));
-      // Longest first, so a secret that contains another is matched whole.
-      const all = new RegExp(
-        [...maskOf.keys()]
-          .sort((a, b) => b.length - a.length)
-          .map(escapeRegExp)
-          .join('|'),
-        'g',
-      );
-      const places = placesOf(evidence);
-      for (const secret of secrets) {
-        if (ranWith(evidence, secret) && places.length > 0) found.judged();
-        else found.note(`secret ${maskSecret(secret)}: no job that carries it in its payload ever ran, so nothing had a chance to leak it`);
-      }
-      for (const place of places) {
-        const hits = new Map<string, { count: number; first: string }>();
-        const lines = place.lines ? place.text.split('\n') : [place.text];
-        lines.forEach((line, lineIndex) => {
-          all.lastIndex = 0;
-          for (const match of line.matchAll(all)) {
-            const mask = maskOf.get(match[0]) ?? '…';
-            const seen = hits.get(mask);
-            if (seen) {
-              seen.count++;
-              continue;
-            }
-            const at = place.lines ? `${place.where} line ${lineIndex + 1}` : place.where;
-            hits.set(mask, { count: 1, first: `${at}: ${context(line, match.index, match[0].length, all, maskOf)}` });
+  judge: (evidence, found) => {
+    const planted = [...new Set(evidenceList(evidence, 'secrets').filter((s): s is string => typeof s === 'string' && s.length > 0))];
+    const secrets = planted.filter((s) => s.length >= MIN_SECRET_LENGTH);
+    if (planted.length === 0) {
+      found.note('no secret was planted in this drill: nothing to look for');
+      return;
+    }
+    const short = planted.length - secrets.length;
+    if (short > 0) found.note(`${short} planted secret(s) shorter than ${MIN_SECRET_LENGTH} characters were not searched for`);
+    if (secrets.length === 0) return;
+    const maskOf = new Map<string, string>();
+    for (const secret of secrets) for (const spelling of spellings(secret)) if (!maskOf.has(spelling)) maskOf.set(spelling, maskSecret(secret));
+    // Longest first, so a secret that contains another is matched whole.
+    const all = new RegExp(
+      [...maskOf.keys()]
+        .sort((a, b) => b.length - a.length)
+        .map(escapeRegExp)
+        .join('|'),
+      'g',
+    );
+    const places = placesOf(evidence);
+    for (const secret of secrets) {
+      if (ranWith(evidence, secret) && places.length > 0) found.judged();
+      else found.note(`secret ${maskSecret(secret)}: no job that carries it in its payload ever ran, so nothing had a chance to leak it`);
+    }
+    for (const place of places) {
+      const hits = new Map<string, { count: number; first: string }>();
+      const lines = place.lines ? place.text.split('\n') : [place.text];
+      lines.forEach((line, lineIndex) => {
+        all.lastIndex = 0;
+        for (const match of line.matchAll(all)) {
+          const mask = maskOf.get(match[0]) ?? '…';
+          const seen = hits.get(mask);
+          if (seen) {
+            seen.count++;
+            continue;
           }
-        });
-        for (const [mask, hit] of hits) {
-          found.breach(`secret ${mask} found in ${hit.first}${hit.count > 1 ? ` (${hit.count} times in ${place.where})` : ''}`);
+          const at = place.lines ? `${place.where} line ${lineIndex + 1}` : place.where;
+          hits.set(mask, { count: 1, first: `${at}: ${context(line, match.index, match[0].length, all, maskOf)}` });
         }
-        if (place.lines) for (const line of splitAcrossLines(place, secrets, new Set(hits.keys()))) found.breach(line);
+      });
+      for (const [mask, hit] of hits) {
+        found.breach(`secret ${mask} found in ${hit.first}${hit.count > 1 ? ` (${hit.count} times in ${place.where})` : ''}`);
       }
-    }),
-};
+      if (place.lines) for (const line of splitAcrossLines(place, secrets, new Set(hits.keys()))) found.breach(line);
+    }
+  },
+});

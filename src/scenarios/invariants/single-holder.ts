@@ -1,10 +1,11 @@
 import type { TxRow } from '../../port/checkpoint.js';
 import type { Transition } from '../../port/snapshot.js';
 import type { EffectRow } from '../../world/ledger.js';
-import type { Evidence, Invariant } from '../evidence.js';
+import type { Evidence } from '../evidence.js';
 import { checkAtTheWorld } from './stale-at-world.js';
 import { checkStaleWrites } from './stale-writes.js';
 import {
+  defineInvariant,
   effectLabel,
   eventLabel,
   evidenceList,
@@ -267,29 +268,28 @@ function checkEffects(found: Findings, evidence: Evidence, leasesByJob: Map<stri
 }
 
 /** At no time do two workers hold a live lease on one job; a stale worker's write is refused (fencing). */
-export const singleHolder: Invariant = {
+export const singleHolder = defineInvariant({
   id: 'single-holder',
   statement: "at no time do two workers hold a live lease on one job; a stale worker's write is refused (fencing)",
   needs: ['history', 'epoch', 'refusals'],
-  check: (evidence) =>
-    judge(singleHolder.id, singleHolder.statement, evidence, (found) => {
-      const histories = historyByJob(evidence);
-      const txs = txByJob(evidence);
-      const margin = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
-      const leasesByJob = new Map<string, LeaseInterval[]>();
-      for (const job of evidenceList(evidence, 'jobs')) {
-        const label = jobLabel(job);
-        const history = histories.get(job.id) ?? [];
-        const leases = leasesOf(history);
-        leasesByJob.set(job.id, leases);
-        found.judged(leases.length);
-        checkHistory(found, label, history, leases);
-        checkTx(found, label, txs.get(job.id) ?? [], history, leases, margin);
-      }
-      checkEffects(found, evidence, leasesByJob);
-      checkStaleWrites(found, evidenceList(evidence, 'timeline'), histories, margin);
-      found.judged(checkAtTheWorld(found, evidence.world, jobOf(evidence)));
-    }),
+  judge: (evidence, found) => {
+    const histories = historyByJob(evidence);
+    const txs = txByJob(evidence);
+    const margin = Number.isFinite(evidence.skewMarginMs) && evidence.skewMarginMs >= 0 ? evidence.skewMarginMs : 0;
+    const leasesByJob = new Map<string, LeaseInterval[]>();
+    for (const job of evidenceList(evidence, 'jobs')) {
+      const label = jobLabel(job);
+      const history = histories.get(job.id) ?? [];
+      const leases = leasesOf(history);
+      leasesByJob.set(job.id, leases);
+      found.judged(leases.length);
+      checkHistory(found, label, history, leases);
+      checkTx(found, label, txs.get(job.id) ?? [], history, leases, margin);
+    }
+    checkEffects(found, evidence, leasesByJob);
+    checkStaleWrites(found, evidenceList(evidence, 'timeline'), histories, margin);
+    found.judged(checkAtTheWorld(found, evidence.world, jobOf(evidence)));
+  },
   checkWithout: (evidence, missing) => {
     let atWorld = 0;
     let byWriter = 0;
@@ -307,7 +307,7 @@ export const singleHolder: Invariant = {
     const only = `judged ${where.join(' and ') || 'on nothing'} only (not by epochs or refusals): ${missing}`;
     return { ...verdict, note: verdict.note ? `${only}; ${verdict.note}` : only };
   },
-};
+});
 
 /**
  * Who ended each lease, where the history names the writers but not their

@@ -1,9 +1,10 @@
 import { HarnessError } from '../../kernel/errors.js';
+import type { EvidenceKind } from '../../kernel/vocabulary.js';
 import type { JobSnapshot, Transition } from '../../port/snapshot.js';
 import { type Plan, PlanSchema, type PlanStep, stepKey } from '../../saga/plan.js';
 import type { TxRow } from '../../saga/tx-log.js';
 import type { EffectRow } from '../../world/ledger.js';
-import type { Accepted, Evidence, InvariantId, Verdict } from '../evidence.js';
+import type { Accepted, Evidence, Invariant, InvariantId, Verdict } from '../evidence.js';
 
 /*
  * What the invariants share: how a finding is written (so a person can find the
@@ -61,6 +62,31 @@ export function judge(id: InvariantId, statement: string, evidence: Evidence, bo
   const verdict: Verdict = { id, statement, status: breaches.length === 0 ? 'held' : 'broken', judged, evidence: lines };
   if (notes.length > 0) verdict.note = [...new Set(notes)].join('; ');
   return verdict;
+}
+
+/** What an invariant's file says of it: defineInvariant makes the checker the judge runs. */
+export interface InvariantSpec {
+  id: InvariantId;
+  /** One line, as the report prints it (and docs/design.md states it). */
+  statement: string;
+  /** The evidence it needs beyond what every drill has: a queue that cannot give one leaves it not judged. */
+  needs: readonly EvidenceKind[];
+  /** Judges the evidence: each breach, each note and how much was judged, into `found`. */
+  judge(evidence: Evidence, found: Findings): void;
+  /** See Invariant.checkWithout: the part judged without what `needs` names. */
+  checkWithout?(evidence: Evidence, missing: string): Verdict | null;
+}
+
+/** An invariant from its spec: its judgement runs through `judge`, so a checker that throws fails closed. */
+export function defineInvariant(spec: InvariantSpec): Invariant {
+  const { id, statement, needs, checkWithout } = spec;
+  return {
+    id,
+    statement,
+    needs,
+    check: (evidence) => judge(id, statement, evidence, (found) => spec.judge(evidence, found)),
+    ...(checkWithout ? { checkWithout } : {}),
+  };
 }
 
 /** The evidence's fields that are lists. */
