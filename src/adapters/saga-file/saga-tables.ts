@@ -1,6 +1,5 @@
+import { sqlList } from '../../kernel/sql-list.js';
 import { TX_ACTIONS, TX_STATUSES } from '../../port/checkpoint.js';
-
-const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /**
  * The transaction sketch's transaction log and incident store as SQLite tables: in the

@@ -1,8 +1,7 @@
+import { sqlList } from '../../kernel/sql-list.js';
 import { ACTORS, JOB_OUTCOMES } from '../../kernel/vocabulary.js';
 import { TX_ACTIONS, TX_STATUSES } from '../../port/checkpoint.js';
 import { ALLOWED_TRANSITIONS, JOB_STATUSES } from '../../port/states.js';
-
-const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /**
  * The state machine as a plpgsql trigger, generated from the same table as

@@ -1,8 +1,8 @@
 import { sagaTablesSql } from '../../adapters/saga-file/saga-tables.js';
+import { sqlList } from '../../kernel/sql-list.js';
 import { JOB_OUTCOMES } from '../../kernel/vocabulary.js';
 import { JOB_STATUSES, transitionTriggerSql } from '../../port/states.js';
 
-const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const statusList = sqlList(JOB_STATUSES);
 
 /** The index the claim reads the next job from, in the order it claims (see JOB_INDEXES_SQL). */
