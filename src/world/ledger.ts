@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from '../kernel/sqlite-file.js';
 import { allCalls, type CallEnd, type CallRow, finishCall, type ReceivedCallRow, receiveCall } from './ledger/calls-table.js';
 import { allDeliveries, type DeliveryReport, type DeliveryRow, recordDelivery } from './ledger/deliveries-table.js';
 import { allEffects, type EffectRow, effectsFor, insertEffect, type NewEffect } from './ledger/effects-table.js';
@@ -34,12 +35,7 @@ export class WorldLedger {
 
   /** Opens (creating if needed) a ledger file. */
   static open(file: string, options: { busyTimeoutMs?: number } = {}): WorldLedger {
-    const db = new Database(file);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.exec(LEDGER_SCHEMA_SQL);
-    return new WorldLedger(db);
+    return new WorldLedger(openSqliteFile(file, { schemaSql: LEDGER_SCHEMA_SQL, synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs }));
   }
 
   /** Runs fn in one IMMEDIATE transaction (the write lock first, so check-then-insert cannot interleave); nested calls become savepoints. */

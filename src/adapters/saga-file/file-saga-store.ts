@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { type Clock, utc } from '../../kernel/clock.js';
+import { openSqliteFile } from '../../kernel/sqlite-file.js';
 import type { Incident, SagaLog, SagaStore, TxEntry, TxRow, Writer } from '../../port/checkpoint.js';
 import { sagaTablesSql } from './saga-tables.js';
 
@@ -38,12 +39,7 @@ export class FileSagaStore implements SagaStore {
 
   /** Opens (creating if needed) the saga file; every process of a drill opens its own connection to it. */
   static open(file: string, clock: Clock): FileSagaStore {
-    const db = new Database(file);
-    db.pragma('busy_timeout = 10000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec(SCHEMA_SQL);
-    return new FileSagaStore(db, clock);
+    return new FileSagaStore(openSqliteFile(file, { schemaSql: SCHEMA_SQL, synchronous: 'NORMAL' }), clock);
   }
 
   async logFor(writer: Writer): Promise<SagaLog> {

@@ -1,5 +1,7 @@
+import { blockThisThread } from '../../kernel/block-thread.js';
 import { InternalError } from '../../kernel/errors.js';
 import type { Random } from '../../kernel/random.js';
+import { isSqliteBusy } from '../../kernel/sqlite-file.js';
 
 /*
  * SQLite has one writer at a time. A connection that finds the write lock
@@ -47,16 +49,10 @@ export class StoreBusyError extends InternalError {
 }
 
 /** Whether an error is SQLite's "the lock is taken" (SQLITE_BUSY and its extended codes). */
-export function isBusy(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_BUSY');
-}
-
-const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+export const isBusy = isSqliteBusy;
 
 /** Blocks this thread for `ms` (SQLite's calls are synchronous, and so is their wait): no busy loop burning a core. */
-export function sleepSync(ms: number): void {
-  if (ms > 0) Atomics.wait(SLEEPER, 0, 0, ms);
-}
+export const sleepSync = blockThisThread;
 
 /** What a retrying call needs: the policy, the jitter's source, a clock for the budget, and how to wait. */
 export interface BusyRetry {

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from '../../kernel/sqlite-file.js';
 import { SCHEMA_SQL } from './schema.js';
 
 /** A connection to a queue store file. */
@@ -13,13 +14,12 @@ export type Db = Database.Database;
  * a store made by another schema keeps the tables it was made with.
  */
 export function openStore(file: string, options: { busyTimeoutMs?: number; schema?: string } = {}): Db {
-  const db = new Database(file);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.exec(options.schema ?? SCHEMA_SQL);
-  return db;
+  return openSqliteFile(file, {
+    schemaSql: options.schema ?? SCHEMA_SQL,
+    synchronous: 'NORMAL',
+    foreignKeys: true,
+    busyTimeoutMs: options.busyTimeoutMs,
+  });
 }
 
 const cache = new WeakMap<Db, Map<string, Database.Statement>>();
