@@ -7,7 +7,7 @@
  *   assert.equal(exitCode, 0, report.scenarios.map((s) => `${s.name}: ${s.verdict}`).join('\n'));
  *
  * Each function wraps exactly what the command of the same name runs (the
- * drill in src/scenarios/run-drill.ts, the comparison in src/compare/), with
+ * drill in src/drill/run-drill.ts, the comparison in src/compare/), with
  * the command line's defaults; the drill's child processes run this package's
  * own dist/cli/main.js, found from this module, not from the current
  * directory. This module is the package's only entry point (package.json

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { type DrillOptions, runDrill as runScenarios } from '../drill/run-drill.js';
 import type { ExitCode } from '../kernel/errors.js';
 import { printedCommand } from '../kernel/printed-command.js';
 import { toolVersion } from '../kernel/version.js';
@@ -6,7 +7,6 @@ import type { InvariantId } from '../kernel/vocabulary.js';
 import { DEFAULT_RECOVERY_TOLERANCE, readBaseline } from '../report/baseline.js';
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
-import { type DrillOptions, runDrill as runScenarios } from '../scenarios/run-drill.js';
 import {
   drillTimeScaleOption,
   integerOption,

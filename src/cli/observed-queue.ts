@@ -1,10 +1,11 @@
 import { systemClock } from '../kernel/clock.js';
 import { UsageError } from '../kernel/errors.js';
 import { seededRandom } from '../kernel/random.js';
-import type { QueueAddress } from '../observe/next-commands.js';
 import type { QueueConnection } from '../port/adapter.js';
+import { connectQueue } from '../port/connect-queue.js';
+import type { QueueAddress } from '../port/queue-address.js';
 import { type ServerFlags, serversFromFlags } from '../port/servers.js';
-import { connectQueue, queueImpl } from '../queues/registry.js';
+import { queueImpl } from '../queues/registry.js';
 import { existingFile } from './paths.js';
 
 /** Connects the observe commands (status, history, approve, enqueue) to `--queue` at `--store`; a store file must exist (opening would make an empty one). */

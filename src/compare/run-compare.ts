@@ -1,10 +1,10 @@
 import { join } from 'node:path';
+import { runDrill } from '../drill/run-drill.js';
 import { EXIT } from '../kernel/errors.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { resolveServers } from '../port/servers.js';
 import { queueImpl } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
-import { runDrill } from '../scenarios/run-drill.js';
 import type { ScenarioFile } from '../scenarios/schema.js';
 import { cellOf, columnErrorCell } from './cell.js';
 import type { Expectations } from './expectations.js';

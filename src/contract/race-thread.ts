@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import type { RetryDelayPolicy, ServerSettings } from '../port/adapter.js';
-import { connectQueue, queueImpl } from '../queues/registry.js';
+import { connectQueue } from '../port/connect-queue.js';
+import { queueImpl } from '../queues/registry.js';
 import type { RaceOp, RaceResult } from './check.js';
 
 /** What a racing thread is told: which queue, where, on which clock, what to do, and when to start. */

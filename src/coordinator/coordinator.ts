@@ -5,15 +5,15 @@ import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueConnection } from '../port/adapter.js';
 import { SEED_RETRY_DELAY } from '../port/retry-delay.js';
 import { waitForWork } from '../port/wait-for-work.js';
-import type { QueueImpl } from '../queues/registry.js';
 import { compensatePlan } from '../saga/compensate.js';
 import { parsePlan } from '../saga/plan.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { WorldPort } from '../saga/world-port.js';
 import { reconcileExpiredLeases } from './reconcile-expired.js';
 
 export interface CoordinatorOptions {
   /** The queue implementation under test, and where its queue is. */
-  queue: QueueImpl;
+  queue: QueueUnderDrill;
   locator: string;
   id: string;
   world: WorldPort;

@@ -3,8 +3,9 @@ import { type Child, Supervisor } from '../harness/supervisor.js';
 import { waitFor } from '../harness/wait-for.js';
 import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
+import { connectQueue } from '../port/connect-queue.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
-import { connectQueue, queueImpl } from '../queues/registry.js';
+import { queueImpl } from '../queues/registry.js';
 import { effectLogFor, readEffects } from '../worker/effect-log.js';
 
 export interface DemoOptions {

@@ -2,14 +2,14 @@ import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:f
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { brokenInvariants } from '../drill/reproduction.js';
+import { runJudged } from '../drill/run-judged.js';
+import { WorldHost } from '../drill/runner/world-host.js';
+import { abortCause } from '../judge/interrupted.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
-import { abortCause } from '../scenarios/interrupted.js';
-import { brokenInvariants } from '../scenarios/reproduction.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
-import { runJudged } from '../scenarios/run-judged.js';
-import { WorldHost } from '../scenarios/runner/world-host.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
 import { exploreLanes, type Lane } from './lanes.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';

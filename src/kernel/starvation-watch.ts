@@ -10,8 +10,8 @@ import { appendFileSync } from 'node:fs';
  * least STARVED_MS left is one starved span, appended as a JSON line to the file
  * the harness names in QD_STARVED_LOG (a file of its own, so the process's
  * log stays its own and its first line still says it is up). The harness
- * reads the spans after the drill (src/scenarios/starvation-spans.ts); the
- * judge weighs them (src/scenarios/starvation.ts).
+ * reads the spans after the drill (src/drill/starvation-spans.ts); the
+ * judge weighs them (src/judge/starvation.ts).
  *
  * Real time, not the process's clock: a worker given a skewed clock on
  * purpose is still starved in the machine's time.

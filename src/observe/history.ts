@@ -1,4 +1,4 @@
-import { STAMPS_AS_WRITTEN, type TimeBase, writerOf } from '../kernel/time-base.js';
+import { inOneTimeBase, type TimeBase, writerOf } from '../kernel/time-base.js';
 import type { QueueConnection } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../port/snapshot.js';
@@ -19,42 +19,6 @@ export interface JobHistory {
    * clocks: src/kernel/time-base.ts). Absent: every stamp as written.
    */
   timeBase?: TimeBase;
-}
-
-/** One row of a job's life from one source, with its stamp, whose clock wrote it (undefined: not the queue's, taken as written), and its rank at a tie. */
-export interface Stamped<T> {
-  item: T;
-  at: string;
-  writer?: string | null;
-  tie: number;
-}
-
-/**
- * Rows of several sources merged in one time base. Each source comes in its
- * own order, which is kept (the queue's history in the order it committed,
- * whatever its writers' clocks said): a row is placed no earlier than the
- * one before it in its source. Ties go by `tie`, then by the order given.
- */
-export function inOneTimeBase<T>(
-  sources: ReadonlyArray<ReadonlyArray<Stamped<T>>>,
-  base: TimeBase = STAMPS_AS_WRITTEN,
-): Array<{ item: T; at: string; stamp: string; correction: string | null }> {
-  const placed: Array<{ item: T; ms: number; at: string; stamp: string; correction: string | null; tie: number; index: number }> = [];
-  for (const source of sources) {
-    let floor = Number.NEGATIVE_INFINITY;
-    for (const row of source) {
-      // Moved to the harness's time where its writer's clock was measured off it; else as written.
-      const correction = row.writer === undefined ? null : base.correction(row.writer);
-      const where = correction === null ? STAMPS_AS_WRITTEN.queue(row.at, null) : base.queue(row.at, row.writer ?? null);
-      const mid = where ? Math.round((where.earliest + where.latest) / 2) : undefined;
-      const ms = Math.max(floor, mid ?? floor);
-      floor = ms;
-      const at = correction !== null && mid !== undefined ? new Date(mid).toISOString() : row.at;
-      placed.push({ item: row.item, ms, at, stamp: row.at, correction, tie: row.tie, index: placed.length });
-    }
-  }
-  placed.sort((a, b) => a.ms - b.ms || a.tie - b.tie || a.index - b.index);
-  return placed.map(({ item, at, stamp, correction }) => ({ item, at, stamp, correction }));
 }
 
 /** Rebuilds a job's life from the queue (and the world's ledger when given); undefined for an unknown id. */

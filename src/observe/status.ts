@@ -1,7 +1,7 @@
 import { parseUtc } from '../kernel/clock.js';
 import { JOB_STATUSES, type JobStatus } from '../kernel/vocabulary.js';
 import type { QueueConnection } from '../port/adapter.js';
-import { approveCommandFor, historyCommandFor, ledgerBeside, type QueueAddress } from './next-commands.js';
+import { approveCommandFor, historyCommandFor, ledgerBeside, type QueueAddress } from '../port/queue-address.js';
 
 /** The queue sketch's observability list, computed from the queue alone. */
 export interface QueueStatus {

@@ -4,7 +4,8 @@ import type { Clock } from '../kernel/clock.js';
 import type { Random } from '../kernel/random.js';
 import { awaitRelease, signalReady } from '../kernel/start-barrier.js';
 import { EnqueueError } from '../port/adapter.js';
-import { connectQueue, type QueueImpl } from '../queues/registry.js';
+import { connectQueue } from '../port/connect-queue.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 
 /** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
 export interface PlannedJob {
@@ -25,7 +26,7 @@ const RELEASE_TIMEOUT_MS = 60_000;
 export async function producePlans(options: {
   locator: string;
   jobsFile: string;
-  queue: QueueImpl;
+  queue: QueueUnderDrill;
   clock: Clock;
   random: Random;
   name: string;

@@ -1,10 +1,11 @@
 import type { Clock } from '../kernel/clock.js';
 import { makeIdempotencyKeyFromJsonText } from '../kernel/idempotency-key.js';
 import type { Random } from '../kernel/random.js';
-import { connectQueue, type QueueImpl } from '../queues/registry.js';
+import { connectQueue } from '../port/connect-queue.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 
 export interface ProduceOptions {
-  queue: QueueImpl;
+  queue: QueueUnderDrill;
   locator: string;
   clock: Clock;
   random: Random;

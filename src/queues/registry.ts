@@ -2,24 +2,19 @@ import { bullmqAdapter } from '../adapters/bullmq/bullmq-adapter.js';
 import { graphileAdapter } from '../adapters/graphile-worker/graphile-adapter.js';
 import { pgBossAdapter } from '../adapters/pg-boss/pg-boss-adapter.js';
 import { PROCESS_PREFIX, processAdapter } from '../adapters/process/process-adapter.js';
-import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../kernel/defaults.js';
 import { InputError } from '../kernel/errors.js';
-import type { ConnectOptions, QueueAdapter, QueueConnection, RetryDelayPolicy } from '../port/adapter.js';
-import { SEED_RETRY_DELAY } from '../port/retry-delay.js';
 import { postgresAdapter } from '../reference/postgres/postgres-adapter.js';
 import { openReference } from '../reference/sqlite/open-reference.js';
 import { sqliteAdapter } from '../reference/sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from '../reference/sqlite/sqlite-queue.js';
-import type { SagaRules } from '../saga/rules.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
 
 /** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
-export interface QueueImpl extends QueueAdapter {
+export interface QueueImpl extends QueueUnderDrill {
   aliases?: readonly string[];
   /** The reference queue's own design, on one store or another (what `queue-drill queues` calls reference). */
   reference?: true;
-  /** The saga runtime's decisions where this implementation makes them differently (a broken variant's). */
-  sagaRules?: SagaRules;
 }
 
 /** The SQLite queues: the reference, then the broken variants (src/variants/list.ts). */
@@ -84,18 +79,4 @@ export function openSqliteQueue(name: string, file: string, options: QueueOption
   const spec = SQLITE_QUEUES.find((q) => q.name === name || q.aliases?.includes(name));
   if (!spec) throw new UnknownQueueError(name);
   return spec.open(file, options);
-}
-
-/** Connects to a queue with the reference's lease settings where the caller has none of its own (a producer, an observer). */
-export function connectQueue(
-  impl: QueueImpl,
-  locator: string,
-  options: Pick<ConnectOptions, 'clock' | 'random'> & Partial<ConnectOptions>,
-): Promise<QueueConnection> {
-  return impl.connect(locator, { leaseMs: DEFAULT_LEASE_MS, skewMarginMs: DEFAULT_SKEW_MARGIN_MS, retryDelay: SEED_RETRY_DELAY, ...options });
-}
-
-/** The retry delays a queue applies when a drill asks for `requested`: its own declaration, else exactly what was asked. */
-export function retryPolicyOf(impl: QueueAdapter, requested: RetryDelayPolicy): RetryDelayPolicy {
-  return impl.retryPolicyFor?.(requested) ?? requested;
 }

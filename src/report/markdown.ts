@@ -1,4 +1,5 @@
 import { baselineLines } from './baseline-lines.js';
+import { jobLife } from './job-life.js';
 import { describeReproduction } from './reproduction-line.js';
 import { faultLimits, invariantOutcomes, jobGroups, jobsConcerned } from './scenario-facts.js';
 import { allRuns, scenarioLabel } from './scenario-label.js';
@@ -296,14 +297,14 @@ function brokenInvariants(scenario: ScenarioReport, out: string[]): void {
 /** The lives of the jobs a finding is about: each that did not end as expected, else each the evidence names. */
 function jobLives(scenario: ScenarioReport, out: string[]): void {
   const concerned = jobsConcerned(scenario);
-  const lives = concerned.filter((job) => job.history.length > 0);
+  const lives = concerned;
   if (lives.length === 0) return;
   out.push('**The jobs concerned:**', '');
   for (const job of lives.slice(0, JOB_LIVES)) {
     out.push(
       `- Job ${jobName(job.id)} ${code(job.key)}: ${jobLine(job, scenario.interrupted !== null)}`,
       '',
-      ...fence(job.history.join('\n'), 'text', '  '),
+      ...fence(jobLife(job).join('\n'), 'text', '  '),
       '',
     );
   }
@@ -401,10 +402,7 @@ function jobGroupLines(scenario: ScenarioReport): string[] {
 /** What a person can do next about a job, as its life printed it (the approval a waiting job needs), while the store outlives the drill. */
 function nextCommandLines(scenario: ScenarioReport): string[] {
   return scenario.jobs.flatMap((job) =>
-    job.history.flatMap((line) => {
-      const approve = /^\s*approve: (.+)$/.exec(line);
-      return approve ? [`Job ${jobName(job.id)} waits for a person's approval; to approve it: ${code(approve[1]!)}`] : [];
-    }),
+    job.approve === null ? [] : [`Job ${jobName(job.id)} waits for a person's approval; to approve it: ${code(job.approve)}`],
   );
 }
 

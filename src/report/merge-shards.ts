@@ -76,7 +76,8 @@ export function mergeShards(options: MergeOptions): MergedReport {
     file: first.report.file,
     queue: first.report.queue,
     seed: first.report.seed,
-    timeScale: first.report.timeScale,
+    // Shares calibrated apart (auto) ran at their own scales, each scenario's in its report: the drill's is the largest.
+    timeScale: Math.max(...shards.map((shard) => shard.report.timeScale)),
     // The drill ran from the first shard's start to the last one's finish, whether the shards ran side by side or one after another.
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(finished).toISOString(),

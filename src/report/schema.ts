@@ -58,9 +58,15 @@ import { allJudgedPassed, scenarioVerdict, summarize } from './verdict.js';
  * (a compensator, a server to restart) makes it `not_supported`, with the
  * reason in `notSupported`; `queueOptions` holds the queue's own options as
  * its users set them (defaults filled in), and `queueTiming` says where the
- * queue's own clock made the drill wait longer than the scenario asked.
+ * queue's own clock made the drill wait longer than the scenario asked. 10:
+ * a job's life is data only (`events`, the views render it: the rendered
+ * `history` lines are gone), its events carry what the lines said beside them
+ * (a checkpoint's `ref` and `detail`, an effect's `attempt` and `ref`, an
+ * incident's `status` and `error`, and `placed` where a measured clock moved a
+ * stamp), and a job waiting for a person's approval carries the command that
+ * gives it (`approve`).
  */
-export const REPORT_VERSION = 9;
+export const REPORT_VERSION = 10;
 
 /** Every verdict a scenario can get, from best to worst meaning. */
 export const SCENARIO_VERDICTS = ['pass', 'fail', 'vacuous', 'inconclusive', 'not_judged', 'not_supported', 'interrupted', 'error'] as const;
@@ -141,11 +147,18 @@ export const DuplicatedEffectSchema = z.strictObject({
   times: z.int().min(2),
 });
 
+/** Where the drill's one time base puts a stamp its writer's measured clock moved (absent: the stamp stands as written). */
+const PlacedSchema = z
+  .strictObject({ at: text().describe("the harness's time"), by: text().describe('the clock that moved it, and by how much') })
+  .optional();
+
 /**
  * One thing that happened to a job, from the evidence (not a process's word),
  * structured so a view can draw it: a state change (or a write refused for a
  * stale lease) in the queue's history, a checkpoint in the transaction log, an
- * effect the world applied, an incident. Times are those the writer recorded.
+ * effect the world applied, an incident. Times are those the writer recorded
+ * (`placed`: where the drill's one time base puts one a measured clock moved);
+ * the events are in the order of that time base.
  */
 export const JobEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -159,6 +172,7 @@ export const JobEventSchema = z.discriminatedUnion('kind', [
     worker: z.string().nullable(),
     actor: text(),
     reason: z.string(),
+    placed: PlacedSchema,
   }),
   z.strictObject({
     kind: z.literal('checkpoint'),
@@ -170,6 +184,9 @@ export const JobEventSchema = z.discriminatedUnion('kind', [
     attempt: z.int(),
     epoch: z.int(),
     worker: z.string(),
+    ref: z.string().nullable().describe("the external system's reference the step recorded"),
+    detail: z.string().nullable(),
+    placed: PlacedSchema,
   }),
   z.strictObject({
     kind: z.literal('effect'),
@@ -180,9 +197,11 @@ export const JobEventSchema = z.discriminatedUnion('kind', [
     key: text(),
     epoch: z.int().nullable(),
     worker: text(),
+    attempt: z.int(),
+    ref: text().describe('the reference the world answered with'),
     compensation: z.boolean(),
   }),
-  z.strictObject({ kind: z.literal('incident'), at: text(), id: z.int(), step: text() }),
+  z.strictObject({ kind: z.literal('incident'), at: text(), id: z.int(), step: text(), status: text(), error: z.string() }),
 ]);
 
 /** One thing that happened to a job (see JobEventSchema). */
@@ -202,7 +221,7 @@ export const JobReportSchema = z.strictObject({
   maxAttempts: count(),
   duplicatedEffects: z.array(DuplicatedEffectSchema),
   located: z.boolean().describe("whether the job's life could be rebuilt from the history by its id"),
-  history: z.array(z.string()).describe('the rebuilt timeline, one line per event'),
+  approve: z.string().nullable().describe('the command that gives the approval the job waits for, while its store outlives the drill'),
   events: z.array(JobEventSchema).describe("the same life as data, in time order: the queue's history, checkpoints, the world's effects, incidents"),
 });
 
@@ -344,7 +363,7 @@ export const ScenarioReportSchema = z.strictObject({
   unfired: z.array(text()).describe('one line per armed fault that never fired'),
   nothingJudged: z
     .array(text())
-    .describe('one line per invariant that had nothing to judge where the scenario should have given it something (src/scenarios/must-judge.ts)'),
+    .describe('one line per invariant that had nothing to judge where the scenario should have given it something (src/judge/must-judge.ts)'),
   jobs: z.array(JobReportSchema),
   duplicatedEffects: z.array(z.strictObject({ key: text(), tool: text(), times: z.int().min(2), appliedBy: z.array(z.string()) })),
   recovery: z.array(RecoveryReportSchema),
@@ -472,7 +491,13 @@ const DrillReportShape = z.strictObject({
   file: text().describe('the scenarios file'),
   queue: text(),
   seed: z.int(),
-  timeScale: z.number().positive().describe('every duration of every scenario was multiplied by this (--time-scale, or chosen by auto)'),
+  timeScale: z
+    .number()
+    .positive()
+    .describe(
+      'every duration of every scenario was multiplied by this (--time-scale, or chosen by auto; for shards merged that auto calibrated apart, ' +
+        'the largest, each scenario saying its own)',
+    ),
   calibration: z
     .strictObject({
       startupMs: milliseconds().describe('the slower of two processes started at once: spawn to first line'),

@@ -8,11 +8,15 @@ import { runKey, runsOfShare, type Shard, shareOf } from './shard.js';
  * nobody ran (two seeds, two queues, a share counted twice or not at all) with
  * a verdict that means nothing, so anything that does not fit is refused, with
  * the files and what differs. Belonging together means: the same queue-drill,
- * scenarios file, queue, seed and time scale; the same shard count and the same
+ * scenarios file, queue and seed; the same shard count and the same
  * drill order (the same --only, --repeat and scenarios); the same command apart
  * from --shard and what only says where and how a runner ran (RUNNER_OPTIONS);
  * every share exactly once; and each report holding exactly its own share's
  * runs (no run in two reports, none missing from an interrupted shard).
+ * The time scale may differ: a --time-scale given is in the command (so the
+ * same in every share), and one chosen by auto is each runner's own, measured
+ * on its machine (two CI runners, or one busier than the other, calibrate
+ * apart); every scenario's report says the scale it ran at.
  */
 
 /** Shard reports that cannot be merged: bad input (exit 2), naming the files and what does not fit. */
@@ -79,7 +83,6 @@ function sameDrill(first: CheckedShard, other: CheckedShard): void {
     ['the scenarios file', first.report.file, other.report.file],
     ['the queue (--queue)', first.report.queue, other.report.queue],
     ['the seed (--seed)', first.report.seed, other.report.seed],
-    ['the time scale (--time-scale)', first.report.timeScale, other.report.timeScale],
     ['the shard count (--shard i/N)', first.shard.count, other.shard.count],
   ];
   for (const [what, a, b] of fields) {

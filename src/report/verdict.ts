@@ -7,9 +7,9 @@ import type { ReportSummary, ScenarioReport, ScenarioVerdict } from './schema.js
  * wins, in this order: a harness failure makes the evidence untrustworthy
  * (error); a broken safety invariant is a finding on any machine (fail), but
  * for a stale call a world without fencing applied from a holder starved past
- * its lease (src/scenarios/starved-stale-calls.ts); when the machine starved
+ * its lease (src/judge/starved-stale-calls.ts); when the machine starved
  * the drill and a starved span explains every other finding
- * (src/scenarios/starvation.ts), the run is inconclusive: never a
+ * (src/judge/starvation.ts), the run is inconclusive: never a
  * pass, never blamed on the queue; a broken liveness invariant or a job that
  * ended wrong is a finding whatever else happened (fail); an armed fault that never fired, or an invariant that
  * had nothing to judge where the scenario should have given it something,
@@ -48,7 +48,7 @@ export function scenarioVerdict(
   if (scenario.interrupted !== null) return 'interrupted';
   const starved = scenario.inconclusive ?? [];
   // The one safety breach starvation explains: single-holder's stale calls a world without fencing applied, when the
-  // judge's lines say so (src/scenarios/starved-stale-calls.ts).
+  // judge's lines say so (src/judge/starved-stale-calls.ts).
   const explained = (v: { id: string }) => v.id === 'single-holder' && starved.some((line) => line.startsWith('single-holder: '));
   if (scenario.invariants.some((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety' && !explained(v))) return 'fail';
   if (starved.length > 0) return 'inconclusive';

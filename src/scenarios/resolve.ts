@@ -4,12 +4,13 @@ import type { FaultRule, FaultWhere } from '../faults/fault-plan.js';
 import { InputError } from '../kernel/errors.js';
 import { makeIdempotencyKey } from '../kernel/idempotency-key.js';
 import { fromJsValue } from '../kernel/python-json.js';
+import { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
 import type { QueueOptionValue } from '../port/queue-options.js';
 import { type QueueImpl, queueImpl } from '../queues/registry.js';
+import type { Expectation } from '../report/schema.js';
 import { type Plan, parsePlan, stepKey } from '../saga/plan.js';
 import { WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import type { FaultSpecInput } from '../world/faults.js';
-import { type Expectation, INVARIANT_IDS, type InvariantId } from './evidence.js';
 import { namedPlan } from './plan-library.js';
 import {
   BUILT_IN_DEFAULTS,

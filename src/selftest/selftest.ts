@@ -1,10 +1,10 @@
 import { join } from 'node:path';
+import { runDrill } from '../drill/run-drill.js';
 import { explore } from '../explore/explore.js';
+import { NEVER_AT_REST } from '../judge/invariants/no-lost-job.js';
 import { printedCommand } from '../kernel/printed-command.js';
 import { QUEUE_IMPLS, type QueueImpl } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
-import { NEVER_AT_REST } from '../scenarios/invariants/no-lost-job.js';
-import { runDrill } from '../scenarios/run-drill.js';
 
 /** What the self-test found for one queue implementation. */
 export interface SelftestRow {

@@ -5,7 +5,7 @@ import type { Random } from '../kernel/random.js';
 import { secretsInPayload } from '../kernel/redact.js';
 import type { DeliveryHandler } from '../port/delivery.js';
 import type { RetryDelayPolicy } from '../port/retry-delay.js';
-import type { QueueImpl } from '../queues/registry.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { WorldPort } from '../saga/world-port.js';
 import { DeliveryReports } from './delivery-reports.js';
 import { runAction } from './run-action.js';
@@ -13,7 +13,7 @@ import { settleFailure } from './settle-failure.js';
 
 export interface WorkerOptions {
   /** The queue implementation under test, and where its queue is (`--store`). */
-  queue: QueueImpl;
+  queue: QueueUnderDrill;
   locator: string;
   id: string;
   effectLog: string;

@@ -27,7 +27,7 @@ import { tempRunDir } from '../helpers/run-dir.js';
  */
 
 const FILE = 'test/fixtures/scenarios/harness-faults.yaml';
-/** The fixture's timeout_ms plus the harness's own deadlines after a loss (src/scenarios/run-scenario.ts): the most a broken drill may take. */
+/** The fixture's timeout_ms plus the harness's own deadlines after a loss (src/drill/run-scenario.ts): the most a broken drill may take. */
 const ENDS_WITHIN_MS = 12_000 + 15_000;
 
 let cleanup: Array<() => Promise<void> | void> = [];

@@ -1,8 +1,8 @@
+import { starvedEvents } from '../../src/drill/starvation-spans.js';
+import { type EvidenceAvailability, INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/judge/evidence.js';
+import { INVARIANTS } from '../../src/judge/invariants/index.js';
 import { EVIDENCE_MEANING } from '../../src/kernel/vocabulary.js';
 import { type DrillReport, REPORT_VERSION, type ScenarioReport, type StarvedSpan } from '../../src/report/schema.js';
-import { type EvidenceAvailability, INVARIANT_IDS, type InvariantId, type Verdict } from '../../src/scenarios/evidence.js';
-import { INVARIANTS } from '../../src/scenarios/invariants/index.js';
-import { starvedEvents } from '../../src/scenarios/starvation-spans.js';
 
 /*
  * A realistic report of one drill with four scenarios, one of each verdict:
@@ -143,13 +143,7 @@ function passing(): ScenarioReport {
         maxAttempts: 5,
         duplicatedEffects: [],
         located: true,
-        history: [
-          '2026-08-25T10:00:00.100Z producer  -> pending  attempt 0',
-          '2026-08-25T10:00:00.200Z w1#1      pending -> running  attempt 1 fence 1',
-          '2026-08-25T10:00:00.900Z coordinator running -> retry  lease expired',
-          '2026-08-25T10:00:01.400Z w1#2      retry -> running  attempt 2 fence 2',
-          '2026-08-25T10:00:01.700Z w1#2      running -> done  digest 9f2c',
-        ],
+        approve: null,
         events: [
           {
             kind: 'transition',
@@ -185,6 +179,8 @@ function passing(): ScenarioReport {
             attempt: 1,
             epoch: 1,
             worker: 'w1',
+            ref: null,
+            detail: null,
           },
           {
             kind: 'effect',
@@ -195,6 +191,8 @@ function passing(): ScenarioReport {
             key: 'ab12cd34ef56ab78:write',
             epoch: 1,
             worker: 'w1',
+            attempt: 1,
+            ref: 'ref-1',
             compensation: false,
           },
           {
@@ -299,13 +297,7 @@ function failing(): ScenarioReport {
         maxAttempts: 5,
         duplicatedEffects: [{ key: 'ab12cd34ef56ab78:charge', tool: 'charge', times: 2 }],
         located: true,
-        history: [
-          '2026-08-25T10:00:00.100Z producer  -> pending  attempt 0',
-          '2026-08-25T10:00:00.200Z w1#1      pending -> running  attempt 1',
-          '2026-08-25T10:00:03.300Z w1#1      running -> retry  timeout (retryable)',
-          '2026-08-25T10:00:03.600Z w1#1      retry -> running  attempt 2',
-          '2026-08-25T10:00:03.900Z w1#1      running -> done',
-        ],
+        approve: null,
         events: [
           {
             kind: 'transition',
@@ -328,6 +320,8 @@ function failing(): ScenarioReport {
             key: 'ab12cd34ef56ab78:charge',
             epoch: 1,
             worker: 'w1',
+            attempt: 1,
+            ref: 'ref-1',
             compensation: false,
           },
           {
@@ -339,6 +333,8 @@ function failing(): ScenarioReport {
             key: 'ab12cd34ef56ab78:charge',
             epoch: 2,
             worker: 'w1',
+            attempt: 1,
+            ref: 'ref-1',
             compensation: false,
           },
         ],
@@ -472,7 +468,7 @@ export function notJudgedScenario(): ScenarioReport {
     queueVersion: 'stub 0.0.1',
     available: { ...STUB_AVAILABLE },
     replay: `queue-drill drill scenarios.yaml --only ${name} --seed 42 --queue stub`,
-    jobs: passing().jobs.map((job) => ({ ...job, located: false, history: [] })),
+    jobs: passing().jobs.map((job) => ({ ...job, located: false })),
     invariants: stubVerdicts(),
   };
 }
@@ -502,7 +498,7 @@ export function notJudgedReport(): DrillReport {
   };
 }
 
-/** What the judge writes for a scenario whose producers never raced (src/scenarios/must-judge.ts), with a character Markdown must escape. */
+/** What the judge writes for a scenario whose producers never raced (src/judge/must-judge.ts), with a character Markdown must escape. */
 export const NOTHING_JUDGED_LINE =
   "dedupe-on-enqueue had nothing to judge, yet 4 producers enqueue the same keys: it should have judged a key on which two producers' " +
   "enqueue calls were in flight at once, with the one told it created the job (no key had two producers' enqueue calls in flight at once: nothing raced) | *";
@@ -541,7 +537,7 @@ export function nothingJudgedReport(): DrillReport {
   };
 }
 
-/** The note every invariant of an interrupted scenario carries, as the judge writes it (src/scenarios/interrupted.ts). */
+/** The note every invariant of an interrupted scenario carries, as the judge writes it (src/judge/interrupted.ts). */
 export const INTERRUPTED_NOTE = 'the drill was interrupted before it reached rest: a half-run proves nothing either way';
 
 /** What an interrupted scenario says, as the judge writes it. */
@@ -624,7 +620,7 @@ const OTHER_SPANS: StarvedSpan[] = [
   { process: 'harness', from: '2026-08-25T10:00:02.100Z', to: '2026-08-25T10:00:02.180Z', ms: 80, cause: 'stalled' },
 ];
 
-/** What the judge writes for each finding starvation explains (src/scenarios/starvation.ts), with a character Markdown must escape. */
+/** What the judge writes for each finding starvation explains (src/judge/starvation.ts), with a character Markdown must escape. */
 export const INCONCLUSIVE_LINES = [
   'no-lost-job: the drill stopped before rest (out of time) on a starved machine: 3 starved span(s) since the producers were let go at ' +
     '10:00:00.050, 710 ms in all, the worst: w1#2 was not run for 510 ms, from 10:00:01.500 to 10:00:02.010; every unfinished job was due ' +
@@ -661,7 +657,6 @@ export function inconclusiveScenario(): ScenarioReport {
         ...job,
         actual: { status: 'running', reason: null },
         matches: false,
-        history: job.history.slice(0, -1),
         events: job.events.filter((event) => !(event.kind === 'transition' && event.to === 'done')),
       },
     ],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INVARIANT_IDS } from '../../src/kernel/vocabulary.js';
+import { jobLife } from '../../src/report/job-life.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { type DrillReport, DrillReportSchema, REPORT_VERSION } from '../../src/report/schema.js';
 import {
@@ -127,7 +128,7 @@ describe('renderMarkdown', () => {
     const fail = section(section(renderMarkdown(failing), '## What did not pass'), '### ❌ `timeout_blind_retry`: fail');
     expect(fail).toContain('**The jobs concerned:**');
     expect(fail).toContain('- Job `1` `ab12cd34ef56ab78`: expected review (reason matching `unknown outcome`), ended done ❌; 2 of 5 attempts');
-    for (const line of scenario.jobs[0]!.history) expect(fail).toContain(`  ${line}\n`);
+    for (const line of jobLife(scenario.jobs[0]!)) expect(fail).toContain(`  ${line}\n`);
     expect(fail).toContain('without the 1 fault points passed with nothing happening');
     expect(fail).toContain('2026-08-25T10:00:00.010Z spawn             w1#1     worker w1');
     expect(fail).not.toContain('w1 at after_claim job 1 attempt 1');
@@ -170,7 +171,7 @@ describe('renderMarkdown', () => {
 
   it('is a summary: no passing scenario’s timeline or job history, nothing folded away', () => {
     const pass = section(section(markdown, '## Every scenario'), '### ✅ `crash_after_write`: pass');
-    for (const line of report.scenarios[0]!.jobs[0]!.history) expect(pass).not.toContain(line);
+    for (const line of jobLife(report.scenarios[0]!.jobs[0]!)) expect(pass).not.toContain(line);
     // Its job's life is nowhere in the Markdown (the failing scenario's job shares its first lines, not this one).
     expect(markdown).not.toContain('w1#2      running -> done  digest 9f2c');
     expect(pass).not.toContain('SIGKILL\n');
@@ -332,14 +333,14 @@ describe('renderMarkdown, for an interrupted drill', () => {
 });
 
 describe('what a person can do next', () => {
-  it('gives the approval a waiting job needs, as its life printed it, on the scenario', () => {
+  it('gives the approval a waiting job needs, as its report says it, on the scenario', () => {
     const report = passingReport();
     const job = report.scenarios[0]!.jobs[0]!;
-    job.history = [...job.history, '  approve: npx queue-drill approve 1 --store /tmp/run/queue.db'];
+    job.approve = 'npx queue-drill approve 1 --store /tmp/run/queue.db';
     expect(renderMarkdown(report)).toContain(
       `- Job \`${job.id}\` waits for a person's approval; to approve it: \`npx queue-drill approve 1 --store /tmp/run/queue.db\`\n`,
     );
-    // Without such a line in a job's life, nothing is said.
+    // Without a command in a job's report, nothing is said.
     expect(renderMarkdown(passingReport())).not.toContain('waits for a person');
   });
 });

@@ -182,6 +182,16 @@ describe('merge', () => {
     expect(again.report.exitCode).toBe(0);
   });
 
+  it('joins shares that auto calibrated to different time scales (one runner busier than another): the drill says the largest', () => {
+    const whole = wholeDrill();
+    const shares = [1, 2].map((index) => shareReport(whole, index, 2));
+    shares[1]!.timeScale = 1.5;
+    for (const scenario of shares[1]!.scenarios) scenario.timeScale = 1.5;
+    const { report } = merge(shares.map((share, i) => writeShard(share, `calibrated-${i + 1}`)));
+    expect(report.timeScale).toBe(1.5);
+    expect(new Set(report.scenarios.map((s) => s.timeScale))).toEqual(new Set([1, 1.5]));
+  });
+
   it('keeps the paths a shard wrote for a scenario whose directory is not beside its report, and says which', () => {
     const whole = wholeDrill();
     const shards = [shareReport(whole, 1, 2), shareReport(whole, 2, 2)].map((report, i) => {
@@ -202,7 +212,6 @@ describe('merge refuses shards that are not the shares of one drill', () => {
     ['another queue', (s) => (s[1]!.queue = 'postgres'), /the queue \(--queue\) differs: reference in the first, postgres in the second/],
     ['another scenarios file', (s) => (s[1]!.file = 'other.yaml'), /the scenarios file differs: scenarios.yaml in the first, other.yaml/],
     ['another queue-drill', (s) => (s[1]!.toolVersion = '0.2.0'), /the queue-drill version differs: 0.1.0 in the first, 0.2.0/],
-    ['another time scale', (s) => (s[1]!.timeScale = 3), /the time scale \(--time-scale\) differs: 1 in the first, 3/],
     ['another shard count', (s) => (s[1]!.shard!.count = 4), /the shard count \(--shard i\/N\) differs: 3 in the first, 4 in the second/],
     [
       'another drill order (--only)',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/judge/evidence.js';
+import { INVARIANTS, notJudgedReason } from '../../src/judge/invariants/index.js';
 import type { ScenarioVerdict } from '../../src/report/schema.js';
 import { allJudgedPassed, drillExitCode, scenarioVerdict, summarize } from '../../src/report/verdict.js';
-import { type Evidence, INVARIANT_IDS, type Verdict } from '../../src/scenarios/evidence.js';
-import { INVARIANTS, notJudgedReason } from '../../src/scenarios/invariants/index.js';
 import {
   drillReport,
   INCONCLUSIVE_LINES,

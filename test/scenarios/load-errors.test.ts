@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { FAULT_ACTION_NAMES } from '../../src/faults/actions/index.js';
 import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../../src/faults/points.js';
+import { INVARIANT_IDS } from '../../src/judge/evidence.js';
 import { RETRY_POLICIES } from '../../src/saga/plan.js';
-import { INVARIANT_IDS } from '../../src/scenarios/evidence.js';
 import { parseScenarioText, ScenarioFileError, type ScenarioIssue } from '../../src/scenarios/load.js';
 import { TOOL_NAMES } from '../../src/world/catalogue.js';
 import { WORLD_FAULT_ACTION_NAMES } from '../../src/world/fault-actions/index.js';

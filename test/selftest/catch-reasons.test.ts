@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { NEVER_AT_REST } from '../../src/judge/invariants/no-lost-job.js';
 import { queueImpl } from '../../src/queues/registry.js';
 import type { ScenarioReport } from '../../src/report/schema.js';
-import { NEVER_AT_REST } from '../../src/scenarios/invariants/no-lost-job.js';
 import { brokenOnEvidence, catchIn, selftest } from '../../src/selftest/selftest.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 

@@ -18,14 +18,24 @@ import { tempRunDir } from '../helpers/run-dir.js';
  * The drills run one at a time (see vitest.config.ts), on the shipped file.
  */
 
+/**
+ * A line of evidence: a pattern, or one made for the time scale the run was
+ * given (under CI=true the drill calibrates it, and a busy machine stretches
+ * every duration the scenario states, a retry delay or a skew margin alike).
+ */
+type Line = RegExp | ((scale: number) => RegExp);
+
 interface Catch {
   variant: string;
   scenario: string;
   /** Each invariant the variant must break there, and a line of its evidence. */
-  breaks: Partial<Record<InvariantId, RegExp>>;
+  breaks: Partial<Record<InvariantId, Line>>;
   /** Invariants its mistake breaks too on some runs, as the race falls (a line of evidence each): allowed, never required. */
-  sometimes?: Partial<Record<InvariantId, RegExp>>;
+  sometimes?: Partial<Record<InvariantId, Line>>;
 }
+
+/** A duration the scenario file states, at the run's time scale (src/scenarios/time-scale.ts rounds it so). */
+const at = (scale: number, ms: number): number => Math.round(ms * scale);
 
 const JOB = String.raw`job \d+ \(key [0-9a-f]{8}…\)`;
 
@@ -106,13 +116,19 @@ const CATCHES: readonly Catch[] = [
   {
     variant: 'no-backoff',
     scenario: 'retry-storm',
-    breaks: { 'retry-backoff': /^job \d+: event #\d+ running→retry .* set a retry delay of 0 ms; after attempt 1 the policy waits at least 300 ms$/ },
+    breaks: {
+      'retry-backoff': (k) =>
+        new RegExp(`^job \\d+: event #\\d+ running→retry .* set a retry delay of 0 ms; after attempt 1 the policy waits at least ${at(k, 300)} ms$`),
+    },
   },
   {
     variant: 'no-jitter',
     scenario: 'retry-storm',
     breaks: {
-      'retry-backoff': /^3 jobs \(\d, \d, \d\) failed attempt 1 within \d+ ms and were all set to retry after exactly 300 ms: they retry in lockstep/,
+      'retry-backoff': (k) =>
+        new RegExp(
+          `^3 jobs \\(\\d, \\d, \\d\\) failed attempt 1 within \\d+ ms and were all set to retry after exactly ${at(k, 300)} ms: they retry in lockstep`,
+        ),
     },
   },
   {
@@ -191,10 +207,11 @@ const CATCHES: readonly Catch[] = [
     variant: 'sweep-before-lease-end',
     scenario: 'clock-behind-lease-end',
     breaks: {
-      'lease-respected': new RegExp(
-        `^${JOB}: taken back \\d+ ms before the lease of w1 truly ended \\(the skew margin allows 100 ms\\): ` +
-          "event #\\d+ running→retry by coordinator coordinator, epoch 1, attempt 1, at .*, while its (claim|renewal) set it until .* by w1's clock −\\d+ ms",
-      ),
+      'lease-respected': (k) =>
+        new RegExp(
+          `^${JOB}: taken back \\d+ ms before the lease of w1 truly ended \\(the skew margin allows ${at(k, 100)} ms\\): ` +
+            "event #\\d+ running→retry by coordinator coordinator, epoch 1, attempt 1, at .*, while its (claim|renewal) set it until .* by w1's clock −\\d+ ms",
+        ),
     },
   },
 ];
@@ -222,7 +239,8 @@ describe('each broken variant, on the scenario that catches it', () => {
         const required = broken.map((v) => v.id).filter((id) => !(id in sometimes));
         expect(required.sort()).toEqual(Object.keys(expected.breaks).sort());
         for (const verdict of broken) {
-          const line = expected.breaks[verdict.id] ?? sometimes[verdict.id]!;
+          const given = expected.breaks[verdict.id] ?? sometimes[verdict.id]!;
+          const line = typeof given === 'function' ? given(report!.timeScale) : given;
           expect(verdict.evidence, `${verdict.id}: a line like ${line}`).toContainEqual(expect.stringMatching(line));
         }
       } finally {

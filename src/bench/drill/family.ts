@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { runDrill } from '../../drill/run-drill.js';
 import { toolVersion } from '../../kernel/version.js';
-import { runDrill } from '../../scenarios/run-drill.js';
 import type { SizePlan } from '../sizes.js';
 import { breakdown, type ScenarioBreakdown, startedTimes } from './breakdown.js';
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { runDrill } from '../../drill/run-drill.js';
 import type { FailpointName } from '../../faults/points.js';
 import { toolVersion } from '../../kernel/version.js';
 import type { ScenarioReport } from '../../report/schema.js';
-import { runDrill } from '../../scenarios/run-drill.js';
 import type { ServerCheck } from '../servers.js';
 import type { SizePlan } from '../sizes.js';
 import { percentile } from '../stats.js';

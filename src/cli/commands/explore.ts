@@ -63,7 +63,7 @@ async function runExhaustive(args: { queue: string; seed: number | undefined; pa
   const { makeOutDir } = await import('../../report/out-dir.js');
   const { stringify } = await import('yaml');
   const { exhaustiveFile } = await import('../../explore/exhaustive.js');
-  const { runDrill } = await import('../../scenarios/run-drill.js');
+  const { runDrill } = await import('../../drill/run-drill.js');
   const { progressPrinter } = await import('../progress.js');
   const { toolVersion } = await import('../../kernel/version.js');
   const { printedCommand } = await import('../../kernel/printed-command.js');

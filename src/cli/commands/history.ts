@@ -20,7 +20,7 @@ export const historyCommand = defineCommand({
   },
   async run(args) {
     const { jobHistory, renderHistory } = await import('../../observe/history.js');
-    const { approveCommandFor, historyCommandFor, ledgerBeside } = await import('../../observe/next-commands.js');
+    const { approveCommandFor, historyCommandFor, ledgerBeside } = await import('../../port/queue-address.js');
     const ledger = args.ledger === undefined ? undefined : existingFile(args.ledger, '--ledger');
     const queue = await observedQueue(args);
     try {

@@ -86,7 +86,7 @@ export const runCommand = defineCommand({
     json: { type: 'boolean', default: false, describe: 'print report.json to stdout instead of the summary' },
   },
   async run(args) {
-    const { runDrill } = await import('../../scenarios/run-drill.js');
+    const { runDrill } = await import('../../drill/run-drill.js');
     const { serversFromFlags } = await import('../../port/servers.js');
     const { progressPrinter } = await import('../progress.js');
     const { toolVersion } = await import('../../kernel/version.js');

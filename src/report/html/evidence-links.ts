@@ -4,7 +4,7 @@ import { jobEventId } from './lanes.js';
 /*
  * Which events an evidence line is about, so the page can link the line to
  * them and highlight them on the timeline. The lines are made by the
- * invariants' own labels (src/scenarios/invariants/support.ts: jobLabel
+ * invariants' own labels (src/judge/invariants/support.ts: jobLabel
  * "job 3 (key …)", eventLabel "event #12 …", txLabel "tx #4 …", a duplicated
  * effect's "key 3f1c…:charge"), so they are read back by those shapes; a line
  * that names nothing drawable links to nothing, and says so by having no link.

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
  * keeps a history: a report is sent after the claim it reports and before the
  * write it announces, so an order seen here is an order that happened. (A
  * write of the queue loop's own, `expired`, is sent as it goes out: see
- * src/scenarios/invariants/stale-at-world.ts.)
+ * src/judge/invariants/stale-at-world.ts.)
  */
 
 /** The deliveries table of a ledger file. */

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_STALLED_COUNT } from '../../../src/adapters/bullmq/fit.js';
+import { attemptsBounded } from '../../../src/judge/invariants/attempts-bounded.js';
+import { historyComplete } from '../../../src/judge/invariants/history-complete.js';
+import { transitionsAllowed } from '../../../src/judge/invariants/transitions-allowed.js';
 import type { QueueConnection } from '../../../src/port/adapter.js';
 import type { Claim } from '../../../src/port/delivery.js';
 import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
-import { attemptsBounded } from '../../../src/scenarios/invariants/attempts-bounded.js';
-import { historyComplete } from '../../../src/scenarios/invariants/history-complete.js';
-import { transitionsAllowed } from '../../../src/scenarios/invariants/transitions-allowed.js';
 import { skipWithoutRedis } from '../../helpers/redis.js';
-import { cleanEvidence, judged } from '../../scenarios/invariants/evidence-builder.js';
+import { cleanEvidence, judged } from '../../judge/invariants/evidence-builder.js';
 import { freshBullmqQueue } from './fresh-queue.js';
 
 /*

@@ -4,8 +4,8 @@ import { pgBossAdapter } from '../../../src/adapters/pg-boss/pg-boss-adapter.js'
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import type { Provisioned, QueueConnection } from '../../../src/port/adapter.js';
+import { connectQueue } from '../../../src/port/connect-queue.js';
 import type { Claim } from '../../../src/port/delivery.js';
-import { connectQueue } from '../../../src/queues/registry.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 import { pgBossSchemasLeft } from './schemas.js';

@@ -1,0 +1,160 @@
+import { InputError } from '../../kernel/errors.js';
+import { EVIDENCE_MEANING } from '../../kernel/vocabulary.js';
+import type { JobSnapshot } from '../../port/snapshot.js';
+import { type Evidence, type Expectation, INVARIANT_IDS, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
+import { attemptsBounded } from './attempts-bounded.js';
+import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
+import { doneIsVerified } from './done-is-verified.js';
+import { historyComplete } from './history-complete.js';
+import { leaseReleased } from './lease-released.js';
+import { leaseRespected } from './lease-respected.js';
+import { noDuplicateEffect } from './no-duplicate-effect.js';
+import { noLostJob } from './no-lost-job.js';
+import { retryBackoff } from './retry-backoff.js';
+import { reviewRouting } from './review-routing.js';
+import { reviewSticky } from './review-sticky.js';
+import { sagaCompensation } from './saga-compensation.js';
+import { secretsRedacted } from './secrets-redacted.js';
+import { singleHolder } from './single-holder.js';
+import { acceptedByKey, clip, evidenceList, jobLabel, shortKey } from './support.js';
+import { transitionsAllowed } from './transitions-allowed.js';
+
+export { maskSecret } from './secrets-redacted.js';
+
+// The registry: one line an invariant, keyed by id, so the compiler proves every id of
+// INVARIANT_KINDS (kernel/vocabulary.ts: its id and kind) has its invariant (a test checks each sits under its own id).
+const BY_ID = {
+  'no-lost-job': noLostJob,
+  'no-duplicate-effect': noDuplicateEffect,
+  'dedupe-on-enqueue': dedupeOnEnqueue,
+  'attempts-bounded': attemptsBounded,
+  'retry-backoff': retryBackoff,
+  'lease-released': leaseReleased,
+  'single-holder': singleHolder,
+  'lease-respected': leaseRespected,
+  'review-routing': reviewRouting,
+  'review-sticky': reviewSticky,
+  'done-is-verified': doneIsVerified,
+  'transitions-allowed': transitionsAllowed,
+  'history-complete': historyComplete,
+  'secrets-redacted': secretsRedacted,
+  'saga-compensation': sagaCompensation,
+} as const satisfies Readonly<Record<InvariantId, Invariant>>;
+
+/** Every invariant, in INVARIANT_IDS order. */
+export const INVARIANTS: readonly Invariant[] = INVARIANT_IDS.map((id) => BY_ID[id]);
+
+/** Thrown for an invariant id that does not exist: a caller's bug, named with the ids that do. */
+export class UnknownInvariantError extends InputError {
+  readonly code = 'QD_UNKNOWN_INVARIANT';
+  constructor(readonly ids: readonly string[]) {
+    super(`unknown invariant id(s) ${ids.map((id) => JSON.stringify(id)).join(', ')}; known: ${INVARIANT_IDS.join(', ')}`);
+  }
+}
+
+/**
+ * Why an invariant cannot be judged on this evidence: the kinds it needs that
+ * the queue could not give, each with the queue's reason. Null when it can.
+ */
+export function notJudgedReason(invariant: Invariant, evidence: Evidence): string | null {
+  const missing = invariant.needs.filter((kind) => evidence.available?.[kind] !== true);
+  if (missing.length === 0) return null;
+  return missing
+    .map((kind) => `needs ${kind} (${EVIDENCE_MEANING[kind]}): ${String(evidence.available?.[kind] ?? 'the queue does not say it gives it')}`)
+    .join('; ');
+}
+
+/**
+ * Judges the evidence by every invariant (or only those named), in
+ * INVARIANT_IDS order. An invariant whose evidence the queue cannot give is
+ * not judged, and says why: a judge never passes what it could not see. Never
+ * throws on odd evidence: a checker that cannot judge returns a failing verdict
+ * saying so. Throws UnknownInvariantError for an id that is not an invariant's.
+ */
+export function checkInvariants(evidence: Evidence, only?: readonly InvariantId[]): Verdict[] {
+  if (only !== undefined) {
+    const unknown = only.filter((id) => !(INVARIANT_IDS as readonly string[]).includes(id));
+    if (unknown.length > 0) throw new UnknownInvariantError(unknown);
+  }
+  const wanted = only === undefined ? undefined : new Set<string>(only);
+  return INVARIANTS.filter((invariant) => wanted === undefined || wanted.has(invariant.id)).map((invariant) => {
+    const reason = notJudgedReason(invariant, evidence);
+    if (reason === null) return invariant.check(evidence);
+    return (
+      invariant.checkWithout?.(evidence, reason) ?? {
+        id: invariant.id,
+        statement: invariant.statement,
+        status: 'not_judged',
+        judged: 0,
+        evidence: [],
+        note: reason,
+      }
+    );
+  });
+}
+
+/**
+ * Why one job's final state is not what its scenario expects, or null when it
+ * is: status done or review; `compensated` and `compensation_failed` are
+ * review with that outcome; `any` is done or review; `reason`, a regular
+ * expression the review reason (for a done job, the last error) must match.
+ */
+export function expectationMismatch(job: JobSnapshot | undefined, key: string, expect: Expectation | undefined): string | null {
+  const wanted = expect?.status ?? '(no expectation)';
+  if (!job) return `key ${shortKey(key)}: expected ${wanted}, but no job with this key is in the store`;
+  const reason = job.reviewReason ?? '';
+  const as = job.outcome && job.outcome !== job.status ? ` as ${job.outcome}` : '';
+  const got = `${job.status}${as}${job.status === 'review' ? ` (reason ${clip(reason, 100)})` : ''}`;
+  let matches: boolean;
+  switch (expect?.status) {
+    case 'done':
+      matches = job.status === 'done';
+      break;
+    case 'review':
+      matches = job.status === 'review';
+      break;
+    case 'compensated':
+      matches = job.status === 'review' && job.outcome === 'compensated';
+      break;
+    case 'compensation_failed':
+      matches = job.status === 'review' && job.outcome === 'compensation_failed';
+      break;
+    case 'any':
+      // Explored schedules cannot know how a job should end; only the invariants judge them.
+      matches = job.status === 'done' || job.status === 'review';
+      break;
+    case undefined:
+      return `${jobLabel(job)}: the scenario states no expectation for it (ended ${got})`;
+    default: {
+      const unreachable: never = expect!.status;
+      return `${jobLabel(job)}: unknown expected status ${JSON.stringify(unreachable)} (ended ${got})`;
+    }
+  }
+  if (!matches) return `${jobLabel(job)}: expected ${wanted}, got ${got}`;
+  if (expect.reason === undefined) return null;
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(expect.reason);
+  } catch {
+    return `${jobLabel(job)}: expected reason /${expect.reason}/ is not a valid regular expression`;
+  }
+  const text = job.status === 'review' ? reason : (job.lastError ?? '');
+  return pattern.test(text)
+    ? null
+    : `${jobLabel(job)}: ended ${wanted} as expected, but its ` +
+        `${job.status === 'review' ? 'review reason' : 'last error'} ${clip(text, 100)} does not match /${expect.reason}/`;
+}
+
+/** One line per accepted job whose final state is not what its scenario expects (none when all match). */
+export function expectationVerdicts(evidence: Evidence): string[] {
+  const jobs = evidenceList(evidence, 'jobs');
+  return [...acceptedByKey(evidence).values()]
+    .map((accepted) =>
+      expectationMismatch(
+        jobs.find((j) => j.key === accepted.key),
+        accepted.key,
+        accepted.expect,
+      ),
+    )
+    .filter((line): line is string => line !== null);
+}
