@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import { type Calibration, calibrate } from '../harness/calibrate.js';
 import { abortCause } from '../judge/interrupted.js';
 import { withDeadline } from '../kernel/deadline.js';
-import { EXIT, UsageError } from '../kernel/errors.js';
+import { EXIT, HarnessError, UsageError } from '../kernel/errors.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
 import type { ServerSettings } from '../port/adapter.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
-import { queueImpl } from '../queues/registry.js';
+import { type QueueImpl, queueImpl } from '../queues/registry.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
 import { writeProgressReport } from '../report/progress-report.js';
@@ -109,9 +109,12 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const given = options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1);
   // Resolve every repetition first, so bad input fails before any process starts (and before a calibration).
   let rounds = resolveAll(given);
+  // Each queue the scenarios name, resolved once: the drill hands it down as an object, never by name again.
+  const queues = new Map<string, QueueImpl>();
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
     const impl = queueImpl(name);
+    queues.set(name, impl);
     // Every option a scenario gives its queue is one the queue accepts, with a value it can take (bad input otherwise).
     for (const s of rounds[0]!.filter((s) => s.settings.queue === name)) resolveQueueOptions(name, impl.options, s.queueOptions ?? {});
     const scenario = rounds[0]!.find((s) => s.settings.queue === name)!;
@@ -148,7 +151,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   progress();
   options.signal.addEventListener('abort', progress, { once: true });
   try {
-    await runScenarios(queue, runDir, results, { ...options, retry, halt, onJudged: progress });
+    await runScenarios(queue, runDir, results, { ...options, queues, retry, halt, onJudged: progress });
   } finally {
     options.signal.removeEventListener('abort', progress);
   }
@@ -213,12 +216,26 @@ export function timeScaleLine(scale: number, calibration: Calibration | null): s
   return `time scale ×${scale} (auto: ${measured}${scale === 1 ? '' : `; every lease, timeout and delay stretched ×${scale}`})`;
 }
 
+/** The queue a scenario runs on, as the drill resolved it once. */
+function queueOf(queues: ReadonlyMap<string, QueueImpl>, scenario: ResolvedScenario): QueueImpl {
+  const impl = queues.get(scenario.settings.queue);
+  // Every scenario the drill runs was resolved before it started, its queue with it: a miss is a bug here.
+  if (!impl)
+    throw new HarnessError('QD_QUEUE_NOT_RESOLVED', `the drill did not resolve queue ${scenario.settings.queue} of scenario ${scenario.name}`);
+  return impl;
+}
+
 /** The scenario runs, a few at a time; each one's report into `results`, in the drill's order (none for a run an interruption left unstarted). */
 async function runScenarios(
   queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>,
   runDir: string,
   results: Array<ScenarioReport | undefined>,
-  options: DrillOptions & { retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario; halt: Halt; onJudged: () => void },
+  options: DrillOptions & {
+    queues: ReadonlyMap<string, QueueImpl>;
+    retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario;
+    halt: Halt;
+    onJudged: () => void;
+  },
 ): Promise<void> {
   const total = queue.length;
   let next = 0;
@@ -241,7 +258,7 @@ async function runScenarios(
       const report = await (alone ? gate.exclusive(drill) : gate.shared(drill));
       results[index] = withReproduction(report, options.expectBroken);
       completed++;
-      if (report.verdict === 'error') options.halt.why ??= await serverLost(scenario, options.servers ?? {});
+      if (report.verdict === 'error') options.halt.why ??= await serverLost(scenario, queueOf(options.queues, scenario), options.servers ?? {});
       options.onJudged();
       options.onScenario?.({ phase: 'done', report: results[index]!, index: completed, total });
     }
@@ -266,8 +283,7 @@ const SERVER_CHECK_MS = 5_000;
  * server does not answer), or null when it can. The next scenarios would each
  * wait out the same lost server, for nothing.
  */
-async function serverLost(scenario: ResolvedScenario, servers: ServerSettings): Promise<string | null> {
-  const impl = queueImpl(scenario.settings.queue);
+async function serverLost(scenario: ResolvedScenario, impl: QueueImpl, servers: ServerSettings): Promise<string | null> {
   if (!impl.preflight) return null;
   try {
     await withDeadline(impl.preflight(resolveServers(servers, scenario.settings)), SERVER_CHECK_MS, `${impl.name}'s server`);
@@ -287,8 +303,9 @@ async function runRetried(
   first: ResolvedScenario,
   dir: string,
   options: DrillOptions & {
+    queues: ReadonlyMap<string, QueueImpl>;
     retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario;
-    runOptions: Parameters<typeof runJudged>[3];
+    runOptions: Parameters<typeof runJudged>[4];
     repeat: number;
   },
 ): Promise<ScenarioReport> {
@@ -297,10 +314,11 @@ async function runRetried(
   for (let attempt = 0; ; attempt++) {
     const scale = scenario.timeScale ?? 1;
     const queue = scenario.settings.queue;
+    const impl = queueOf(options.queues, scenario);
     const queueOptions = commandLineQueueOptions(options.queueOptions, queue);
     const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, queueOptions, options.servers);
     const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
-    const report = await runJudged(scenario, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
+    const report = await runJudged(scenario, impl, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
     const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;
     if (!more) return earlier.length === 0 ? report : { ...report, earlierAttempts: earlier };
     earlier.push({

@@ -4,8 +4,8 @@ import { notJudgedReport } from '../judge/not-judged.js';
 import type { DrillFit, QueueAdapter } from '../port/adapter.js';
 import { resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
-import { queueImpl } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { ResolvedScenario } from '../scenarios/resolve.js';
 import { drillDemands } from './drill-demands.js';
 import { DrillFailedError, failureText, harnessErrorReport } from './harness-error.js';
@@ -24,12 +24,12 @@ import { runScenario, type ScenarioRunOptions } from './run-scenario.js';
  */
 export async function runJudged(
   scenario: ResolvedScenario,
+  impl: QueueUnderDrill,
   runDir: string,
   signal: AbortSignal,
   options: ScenarioRunOptions,
   meta: { repeat: number; replay: string },
 ): Promise<ScenarioReport> {
-  const impl = queueImpl(scenario.settings.queue);
   const queueOptions = resolveQueueOptions(impl.name, impl.options, scenario.queueOptions ?? {});
   const refusal = { ...meta, runDir, queueOptions };
   const lacking = lackingFeature(scenario, impl);
@@ -47,7 +47,7 @@ export async function runJudged(
   const timed = scenarioOnQueueClock(scenario, fit.atLeast);
   const started = Date.now();
   try {
-    const run = await runScenario(timed.scenario, runDir, signal, { ...options, queueOptions });
+    const run = await runScenario(timed.scenario, impl, runDir, signal, { ...options, queueOptions });
     const judging = Date.now();
     const report = judgeScenario(
       { ...run, queueSettings: fit.mapping, queueOptions, queueTiming: timingLine(scenario.stretchedForQueue ?? null, timed.line) },

@@ -18,8 +18,8 @@ import { connectQueue, retryPolicyOf } from '../port/connect-queue.js';
 import { LEDGER_FILE, type QueueAddress } from '../port/queue-address.js';
 import { QUEUE_OPTIONS_ENV, type QueueOptionValues } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
-import { queueImpl } from '../queues/registry.js';
 import type { ScenarioPhases } from '../report/schema.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { ResolvedScenario } from '../scenarios/resolve.js';
 import { WorldClient } from '../world/client.js';
 import type { ArmedFault } from '../world/faults.js';
@@ -109,6 +109,7 @@ const EVIDENCE_MS = 60_000;
  */
 export async function runScenario(
   scenario: ResolvedScenario,
+  impl: QueueUnderDrill,
   runDir: string,
   signal: AbortSignal,
   options: ScenarioRunOptions,
@@ -118,7 +119,6 @@ export async function runScenario(
   const ledger = freshRunDir(runDir);
   const settings = scenario.settings;
   const timeline = new Timeline(clock);
-  const impl = queueImpl(settings.queue);
   const servers: ServerSettings = resolveServers(options.servers, settings);
   const plan = new FaultPlan(scenario.pointFaults, seededRandom(scenario.seed));
   const phase = phaseClock(started);
@@ -138,7 +138,8 @@ export async function runScenario(
     const clocks = new ClockBook();
     const control = { plan, clock, clocks, ...restartHook(impl, servers, restarts) };
     const deadline = started + settings.timeout_ms;
-    const supervised = supervision({ scenario, queue, supervisor, control, timeline, barrier, signal, deadline, restarts });
+    const onServer = (impl.needs ?? []).length > 0;
+    const supervised = supervision({ scenario, queue, onServer, supervisor, control, timeline, barrier, signal, deadline, restarts });
     // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
     const watch = watchStarvation({ file: join(runDir, HARNESS_STARVED_FILE) });
     releasers.add("the harness's starvation watch", async () => watch.stop());
@@ -271,6 +272,7 @@ function drillTiming(
 function supervision(drill: {
   scenario: ResolvedScenario;
   queue: QueueConnection;
+  onServer: boolean;
   supervisor: Supervisor;
   control: Omit<Parameters<typeof controlWith>[0], 'onEvent'>;
   timeline: Timeline;
@@ -289,6 +291,7 @@ function supervision(drill: {
   return {
     scenario: drill.scenario,
     queue: drill.queue,
+    onServer: drill.onServer,
     processes,
     producerRelease: new ProducerRelease(drill.barrier, producerNames(drill.scenario), drill.timeline),
     timeline: drill.timeline,

@@ -1,4 +1,5 @@
 import { POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
+import { FAILPOINTS, type FailpointName } from '../faults/points.js';
 import type { ScenarioFile } from '../scenarios/schema.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { EXPLORE_SETTINGS } from './to-scenario.js';
@@ -11,20 +12,25 @@ const ACTIONS: ReadonlyArray<{ name: string; fault: Record<string, unknown> }> =
   action.exhaustive.map((cell) => ({ name: cell.name, fault: { action: action.name, ...cell.fields } })),
 );
 
-/** What each point needs to be reached: a plan, and world faults that lead there. */
-const POINTS: ReadonlyArray<{ at: string; plan: string; world: Fault[] }> = [
-  { at: 'enqueue', plan: 'write-file', world: [] },
-  { at: 'after_claim', plan: 'write-then-email', world: [] },
-  { at: 'before_call', plan: 'write-then-email', world: [] },
-  { at: 'after_write', plan: 'write-then-email', world: [] },
-  { at: 'after_verify', plan: 'write-then-email', world: [] },
-  { at: 'before_complete', plan: 'write-then-email', world: [] },
+/** What each point needs to be reached: a plan, and world faults that lead there. Keyed by point, so a new point must say how it is reached. */
+const REACH = {
+  enqueue: { plan: 'write-file', world: [] },
+  // The producer starts over after a crash here and enqueues every key again: the enqueue in doubt.
+  after_enqueue: { plan: 'write-file', world: [] },
+  after_claim: { plan: 'write-then-email', world: [] },
+  before_call: { plan: 'write-then-email', world: [] },
+  after_write: { plan: 'write-then-email', world: [] },
+  after_verify: { plan: 'write-then-email', world: [] },
+  before_complete: { plan: 'write-then-email', world: [] },
   // A slow call, so the lease is renewed while the job holds it.
-  { at: 'heartbeat', plan: 'write-file', world: [{ world: { step: 'write' }, action: 'delay', ms: 250, applied: true } as Fault] },
-  { at: 'on_timeout', plan: 'write-file', world: [{ world: { step: 'write' }, action: 'delay', ms: 1_000, applied: true } as Fault] },
-  { at: 'response_lost', plan: 'write-file', world: [{ world: { step: 'write' }, action: 'drop' } as Fault] },
-  { at: 'during_compensation', plan: 'release', world: [{ world: { step: 'publish' }, action: 'fail', status: 401 } as Fault] },
-];
+  heartbeat: { plan: 'write-file', world: [{ world: { step: 'write' }, action: 'delay', ms: 250, applied: true } as Fault] },
+  on_timeout: { plan: 'write-file', world: [{ world: { step: 'write' }, action: 'delay', ms: 1_000, applied: true } as Fault] },
+  response_lost: { plan: 'write-file', world: [{ world: { step: 'write' }, action: 'drop' } as Fault] },
+  during_compensation: { plan: 'release', world: [{ world: { step: 'publish' }, action: 'fail', status: 401 } as Fault] },
+} satisfies Record<FailpointName, { plan: string; world: Fault[] }>;
+
+/** The matrix's rows, in the order of the points' descriptors (src/faults/points.ts). */
+const POINTS = FAILPOINTS.map((at) => ({ at, ...REACH[at] }));
 
 /**
  * Every named stage × every fault action, on one job each, as a deterministic

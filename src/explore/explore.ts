@@ -9,6 +9,7 @@ import { abortCause } from '../judge/interrupted.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
 import { exploreLanes, type Lane } from './lanes.js';
@@ -16,7 +17,10 @@ import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
 
 export interface ExploreOptions {
+  /** The queue as its user named it (the replay commands say it so). */
   queue: string;
+  /** That queue, resolved once by the caller (the command line, the self-test): the drill runs it as this object. */
+  adapter: QueueUnderDrill;
   runs: number;
   seed: number;
   timeBudgetMs: number;
@@ -101,14 +105,14 @@ export const EXPLORED_NAME = 'explored';
 /** Runs one schedule on real processes and judges it by the invariants (expectations are 'any'). */
 export async function runSchedule(
   schedule: Schedule,
-  options: Pick<ExploreOptions, 'queue' | 'signal'> & { worlds?: WorldHost },
+  options: Pick<ExploreOptions, 'queue' | 'adapter' | 'signal'> & { worlds?: WorldHost },
   dir: string,
   seed: number,
 ): Promise<ScenarioReport> {
   const file = ScenarioFileSchema.parse(exploreFile([scheduleScenario(schedule, EXPLORED_NAME, 'explored schedule')]));
   const [scenario] = resolveScenarios(file, { seed, queue: options.queue });
   const worlds = options.worlds ? { worlds: options.worlds } : {};
-  return runJudged(scenario!, dir, options.signal, { servers: {}, keep: false, ...worlds }, { repeat: 1, replay: '' });
+  return runJudged(scenario!, options.adapter, dir, options.signal, { servers: {}, keep: false, ...worlds }, { repeat: 1, replay: '' });
 }
 
 /** The command that replays a scenarios file explore or soak wrote, naming what its run broke (--expect-broken), as a person pastes it. */

@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { WorldHost } from '../drill/runner/world-host.js';
 import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
+import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { coverSchedules } from './cover.js';
 import { broken, EXPLORED_NAME, replayOfFile, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
@@ -20,7 +21,10 @@ import { exploreFile, scheduleScenario } from './to-scenario.js';
  */
 
 export interface SoakOptions {
+  /** The queue as its user named it (the replay commands say it so). */
   queue: string;
+  /** That queue, resolved once by the caller: the drill runs it as this object. */
+  adapter: QueueUnderDrill;
   runs: number;
   seed: number;
   /** Runs side by side. @default 2 */

@@ -5,41 +5,63 @@
  * imported by children on every start, so it holds types and constants only.
  */
 
-/** Every point a child may stop at and ask the harness what to do. */
-export const FAILPOINTS = [
-  'after_claim',
-  'after_write',
-  'after_verify',
-  'on_timeout',
-  'response_lost',
-  'heartbeat',
-  'before_complete',
-  'during_compensation',
-  'enqueue',
-  // The enqueue was answered, the producer has not yet said so: killed here, the enqueue is in doubt.
-  'after_enqueue',
-  // Just before a side-effect call leaves the process: the last moment nothing has happened yet.
-  'before_call',
-] as const;
+/** What a fault point is: who passes it, whether it is about one step of a plan, and where exactly it is. */
+export interface FailpointDescriptor {
+  passedBy: 'worker' | 'producer' | 'coordinator';
+  /** Reached for one step of a plan: its context names the step and its tool (the rest name at most a job). */
+  step: boolean;
+  /** Where it is, for a person: the docs (docs/faults.md) are made from this. */
+  where: string;
+}
 
-/** The points reached for one step of a plan: their context names the step and its tool (the rest name at most a job). */
-export const STEP_FAILPOINTS = [
-  'after_write',
-  'on_timeout',
-  'response_lost',
-  'during_compensation',
-  'before_call',
-] as const satisfies readonly FailpointName[];
+/**
+ * Every point a child may stop at and ask the harness what to do, each
+ * described once: the list, the step points, the holders' points and the
+ * docs all come from here.
+ */
+export const FAILPOINT_DESCRIPTORS = {
+  after_claim: { passedBy: 'worker', step: false, where: 'right after the queue handed it a job, before anything else happens' },
+  after_write: { passedBy: 'worker', step: true, where: 'after the world answered a call and its `success` checkpoint was written' },
+  after_verify: { passedBy: 'worker', step: false, where: 'after every effect was verified and before the done write' },
+  on_timeout: {
+    passedBy: 'worker',
+    step: true,
+    where: 'after a call to the world timed out (the effect may or may not have happened) and the `unknown` checkpoint was written',
+  },
+  response_lost: {
+    passedBy: 'worker',
+    step: true,
+    where: 'after a call ended with an unknown outcome other than a timeout (the connection dropped, or a 500 after the effect was applied)',
+  },
+  heartbeat: { passedBy: 'worker', step: false, where: 'just before it renews a held lease' },
+  before_complete: { passedBy: 'worker', step: false, where: 'just before it writes done' },
+  during_compensation: { passedBy: 'coordinator', step: true, where: 'just before it calls the tool that undoes a step' },
+  enqueue: { passedBy: 'producer', step: false, where: 'just before it enqueues a job' },
+  after_enqueue: {
+    passedBy: 'producer',
+    step: false,
+    where:
+      'after the queue answered an enqueue and before the producer said so: a crash here leaves an enqueue in doubt (the job may exist, and nobody was told)',
+  },
+  before_call: {
+    passedBy: 'worker',
+    step: true,
+    where: 'just before a call to the world leaves the process: the last moment at which nothing has happened yet',
+  },
+} as const satisfies Readonly<Record<string, FailpointDescriptor>>;
 
 /** The name of one fault point. */
-export type FailpointName = (typeof FAILPOINTS)[number];
+export type FailpointName = keyof typeof FAILPOINT_DESCRIPTORS;
 
-/** The points of no job's attempt: a producer's enqueue, the coordinator's compensation. Every other is a worker's, holding a job. */
-const NOT_A_HOLDERS: ReadonlySet<FailpointName> = new Set(['enqueue', 'after_enqueue', 'during_compensation']);
+/** Every fault point, in the order the docs list them. */
+export const FAILPOINTS = Object.keys(FAILPOINT_DESCRIPTORS) as [FailpointName, ...FailpointName[]];
+
+/** The points reached for one step of a plan: their context names the step and its tool (the rest name at most a job). */
+export const STEP_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((point) => FAILPOINT_DESCRIPTORS[point].step);
 
 /** Whether a worker reaches this point while it holds a job (an attempt of it): every point but the producers' and the compensator's. */
 export function isHoldersPoint(point: FailpointName): boolean {
-  return !NOT_A_HOLDERS.has(point);
+  return FAILPOINT_DESCRIPTORS[point].passedBy === 'worker';
 }
 
 /** Where a child is when it reaches a point: what a fault rule's `where` filters on. */

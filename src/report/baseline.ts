@@ -15,6 +15,10 @@ import type { ScenarioReport } from './schema.js';
  *     the scenario) grown past the tolerance: more than `ratio` times the
  *     baseline's and more than `slackMs` longer (both, so neither a 30 ms
  *     jitter on a 50 ms recovery nor a slow machine's uniform 10% counts).
+ *     Each side is taken at its scenario's own time scale: a run at ×2 waits
+ *     out leases twice as long, and its recovery is compared halved (CI
+ *     runners calibrate --time-scale auto apart, a busy one higher, and that
+ *     is the machine, not the queue).
  * Improvements (failed there, passes now), scenarios new or gone, and
  * scenarios not judged on either side are listed and never fail. A scenario
  * inconclusive on either side (the machine starved it) is neither a
@@ -42,6 +46,8 @@ const BaselineScenarioSchema = z.looseObject({
   faults: z.array(z.looseObject({ id: z.string(), fired: z.number() })).default([]),
   worldFaults: z.array(z.looseObject({ id: z.union([z.number(), z.string()]), fired: z.number() })).default([]),
   recovery: z.array(z.looseObject({ killToSettledMs: z.number().nullable() })).default([]),
+  // Reports before version 8 ran every scenario at ×1.
+  timeScale: z.number().positive().default(1),
 });
 
 const BaselineSchema = z.looseObject({ tool: z.literal('queue-drill'), version: z.number(), scenarios: z.array(BaselineScenarioSchema) });
@@ -107,6 +113,19 @@ function slowestRecovery(recovery: ReadonlyArray<{ killToSettledMs: number | nul
   return times.length > 0 ? Math.max(...times) : null;
 }
 
+/** Why the recovery is a regression, or null: each side's slowest, at its own time scale, past both tolerances. */
+function slowerRecovery(then: BaselineScenario, now: ScenarioReport, tolerance: RecoveryTolerance): string | null {
+  const was = slowestRecovery(then.recovery);
+  const is = slowestRecovery(now.recovery);
+  if (was === null || is === null) return null;
+  const scaled = (ms: number, scale: number) => Math.round(ms / scale);
+  const [wasAt1, isAt1] = [scaled(was, then.timeScale), scaled(is, now.timeScale)];
+  if (!(isAt1 > wasAt1 * tolerance.ratio && isAt1 - wasAt1 > tolerance.slackMs)) return null;
+  const limits = `tolerance: ×${tolerance.ratio} and +${tolerance.slackMs} ms`;
+  if (then.timeScale === 1 && now.timeScale === 1) return `recovery ${is} ms, was ${was} ms (${limits})`;
+  return `recovery ${is} ms at ×${now.timeScale}, was ${was} ms at ×${then.timeScale}: ${isAt1} ms against ${wasAt1} ms at ×1 (${limits})`;
+}
+
 function firedIds(scenario: Pick<BaselineScenario, 'faults' | 'worldFaults'>): string[] {
   return [
     ...scenario.faults.filter((f) => f.fired > 0).map((f) => f.id),
@@ -132,15 +151,8 @@ function regressionsOf(then: BaselineScenario, now: ScenarioReport, tolerance: R
     if (unfired.size > 0)
       found.push({ scenario: name, kind: 'now-vacuous', detail: `fault(s) ${[...unfired].join(', ')} fired in the baseline, never now` });
   }
-  const was = slowestRecovery(then.recovery);
-  const is = slowestRecovery(now.recovery);
-  if (was !== null && is !== null && is > was * tolerance.ratio && is - was > tolerance.slackMs) {
-    found.push({
-      scenario: name,
-      kind: 'slower-recovery',
-      detail: `recovery ${is} ms, was ${was} ms (tolerance: ×${tolerance.ratio} and +${tolerance.slackMs} ms)`,
-    });
-  }
+  const slower = slowerRecovery(then, now, tolerance);
+  if (slower !== null) found.push({ scenario: name, kind: 'slower-recovery', detail: slower });
   return found;
 }
 

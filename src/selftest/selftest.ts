@@ -157,6 +157,7 @@ async function selftestQueue(impl: QueueImpl, options: SelftestOptions): Promise
   if (options.exploreRuns > 0 && (!caughtBy || !broken) && !options.signal.aborted) {
     const explored = await explore({
       queue: impl.name,
+      adapter: impl,
       runs: options.exploreRuns,
       seed: options.seed,
       timeBudgetMs: 10 * 60_000,

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { broken, type ExploreOptions, type ExploreRunEvent, explore } from '../../src/explore/explore.js';
 import { exploreExitCode, exploreSummary, runLine } from '../../src/explore/summary.js';
+import { queueImpl } from '../../src/queues/registry.js';
 import type { ScenarioReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { drillReport } from '../report/fixture.js';
@@ -28,6 +29,7 @@ async function exploreWith(run: NonNullable<ExploreOptions['run']>, options: Par
   let ended = false;
   const result = await explore({
     queue: 'reference',
+    adapter: queueImpl('reference'),
     runs: 3,
     seed: 7,
     timeBudgetMs: 60_000,

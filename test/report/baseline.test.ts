@@ -40,6 +40,25 @@ describe('compareWithBaseline', () => {
     expect(compareWithBaseline(asBaseline(then), drillReport().scenarios, { ratio: 1, slackMs: 0 }).regressions).toEqual([]);
   });
 
+  it("takes each side's recovery at its own time scale: a run stretched ×2 by a busier machine is no slower", () => {
+    const then = drillReport();
+    const at = (scale: number, ms: number) => {
+      const now = drillReport();
+      now.scenarios[0]!.timeScale = scale;
+      now.scenarios[0]!.recovery[0]!.killToSettledMs = ms;
+      return compareWithBaseline(asBaseline(then), now.scenarios).regressions;
+    };
+    // The baseline recovered in 1,400 ms at ×1: 2,800 ms at ×2 is the same recovery.
+    expect(at(2, 2_800)).toEqual([]);
+    expect(at(2, 4_300)).toEqual([
+      {
+        scenario: then.scenarios[0]!.name,
+        kind: 'slower-recovery',
+        detail: 'recovery 4300 ms at ×2, was 1400 ms at ×1: 2150 ms against 1400 ms at ×1 (tolerance: ×1.5 and +500 ms)',
+      },
+    ]);
+  });
+
   it('takes a scenario the machine starved on either side for neither a regression nor an improvement: a starved run shows nothing of the queue', () => {
     const then = drillReport();
     const name = then.scenarios[0]!.name;

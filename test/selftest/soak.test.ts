@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { coverSchedules } from '../../src/explore/cover.js';
 import { type SoakResult, soak, soakSchedules } from '../../src/explore/soak.js';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { queueImpl } from '../../src/queues/registry.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
@@ -28,6 +29,7 @@ describe('queue-drill soak', () => {
     try {
       const result = await soak({
         queue: 'reference',
+        adapter: queueImpl('reference'),
         runs: 4,
         seed: 3,
         parallel: 1,
@@ -50,6 +52,7 @@ describe('queue-drill soak', () => {
       // history-gap never records the sweep that takes the job back.
       const result = await soak({
         queue: 'history-gap',
+        adapter: queueImpl('history-gap'),
         runs: 3,
         seed: 3,
         parallel: 1,

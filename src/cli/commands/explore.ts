@@ -30,7 +30,7 @@ export const exploreCommand = defineCommand({
     const { explore } = await import('../../explore/explore.js');
     const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');
     const { queueImpl } = await import('../../queues/registry.js');
-    queueImpl(args.queue);
+    const adapter = queueImpl(args.queue);
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     const seed = args.seed ?? Date.now() % 2_147_483_647;
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
@@ -40,6 +40,7 @@ export const exploreCommand = defineCommand({
     try {
       const result = await explore({
         queue: args.queue,
+        adapter,
         runs: args.runs,
         seed,
         timeBudgetMs: budget,

@@ -21,7 +21,8 @@ export const soakCommand = defineCommand({
   async run(args) {
     const { soak } = await import('../../explore/soak.js');
     const { queueImpl } = await import('../../queues/registry.js');
-    await queueImpl(args.queue).preflight?.({});
+    const adapter = queueImpl(args.queue);
+    await adapter.preflight?.({});
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     if (!Number.isInteger(args.parallel) || args.parallel < 1) throw new UsageError(`--parallel must be a whole number from 1, got ${args.parallel}`);
     const out = args.out ?? join('drill-runs', `soak-${new Date().toISOString().replace(/:/g, '-')}`);
@@ -31,6 +32,7 @@ export const soakCommand = defineCommand({
     try {
       const result = await soak({
         queue: args.queue,
+        adapter,
         runs: args.runs,
         seed: args.seed,
         parallel: args.parallel,

@@ -4,7 +4,6 @@ import { withDeadline } from '../../kernel/deadline.js';
 import { HarnessError } from '../../kernel/errors.js';
 import type { QueueConnection } from '../../port/adapter.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
-import { queueImpl } from '../../queues/registry.js';
 import { approveStep } from '../../saga/approve.js';
 import type { ResolvedScenario } from '../../scenarios/resolve.js';
 import type { Timeline } from '../timeline.js';
@@ -24,6 +23,8 @@ const OWN_PROCESS_READ_DEADLINE_MS = 60_000;
 export interface Supervised {
   scenario: ResolvedScenario;
   queue: QueueConnection;
+  /** Whether the queue lives on a server of its own (its adapter needs one): a read of it may wait on the network. */
+  onServer: boolean;
   processes: DrillProcesses;
   /** Lets the producers go together once each is ready. */
   producerRelease: ProducerRelease;
@@ -60,7 +61,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
   let deadline = drill.deadline;
   let forgiven = 0;
   let again = drill.again.length === 0;
-  const onServer = (queueImpl(settings.queue).needs ?? []).length > 0;
+  const onServer = drill.onServer;
   // A queue of its own process waits for its answers itself (at least 10 s, 25 leases), and its error says more: a bound only.
   const readDeadlineMs =
     (onServer ? READ_DEADLINE_MS : Math.max(OWN_PROCESS_READ_DEADLINE_MS, 30 * settings.lease_ms)) * (drill.scenario.timeScale ?? 1);

@@ -65,6 +65,7 @@ describe('supervise with a second wave of producers (enqueue_again)', () => {
     const ending = supervise({
       scenario: scenario(),
       queue: doneQueue,
+      onServer: false,
       processes,
       // No producers of the first wave: released at the first tick, so the deadline is TIMEOUT_MS from there.
       producerRelease: new ProducerRelease(join(temp.dir, 'barrier'), [], timeline),
