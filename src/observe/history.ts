@@ -1,3 +1,4 @@
+import { effectLine, incidentLine, placedLine, stateLine, stepLine } from '../kernel/life-lines.js';
 import { inOneTimeBase, type TimeBase, writerOf } from '../kernel/time-base.js';
 import type { QueueConnection } from '../port/adapter.js';
 import type { Incident, TxRow } from '../port/checkpoint.js';
@@ -63,32 +64,26 @@ export function renderHistory(history: JobHistory, notes: HistoryNotes = {}): st
       history.effects.map((f) => ({
         at: f.at,
         tie: 0,
-        item:
-          `effect  ${f.step.padEnd(12)} ${f.tool.padEnd(20)} ref ${f.externalRef} #${f.attempt} ${f.worker} pid ` +
-          `${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
+        item: effectLine(
+          { ...f, ref: f.externalRef },
+          ` pid ${f.pid}${f.epoch === null ? '' : ` epoch ${f.epoch}`}${f.compensates ? ` (undoes ${f.compensates})` : ''}`,
+        ),
       })),
       history.states.map((e) => ({
         at: e.at,
         writer: writerOf(e),
         tie: 2,
-        item:
-          `state   ${(e.from ?? '(new)').padEnd(12)} -> ${e.to.padEnd(12)} ` +
-          `${e.kind === 'refused' ? 'REFUSED ' : ''}#${e.attempt} ${e.worker ?? e.actor}: ${e.reason}`,
+        item: stateLine({ ...e, refused: e.kind === 'refused', by: e.worker ?? e.actor }),
       })),
       history.steps.map((s) => ({
         at: s.at,
         writer: s.worker,
         tie: 1,
-        item:
-          `step    ${s.step_id.padEnd(12)} ${s.action.padEnd(10)} ${s.status.padEnd(12)} #${s.attempt} ` +
-          `${s.worker}${s.external_reference ? ` ref ${s.external_reference}` : ''}${s.detail ? `: ${s.detail}` : ''}`,
+        item: stepLine({ ...s, step: s.step_id, ref: s.external_reference }),
       })),
-      history.incidents.map((i) => ({ at: i.at, tie: 3, item: `INCIDENT ${i.step_id}: ${i.status}: ${i.error}` })),
+      history.incidents.map((i) => ({ at: i.at, tie: 3, item: incidentLine({ ...i, step: i.step_id }) })),
     ],
     history.timeBase,
   );
-  return [
-    ...head,
-    ...lines.map(({ item, at, stamp, correction }) => `${at}  ${item}${correction ? `  [stamped ${stamp} by ${correction}]` : ''}`),
-  ].join('\n');
+  return [...head, ...lines.map(({ item, at, stamp, correction }) => placedLine(at, item, correction ? { stamp, correction } : null))].join('\n');
 }

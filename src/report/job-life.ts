@@ -1,3 +1,4 @@
+import { effectLine, incidentLine, placedLine, stateLine, stepLine } from '../kernel/life-lines.js';
 import type { JobEvent, JobReport } from './schema.js';
 
 /*
@@ -10,30 +11,20 @@ import type { JobEvent, JobReport } from './schema.js';
 /** One event as a line: at the harness's time, with the stamp as written where a measured clock moved it. */
 function eventLine(event: JobEvent): string {
   const placed = event.kind === 'effect' || event.kind === 'incident' ? undefined : event.placed;
-  const at = placed?.at ?? event.at;
-  return `${at}  ${eventText(event)}${placed ? `  [stamped ${event.at} by ${placed.by}]` : ''}`;
+  return placedLine(placed?.at ?? event.at, eventText(event), placed ? { stamp: event.at, correction: placed.by } : null);
 }
 
 function eventText(event: JobEvent): string {
   switch (event.kind) {
     case 'effect':
-      return (
-        `effect  ${event.step.padEnd(12)} ${event.tool.padEnd(20)} ref ${event.ref} #${event.attempt} ${event.worker}` +
-        `${event.epoch === null ? '' : ` epoch ${event.epoch}`}${event.compensation ? ' (compensation)' : ''}`
-      );
+      return effectLine(event, `${event.epoch === null ? '' : ` epoch ${event.epoch}`}${event.compensation ? ' (compensation)' : ''}`);
     case 'transition':
     case 'refused':
-      return (
-        `state   ${(event.from ?? '(new)').padEnd(12)} -> ${event.to.padEnd(12)} ` +
-        `${event.kind === 'refused' ? 'REFUSED ' : ''}#${event.attempt} ${event.worker ?? event.actor}: ${event.reason}`
-      );
+      return stateLine({ ...event, refused: event.kind === 'refused', by: event.worker ?? event.actor });
     case 'checkpoint':
-      return (
-        `step    ${event.step.padEnd(12)} ${event.action.padEnd(10)} ${event.status.padEnd(12)} #${event.attempt} ` +
-        `${event.worker}${event.ref ? ` ref ${event.ref}` : ''}${event.detail ? `: ${event.detail}` : ''}`
-      );
+      return stepLine(event);
     case 'incident':
-      return `INCIDENT ${event.step}: ${event.status}: ${event.error}`;
+      return incidentLine(event);
   }
 }
 

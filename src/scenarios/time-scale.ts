@@ -24,7 +24,8 @@ export function parseTimeScale(flag: string, text: string | number): number | 'a
   return k;
 }
 
-const scaled = (ms: number, k: number): number => Math.round(ms * k);
+/** A duration stretched by K, in whole milliseconds. */
+export const scaled = (ms: number, k: number): number => Math.round(ms * k);
 
 /** The settings with every duration but the harness's tick stretched by K. */
 export function scaleSettings(settings: Settings, k: number): Settings {

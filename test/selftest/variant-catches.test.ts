@@ -6,6 +6,7 @@ import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { INVARIANT_IDS, type InvariantId } from '../../src/kernel/vocabulary.js';
 import { QUEUE_IMPLS } from '../../src/queues/registry.js';
 import type { DrillReport } from '../../src/report/schema.js';
+import { scaled } from '../../src/scenarios/time-scale.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -33,9 +34,6 @@ interface Catch {
   /** Invariants its mistake breaks too on some runs, as the race falls (a line of evidence each): allowed, never required. */
   sometimes?: Partial<Record<InvariantId, Line>>;
 }
-
-/** A duration the scenario file states, at the run's time scale (src/scenarios/time-scale.ts rounds it so). */
-const at = (scale: number, ms: number): number => Math.round(ms * scale);
 
 const JOB = String.raw`job \d+ \(key [0-9a-f]{8}…\)`;
 
@@ -118,7 +116,9 @@ const CATCHES: readonly Catch[] = [
     scenario: 'retry-storm',
     breaks: {
       'retry-backoff': (k) =>
-        new RegExp(`^job \\d+: event #\\d+ running→retry .* set a retry delay of 0 ms; after attempt 1 the policy waits at least ${at(k, 300)} ms$`),
+        new RegExp(
+          `^job \\d+: event #\\d+ running→retry .* set a retry delay of 0 ms; after attempt 1 the policy waits at least ${scaled(300, k)} ms$`,
+        ),
     },
   },
   {
@@ -127,7 +127,7 @@ const CATCHES: readonly Catch[] = [
     breaks: {
       'retry-backoff': (k) =>
         new RegExp(
-          `^3 jobs \\(\\d, \\d, \\d\\) failed attempt 1 within \\d+ ms and were all set to retry after exactly ${at(k, 300)} ms: they retry in lockstep`,
+          `^3 jobs \\(\\d, \\d, \\d\\) failed attempt 1 within \\d+ ms and were all set to retry after exactly ${scaled(300, k)} ms: they retry in lockstep`,
         ),
     },
   },
@@ -209,7 +209,7 @@ const CATCHES: readonly Catch[] = [
     breaks: {
       'lease-respected': (k) =>
         new RegExp(
-          `^${JOB}: taken back \\d+ ms before the lease of w1 truly ended \\(the skew margin allows ${at(k, 100)} ms\\): ` +
+          `^${JOB}: taken back \\d+ ms before the lease of w1 truly ended \\(the skew margin allows ${scaled(100, k)} ms\\): ` +
             "event #\\d+ running→retry by coordinator coordinator, epoch 1, attempt 1, at .*, while its (claim|renewal) set it until .* by w1's clock −\\d+ ms",
         ),
     },

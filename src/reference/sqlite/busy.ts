@@ -48,19 +48,13 @@ export class StoreBusyError extends InternalError {
   }
 }
 
-/** Whether an error is SQLite's "the lock is taken" (SQLITE_BUSY and its extended codes). */
-export const isBusy = isSqliteBusy;
-
-/** Blocks this thread for `ms` (SQLite's calls are synchronous, and so is their wait): no busy loop burning a core. */
-export const sleepSync = blockThisThread;
-
 /** What a retrying call needs: the policy, the jitter's source, a clock for the budget, and how to wait. */
 export interface BusyRetry {
   policy: BusyPolicy;
   random: Random;
   /** @default Date.now */
   now?: () => number;
-  /** @default sleepSync */
+  /** @default blockThisThread (SQLite's calls are synchronous, and so is their wait: no busy loop burning a core) */
   sleep?: (ms: number) => void;
 }
 
@@ -71,14 +65,14 @@ export interface BusyRetry {
  */
 export function retryBusy<T>(name: string, operation: () => T, retry: BusyRetry): T {
   const now = retry.now ?? Date.now;
-  const sleep = retry.sleep ?? sleepSync;
+  const sleep = retry.sleep ?? blockThisThread;
   const started = now();
   let ceiling = retry.policy.firstWaitMs;
   for (let tries = 1; ; tries++) {
     try {
       return operation();
     } catch (error) {
-      if (!isBusy(error)) throw error;
+      if (!isSqliteBusy(error)) throw error;
       const waited = now() - started;
       if (waited >= retry.policy.budgetMs) throw new StoreBusyError(name, waited, tries, error);
       sleep(Math.min(retry.random.next() * ceiling, retry.policy.budgetMs - waited));

@@ -58,7 +58,7 @@ export interface QueueOptions {
      * draw the same waits and meet again.
      */
     random?: Random;
-    /** @default sleepSync */
+    /** @default blockThisThread */
     sleep?: (ms: number) => void;
   };
 }

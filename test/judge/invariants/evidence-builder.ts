@@ -3,32 +3,21 @@ import type { FaultActionName } from '../../../src/faults/actions/index.js';
 import type { FailpointName } from '../../../src/faults/points.js';
 import type { Evidence, EvidenceAvailability, Expectation, Invariant, TimelineEvent, Verdict } from '../../../src/judge/evidence.js';
 import { utc } from '../../../src/kernel/clock.js';
-import { classifyError, ERROR_KINDS, type ErrorKind } from '../../../src/kernel/job-errors.js';
+import {
+  BusinessRuleError,
+  classifyError,
+  type ErrorKind,
+  PermanentError,
+  PolicyViolationError,
+  TransientError,
+  UnknownOutcomeError,
+} from '../../../src/kernel/job-errors.js';
 import { type Actor, EVIDENCE_KINDS, type EvidenceKind, type JobOutcome, type JobStatus } from '../../../src/kernel/vocabulary.js';
 import type { TxAction, TxRow, TxStatus } from '../../../src/port/checkpoint.js';
 import type { JobSnapshot, Transition } from '../../../src/port/snapshot.js';
 import { compensationKey, type Plan, type PlanStep, stepKey } from '../../../src/saga/plan.js';
 import { toolMetadata } from '../../../src/world/catalogue.js';
 import type { EffectRow } from '../../../src/world/ledger.js';
-
-/**
- * The kind the saga runtime records for a failed call whose error reads
- * `detail` (src/saga/run-plan.ts: classifyError of the error thrown): a typed
- * error's name ("PermanentError: ...") gives its kind, anything else is
- * classified by its text, as a foreign error is.
- */
-function kindOfDetail(detail: string | null): ErrorKind | null {
-  if (detail === null) return null;
-  const named: Record<string, ErrorKind> = {
-    TransientError: 'transient',
-    PermanentError: 'permanent',
-    BusinessRuleError: 'business',
-    UnknownOutcomeError: 'unknown_outcome',
-    PolicyViolationError: 'policy',
-  };
-  const kind = named[/^(\w+):/.exec(detail)?.[1] ?? ''] ?? classifyError(new Error(detail));
-  return ERROR_KINDS.includes(kind) ? kind : null;
-}
 
 /*
  * Crafted evidence for the invariant tests: a builder that writes what the
@@ -38,6 +27,21 @@ function kindOfDetail(detail: string | null): ErrorKind | null {
  * (src/port/snapshot.ts), so a test starts from consistent evidence and
  * breaks exactly one thing. Every kind of evidence is available by default.
  */
+
+/** One of each typed job error, for its name and kind. */
+const TYPED_ERRORS = [TransientError, PermanentError, BusinessRuleError, UnknownOutcomeError, PolicyViolationError].map((E) => new E(''));
+
+/**
+ * The kind the saga runtime records for a failed call whose error reads
+ * `detail` (src/saga/run-plan.ts: classifyError of the error thrown): a typed
+ * error's name ("PermanentError: ...") gives its kind, anything else is
+ * classified by its text, as a foreign error is.
+ */
+function kindOfDetail(detail: string | null): ErrorKind | null {
+  if (detail === null) return null;
+  const named = TYPED_ERRORS.find((error) => detail.startsWith(`${error.name}:`));
+  return named?.kind ?? classifyError(new Error(detail));
+}
 
 export const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);
 export const LEASE_MS = 30_000;

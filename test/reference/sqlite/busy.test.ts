@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../src/harness/wait-for.js';
+import { blockThisThread } from '../../../src/kernel/block-thread.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
-import { DEFAULT_BUSY_POLICY, isBusy, retryBusy, StoreBusyError, sleepSync } from '../../../src/reference/sqlite/busy.js';
+import { isSqliteBusy } from '../../../src/kernel/sqlite-file.js';
+import { DEFAULT_BUSY_POLICY, retryBusy, StoreBusyError } from '../../../src/reference/sqlite/busy.js';
 import { SqliteQueue } from '../../../src/reference/sqlite/sqlite-queue.js';
 import { openStore } from '../../../src/reference/sqlite/store.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
@@ -68,8 +70,8 @@ describe('retryBusy: a busy store is waited for, with jitter, within a budget', 
     };
     expect(() => retryBusy('enqueue', broken, { policy: DEFAULT_BUSY_POLICY, random: seededRandom(1) })).toThrow('constraint');
     expect(tries).toBe(1);
-    expect(isBusy(busyError())).toBe(true);
-    expect(isBusy(Object.assign(new Error('x'), { code: 'SQLITE_BUSY_SNAPSHOT' }))).toBe(true);
+    expect(isSqliteBusy(busyError())).toBe(true);
+    expect(isSqliteBusy(Object.assign(new Error('x'), { code: 'SQLITE_BUSY_SNAPSHOT' }))).toBe(true);
   });
 });
 
@@ -115,7 +117,7 @@ describe('the SQLite queue while another process holds the write lock', () => {
           random: seededRandom(2),
           sleep: (ms) => {
             if (waits.push(ms) === 1) writeFileSync(letGo, '');
-            sleepSync(ms);
+            blockThisThread(ms);
           },
         },
       });
