@@ -54,9 +54,9 @@ export type InvariantKind = (typeof INVARIANT_KINDS)[InvariantId];
 
 /**
  * Every invariant the judge knows, in the order reports list them: the keys of
- * INVARIANT_KINDS, so an invariant's id and kind are one line here (its judge,
- * one file in src/judge/invariants/ and one line of its registry, which the
- * compiler asks for).
+ * INVARIANT_KINDS, the registry of invariants, so an invariant's id and kind
+ * are one line here; its judgement is one file named by its id in
+ * src/judge/invariants/, where the judge finds it by that name.
  */
 export const INVARIANT_IDS = Object.keys(INVARIANT_KINDS) as [InvariantId, ...InvariantId[]];
 

@@ -1,48 +1,38 @@
-import { InputError } from '../../kernel/errors.js';
+import { HarnessError, InputError } from '../../kernel/errors.js';
 import { EVIDENCE_MEANING } from '../../kernel/vocabulary.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
 import { type Evidence, type Expectation, INVARIANT_IDS, type Invariant, type InvariantId, type Verdict } from '../evidence.js';
-import { attemptsBounded } from './attempts-bounded.js';
-import { dedupeOnEnqueue } from './dedupe-on-enqueue.js';
-import { doneIsVerified } from './done-is-verified.js';
-import { historyComplete } from './history-complete.js';
-import { leaseReleased } from './lease-released.js';
-import { leaseRespected } from './lease-respected.js';
-import { noDuplicateEffect } from './no-duplicate-effect.js';
-import { noLostJob } from './no-lost-job.js';
-import { retryBackoff } from './retry-backoff.js';
-import { reviewRouting } from './review-routing.js';
-import { reviewSticky } from './review-sticky.js';
-import { sagaCompensation } from './saga-compensation.js';
-import { secretsRedacted } from './secrets-redacted.js';
-import { singleHolder } from './single-holder.js';
 import { acceptedByKey, clip, evidenceList, jobLabel, shortKey } from './support.js';
-import { transitionsAllowed } from './transitions-allowed.js';
 
 export { maskSecret } from './secrets-redacted.js';
 
-// The registry: one line an invariant, keyed by id, so the compiler proves every id of
-// INVARIANT_KINDS (kernel/vocabulary.ts: its id and kind) has its invariant (a test checks each sits under its own id).
-const BY_ID = {
-  'no-lost-job': noLostJob,
-  'no-duplicate-effect': noDuplicateEffect,
-  'dedupe-on-enqueue': dedupeOnEnqueue,
-  'attempts-bounded': attemptsBounded,
-  'retry-backoff': retryBackoff,
-  'lease-released': leaseReleased,
-  'single-holder': singleHolder,
-  'lease-respected': leaseRespected,
-  'review-routing': reviewRouting,
-  'review-sticky': reviewSticky,
-  'done-is-verified': doneIsVerified,
-  'transitions-allowed': transitionsAllowed,
-  'history-complete': historyComplete,
-  'secrets-redacted': secretsRedacted,
-  'saga-compensation': sagaCompensation,
-} as const satisfies Readonly<Record<InvariantId, Invariant>>;
+/**
+ * One invariant from its file, named by its id (src/judge/invariants/<id>.ts):
+ * the export that is an invariant with this id. The registry is
+ * INVARIANT_KINDS (kernel/vocabulary.ts), one line an invariant (its id and
+ * kind), which the scenario file, the report and the queues' port read too;
+ * adding an invariant is that line and its file, nothing else.
+ */
+export async function loadInvariant(id: InvariantId, importFile = (name: string) => import(`./${name}.js`)): Promise<Invariant> {
+  const module: Record<string, unknown> = await importFile(id);
+  const found = Object.values(module).filter((value): value is Invariant => isInvariant(value) && value.id === id);
+  if (found.length !== 1) throw new InvariantFileError(id, found.length);
+  return found[0]!;
+}
+
+function isInvariant(value: unknown): value is Invariant {
+  return typeof value === 'object' && value !== null && typeof (value as Invariant).check === 'function' && 'id' in value;
+}
+
+/** An invariant's file that exports no invariant with its id, or more than one: a contributor's slip, found at start. */
+export class InvariantFileError extends HarnessError {
+  constructor(id: string, count: number) {
+    super('QD_INVARIANT_FILE', `src/judge/invariants/${id}.ts exports ${count} invariants with id ${JSON.stringify(id)}; it must export exactly one`);
+  }
+}
 
 /** Every invariant, in INVARIANT_IDS order. */
-export const INVARIANTS: readonly Invariant[] = INVARIANT_IDS.map((id) => BY_ID[id]);
+export const INVARIANTS: readonly Invariant[] = await Promise.all(INVARIANT_IDS.map((id) => loadInvariant(id)));
 
 /** Thrown for an invariant id that does not exist: a caller's bug, named with the ids that do. */
 export class UnknownInvariantError extends InputError {

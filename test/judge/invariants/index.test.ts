@@ -6,6 +6,8 @@ import {
   expectationMismatch,
   expectationVerdicts,
   INVARIANTS,
+  InvariantFileError,
+  loadInvariant,
   notJudgedReason,
   UnknownInvariantError,
 } from '../../../src/judge/invariants/index.js';
@@ -323,5 +325,16 @@ describe('expectationVerdicts', () => {
       ),
       expect.stringMatching(/^job 2 .*: expected reason \/approval \(\/ is not a valid regular expression$/),
     ]);
+  });
+});
+
+describe('loadInvariant', () => {
+  it('finds an invariant in the file named by its id, and refuses a file that exports none with that id, or two', async () => {
+    expect((await loadInvariant('no-lost-job')).id).toBe('no-lost-job');
+    const other = INVARIANTS.find((invariant) => invariant.id === 'single-holder')!;
+    const mine = INVARIANTS.find((invariant) => invariant.id === 'no-lost-job')!;
+    await expect(loadInvariant('no-lost-job', async () => ({ singleHolder: other }))).rejects.toThrow(InvariantFileError);
+    await expect(loadInvariant('no-lost-job', async () => ({ a: mine, b: { ...mine } }))).rejects.toThrow(/exports 2 invariants/);
+    expect((await loadInvariant('no-lost-job', async () => ({ helper: 3, noLostJob: mine }))).id).toBe('no-lost-job');
   });
 });
