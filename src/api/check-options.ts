@@ -1,4 +1,4 @@
-import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../kernel/defaults.js';
 import { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
 import { queueImpl } from '../queues/registry.js';
 import { isTimeScale } from '../scenarios/time-scale.js';
@@ -23,7 +23,8 @@ export function integerOption(fn: string, name: string, value: number | undefine
 /** How many scenarios run at once: 1 to MAX_PARALLEL. */
 export function parallelOption(fn: string, value: number | undefined): number {
   const chosen = integerOption(fn, 'parallel', value, DEFAULT_PARALLEL, 1);
-  if (chosen > MAX_PARALLEL) throw new OptionsError(`${fn}: parallel must be from 1 to ${MAX_PARALLEL}, got ${chosen}`);
+  const problem = parallelOutOfRange(chosen);
+  if (problem !== null) throw new OptionsError(`${fn}: parallel ${problem}`);
   return chosen;
 }
 

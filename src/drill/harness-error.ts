@@ -1,5 +1,6 @@
 import { notJudgedReport } from '../judge/not-judged.js';
 import { HarnessError } from '../kernel/errors.js';
+import { redact } from '../kernel/redact.js';
 import type { QueueAdapter } from '../port/adapter.js';
 import type { QueueOptionValues } from '../port/queue-options.js';
 import type { ScenarioReport, TimelineEvent } from '../report/schema.js';
@@ -40,7 +41,21 @@ export class DrillFailedError extends HarnessError {
   }
 }
 
-/** What a thrown value says, in one line for a report. */
-export function failureText(caught: unknown): string {
-  return caught instanceof Error ? caught.message : String(caught);
+/** How deep a chain of causes is followed: deeper ones are a library's plumbing, not news to a reader. */
+const MAX_CAUSES = 3;
+
+/**
+ * What a thrown value says, in one line for a report: its message, its code
+ * when the message does not already name it (ECONNREFUSED, 57P01,
+ * QD_WORLD_LOST: what a person searches for), and what caused it, each
+ * redacted of secret-shaped text (a connection string's password).
+ */
+export function failureText(caught: unknown, depth = 0): string {
+  if (!(caught instanceof Error)) return redact(String(caught));
+  const code = (caught as { code?: unknown }).code;
+  const named = typeof code === 'string' || typeof code === 'number' ? String(code) : '';
+  const head = named !== '' && !caught.message.includes(named) ? `${caught.message} [${named}]` : caught.message;
+  const cause = caught.cause;
+  const tail = cause === undefined || cause === null || depth >= MAX_CAUSES ? '' : ` (cause: ${failureText(cause, depth + 1)})`;
+  return redact(`${head}${tail}`);
 }

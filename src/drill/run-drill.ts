@@ -5,7 +5,7 @@ import { withDeadline } from '../kernel/deadline.js';
 import { EXIT, HarnessError, UsageError } from '../kernel/errors.js';
 import { pathForUser, printedCommand } from '../kernel/printed-command.js';
 import type { InvariantId } from '../kernel/vocabulary.js';
-import type { ServerSettings } from '../port/adapter.js';
+import type { QueueAdapter, ServerSettings } from '../port/adapter.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
 import { type QueueImpl, queueImpl } from '../queues/registry.js';
@@ -75,13 +75,13 @@ export interface DrillOptions {
 /**
  * The command that runs exactly this scenario again, with the same seed, on the same queue and the same servers
  * (those the command line gave, each password left for the shell to fill in: ./replay-servers.ts), as a person
- * pastes it where they stand.
+ * pastes it where they stand. The queue is named as the scenario names it, with the servers it needs (resolved once, by the drill).
  */
 export function replayCommand(
   file: string,
   name: string,
   seed: number,
-  queue: string,
+  queue: { name: string; needs?: QueueAdapter['needs'] },
   timeScale = 1,
   queueOptions: Readonly<Record<string, QueueOptionValue>> = {},
   servers: ServerSettings = {},
@@ -89,9 +89,9 @@ export function replayCommand(
   const scale = timeScale === 1 ? [] : ['--time-scale', String(timeScale)];
   // The command line's options alone: the file's are in the file the replay reads.
   const given = Object.entries(queueOptions).flatMap(([key, value]) => ['--queue-option', `${key}=${String(value)}`]);
-  const command = printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue, ...scale, ...given]);
+  const command = printedCommand(['run', pathForUser(file), '--only', name, '--seed', String(seed), '--queue', queue.name, ...scale, ...given]);
   // Already shell text (a password's reference must stay expandable), so not quoted again.
-  return [command, ...replayServerFlags(servers, queueImpl(queue).needs ?? [])].join(' ');
+  return [command, ...replayServerFlags(servers, queue.needs ?? [])].join(' ');
 }
 
 /**
@@ -316,7 +316,15 @@ async function runRetried(
     const queue = scenario.settings.queue;
     const impl = queueOf(options.queues, scenario);
     const queueOptions = commandLineQueueOptions(options.queueOptions, queue);
-    const replay = replayCommand(options.file, scenario.name, scenario.seed, queue, scale, queueOptions, options.servers);
+    const replay = replayCommand(
+      options.file,
+      scenario.name,
+      scenario.seed,
+      { name: queue, needs: impl.needs },
+      scale,
+      queueOptions,
+      options.servers,
+    );
     const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
     const report = await runJudged(scenario, impl, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
     const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;

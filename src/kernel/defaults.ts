@@ -15,3 +15,8 @@ export const DEFAULT_PARALLEL = 2;
 
 /** The most scenarios a drill runs at once (`--parallel`, `parallel`): more only starves a small machine. */
 export const MAX_PARALLEL = 16;
+
+/** Why a count of scenarios (lanes, runs) at once is not one the drill takes, or null: a whole number from 1 to MAX_PARALLEL. */
+export function parallelOutOfRange(value: number): string | null {
+  return Number.isInteger(value) && value >= 1 && value <= MAX_PARALLEL ? null : `must be a whole number from 1 to ${MAX_PARALLEL}, got ${value}`;
+}

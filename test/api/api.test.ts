@@ -115,7 +115,7 @@ describe('runDrill', () => {
     await expect(runDrill({ scenarios: SMALL, out, parallel: 0 })).rejects.toThrow(
       new OptionsError('runDrill: parallel must be a whole number from 1, got 0'),
     );
-    await expect(runDrill({ scenarios: SMALL, out, parallel: 17 })).rejects.toThrow(/parallel must be from 1 to 16, got 17/);
+    await expect(runDrill({ scenarios: SMALL, out, parallel: 17 })).rejects.toThrow(/parallel must be a whole number from 1 to 16, got 17/);
     await expect(runDrill({ scenarios: SMALL, out, timeScale: 0 })).rejects.toThrow(/timeScale must be from 0.1 to 100/);
     await expect(runDrill({ scenarios: SMALL, out, expectBroken: ['no-such' as never] })).rejects.toThrow(/unknown invariant no-such/);
     await expect(runDrill({ scenarios: SMALL, out, queue: 'nope' })).rejects.toThrow(InputError);

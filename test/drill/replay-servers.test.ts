@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { replayServerFlags, urlWordWithoutPassword } from '../../src/drill/replay-servers.js';
 import { replayCommand } from '../../src/drill/run-drill.js';
 import { redact } from '../../src/kernel/redact.js';
+import { queueImpl } from '../../src/queues/registry.js';
 
 /*
  * A replay reaches the servers its run was given on the command line, and
@@ -16,13 +17,16 @@ async function shellReads(word: string, env: Record<string, string> = {}) {
   return execa('sh', ['-c', `printf '%s\\n' ${word}`], { reject: false, env: { PATH: process.env.PATH ?? '', ...env }, extendEnv: false });
 }
 
+// A queue as the scenario names it (an alias stays an alias), with the servers it needs.
+const named = (name: string) => ({ name, needs: queueImpl(name).needs });
+
 describe('a replay command', () => {
   it('carries --pg-url given on the command line, with its password left to QD_PG_PASSWORD', () => {
     const replay = replayCommand(
       'scenarios.yaml',
       'lease-expiry-takeover',
       3,
-      'postgres',
+      named('postgres'),
       1,
       {},
       {
@@ -38,10 +42,10 @@ describe('a replay command', () => {
 
   it('carries a URL without a password as it is, and only the servers its queue needs', () => {
     const servers = { pgUrl: 'postgres://postgres@127.0.0.1:5432/postgres', redisUrl: 'redis://127.0.0.1:6380' };
-    expect(replayCommand('s.yaml', 'a', 1, 'pg-boss', 1, {}, servers)).toMatch(/--pg-url postgres:\/\/postgres@127\.0\.0\.1:5432\/postgres$/);
-    expect(replayCommand('s.yaml', 'a', 1, 'bullmq', 1, {}, servers)).toMatch(/--queue bullmq --redis-url redis:\/\/127\.0\.0\.1:6380$/);
-    expect(replayCommand('s.yaml', 'a', 1, 'sqlite', 1, {}, servers)).toMatch(/--queue sqlite$/);
-    expect(replayCommand('s.yaml', 'a', 1, 'postgres', 1, {}, {})).toMatch(/--queue postgres$/);
+    expect(replayCommand('s.yaml', 'a', 1, named('pg-boss'), 1, {}, servers)).toMatch(/--pg-url postgres:\/\/postgres@127\.0\.0\.1:5432\/postgres$/);
+    expect(replayCommand('s.yaml', 'a', 1, named('bullmq'), 1, {}, servers)).toMatch(/--queue bullmq --redis-url redis:\/\/127\.0\.0\.1:6380$/);
+    expect(replayCommand('s.yaml', 'a', 1, named('sqlite'), 1, {}, servers)).toMatch(/--queue sqlite$/);
+    expect(replayCommand('s.yaml', 'a', 1, named('postgres'), 1, {}, {})).toMatch(/--queue postgres$/);
   });
 
   it.each([

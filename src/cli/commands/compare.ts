@@ -1,4 +1,4 @@
-import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
@@ -75,8 +75,8 @@ export const compareCommand = defineCommand({
     const { isTimeScale } = await import('../../scenarios/time-scale.js');
     if (!isTimeScale(args['time-scale'])) throw new UsageError(`--time-scale must be from 0.1 to 100, got ${args['time-scale']}`);
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > MAX_PARALLEL)
-      throw new UsageError(`--parallel must be from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
+    const parallelProblem = parallelOutOfRange(args.parallel);
+    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     const stop = harnessStopOnSignals();
     try {
       const { report, written } = await compareQueues({

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
@@ -26,6 +26,8 @@ export const exploreCommand = defineCommand({
     exhaustive: { type: 'boolean', default: false, describe: 'instead: every named stage × every fault action on one job, a deterministic matrix' },
   },
   async run(args) {
+    const parallelProblem = parallelOutOfRange(args.parallel);
+    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     if (args.exhaustive) return runExhaustive(args);
     const { explore } = await import('../../explore/explore.js');
     const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');

@@ -1,4 +1,4 @@
-import { DEFAULT_PARALLEL, MAX_PARALLEL } from '../../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
@@ -94,8 +94,8 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1 || args.parallel > MAX_PARALLEL)
-      throw new UsageError(`--parallel must be from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
+    const parallelProblem = parallelOutOfRange(args.parallel);
+    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     const { parseTimeScale } = await import('../../scenarios/time-scale.js');
     const timeScale = parseTimeScale('--time-scale', args['time-scale']);
     const retries = args['retry-inconclusive'];

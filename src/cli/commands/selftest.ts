@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { stopOnSignals } from '../stop-signal.js';
@@ -29,6 +29,8 @@ export const selftestCommand = defineCommand({
             .map((s) => s.trim())
             .filter(Boolean)
         : [];
+    const parallelProblem = parallelOutOfRange(args.parallel);
+    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     const queues = list(args.queues);
     for (const name of queues) {
       const impl = queueImpl(name);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
+import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
@@ -24,7 +24,8 @@ export const soakCommand = defineCommand({
     const adapter = queueImpl(args.queue);
     await adapter.preflight?.({});
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
-    if (!Number.isInteger(args.parallel) || args.parallel < 1) throw new UsageError(`--parallel must be a whole number from 1, got ${args.parallel}`);
+    const parallelProblem = parallelOutOfRange(args.parallel);
+    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     const out = args.out ?? join('drill-runs', `soak-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
     process.stderr.write(`soak: ${args.runs} schedules on ${args.queue}, seed ${args.seed}, ${args.parallel} side by side, runs in ${out}\n`);
