@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script, run by node in `npm run lint`, without types of its own.
-import { checkStructure, layerTable, MAX_FUNCTION_LINES, MAX_LINE } from '../../scripts/check-structure.mjs';
+import { checkStructure, layerTable, MAX_FUNCTION_LINES, MAX_LINE, NEVER_IMPORTS, ONLY_IMPORTED_BY } from '../../scripts/check-structure.mjs';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -119,6 +119,23 @@ describe('the structure check (npm run lint)', () => {
     // The shipped rule holds the judge off the drill.
     expect(check(root, layers, {}).breaches).toContainEqual(
       expect.stringMatching(/^src\/judge\/judge\.ts imports src\/drill\/ .*: judge never imports drill,/),
+    );
+  });
+
+  // Each rule the house ships (not a made-up map): an import it forbids, on a small tree, fails with the rule's own line.
+  const neverRules = Object.entries(NEVER_IMPORTS as Record<string, string[]>).flatMap(([folder, never]) => never.map((to) => [folder, to]));
+  it.each(neverRules)('fails %s importing %s/, as the shipped rule says it never does', (folder, to) => {
+    const root = tree({ [`${to}/m.ts`]: 'export const m = 1;\n', [`${folder}/a.ts`]: `import { m } from '../${to}/m.js';\nexport const a = m;\n` });
+    expect(check(root).breaches).toContainEqual(
+      expect.stringMatching(new RegExp(`^src/${folder}/a\\.ts imports src/${to}/ .*: ${folder} never imports`)),
+    );
+  });
+
+  const doorRules = Object.entries(ONLY_IMPORTED_BY as Record<string, string[]>).map(([door, by]) => [door, by.join(', ')]);
+  it.each(doorRules)('fails an import of %s/ by a folder other than %s, as the shipped rule says', (door) => {
+    const root = tree({ [`${door}/m.ts`]: 'export const m = 1;\n', 'drill/a.ts': `import { m } from '../${door}/m.js';\nexport const a = m;\n` });
+    expect(check(root).breaches).toContainEqual(
+      expect.stringMatching(new RegExp(`^src/drill/a\\.ts imports src/${door}/ .*: ${door} is imported only by`)),
     );
   });
 
