@@ -1,6 +1,7 @@
 import { DEFAULT_PARALLEL, parallelOutOfRange } from '../kernel/defaults.js';
 import { INVARIANT_IDS, type InvariantId } from '../kernel/vocabulary.js';
-import { queueImpl } from '../queues/registry.js';
+import { ADAPTER_PREFIX, canonicalQueueName } from '../queues/adapter-module.js';
+import { loadQueue, queueImpl } from '../queues/registry.js';
 import { isTimeScale } from '../scenarios/time-scale.js';
 import { OptionsError } from './options-error.js';
 
@@ -56,10 +57,25 @@ export function namesOption(fn: string, name: string, value: readonly string[] |
   return value.map((item) => item.trim());
 }
 
-/** A queue implementation's name, known to the registry (its UnknownQueueError lists them). */
+/** A queue implementation's name, known to the registry (its UnknownQueueError lists them); an adapter module's is checked as it is loaded. */
 export function queueOption(value: string | undefined): string | undefined {
-  if (value !== undefined) queueImpl(value);
+  if (value !== undefined && !value.startsWith(ADAPTER_PREFIX)) queueImpl(value);
   return value;
+}
+
+/**
+ * The queue `queue` or `adapter` (a module path: `adapter:PATH`) names, not
+ * both, loaded (a module is imported here), as the drill's processes are given it.
+ */
+export async function loadedQueueOption(fn: string, queue: string | undefined, adapter: string | undefined): Promise<string | undefined> {
+  if (queue !== undefined && adapter !== undefined)
+    throw new OptionsError(`${fn}: give queue or adapter, not both (adapter: PATH is queue: 'adapter:PATH')`);
+  if (adapter !== undefined && (typeof adapter !== 'string' || adapter === ''))
+    throw new OptionsError(`${fn}: adapter must be the path of an ES module, got ${JSON.stringify(adapter)}`);
+  const name = adapter !== undefined ? `${ADAPTER_PREFIX}${adapter}` : queueOption(queue);
+  if (name === undefined) return undefined;
+  await loadQueue(name);
+  return canonicalQueueName(name);
 }
 
 /** Invariant ids, each one queue-drill knows. */

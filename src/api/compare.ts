@@ -5,6 +5,8 @@ import type { WrittenCompare } from '../compare/write-compare.js';
 import type { ExitCode } from '../kernel/errors.js';
 import { printedCommand } from '../kernel/printed-command.js';
 import { toolVersion } from '../kernel/version.js';
+import { canonicalQueueName } from '../queues/adapter-module.js';
+import { loadQueue } from '../queues/registry.js';
 import type { ScenarioReport } from '../report/schema.js';
 import { integerOption, namesOption, parallelOption, queueOption, timeScaleOption } from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
@@ -67,15 +69,15 @@ export interface Comparison {
  * InputError before any queue runs.
  */
 export async function compare(options: CompareOptions): Promise<Comparison> {
-  const queues = namesOption('compare', 'queues', options?.queues);
+  const queues = namesOption('compare', 'queues', options?.queues).map(canonicalQueueName);
   if (queues.length === 0) throw new OptionsError('compare: queues names no queue; give one or more');
   if (new Set(queues).size !== queues.length) throw new OptionsError(`compare: queues names a queue twice: ${queues.join(', ')}`);
-  for (const queue of queues) queueOption(queue);
+  for (const queue of queues) await loadQueue(queueOption(queue)!);
   const source = scenariosSource('compare', options.scenarios);
   const only = options.only === undefined ? [...source.names] : namesOption('compare', 'only', options.only);
   const seed = integerOption('compare', 'seed', options.seed, 1);
   const repeat = integerOption('compare', 'repeat', options.repeat, 1, 1);
-  const queueOptions = options.queueOptions ?? {};
+  const queueOptions = Object.fromEntries(Object.entries(options.queueOptions ?? {}).map(([queue, given]) => [canonicalQueueName(queue), given]));
   const parallel = parallelOption('compare', options.parallel);
   const timeScale = timeScaleOption('compare', options.timeScale);
   const out = options.out ?? 'compare-runs';

@@ -11,9 +11,9 @@ import {
   drillTimeScaleOption,
   integerOption,
   invariantsOption,
+  loadedQueueOption,
   namesOption,
   parallelOption,
-  queueOption,
   retryInconclusiveOption,
 } from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
@@ -28,6 +28,12 @@ export interface RunDrillOptions {
   only?: readonly string[];
   /** Run every scenario on this queue implementation instead of the file's. @default the loaded scenarios' queue, else each scenario's own */
   queue?: string;
+  /**
+   * Your own queue: the path of an ES module whose default export is a
+   * QueueAdapter (`queue-drill/adapter` has its types), which every process of
+   * the drill imports; the same as `queue: 'adapter:PATH'`. Not with `queue`.
+   */
+  adapter?: string;
   /** The queue's own options, as its users would set them (`{ job_key_mode: 'preserve_run_at' }`): checked against what it accepts. @default its defaults */
   queueOptions?: Readonly<Record<string, string | number | boolean>>;
   /** The seed every random choice comes from. @default 1 */
@@ -97,7 +103,7 @@ export interface DrillRun {
 export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun> {
   const source = scenariosSource('runDrill', options.scenarios);
   const only = options.only === undefined ? [...source.names] : namesOption('runDrill', 'only', options.only);
-  const queue = queueOption(options.queue ?? source.queue);
+  const queue = await loadedQueueOption('runDrill', options.queue ?? (options.adapter === undefined ? source.queue : undefined), options.adapter);
   const seed = integerOption('runDrill', 'seed', options.seed, 1);
   const repeat = integerOption('runDrill', 'repeat', options.repeat, 1, 1);
   const parallel = parallelOption('runDrill', options.parallel);

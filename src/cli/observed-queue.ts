@@ -5,7 +5,7 @@ import type { QueueConnection } from '../port/adapter.js';
 import { connectQueue } from '../port/connect-queue.js';
 import type { QueueAddress } from '../port/queue-address.js';
 import { type ServerFlags, serversFromFlags } from '../port/servers.js';
-import { queueImpl } from '../queues/registry.js';
+import { loadQueue, queueImpl } from '../queues/registry.js';
 import { existingFile } from './paths.js';
 
 /** Connects the observe commands (status, history, approve, enqueue) to `--queue` at `--store`; a store file must exist (opening would make an empty one). */
@@ -13,7 +13,7 @@ export async function observedQueue(
   args: { queue: string; store: string } & ServerFlags,
   options: { mustExist?: boolean } = {},
 ): Promise<QueueConnection> {
-  const impl = queueImpl(args.queue);
+  const impl = await loadQueue(args.queue);
   if (impl.locatorKind === 'file' && options.mustExist !== false) existingFile(args.store, '--store');
   try {
     return await connectQueue(impl, args.store, { clock: systemClock(), random: seededRandom(1), servers: serversFromFlags(args) });

@@ -3,7 +3,7 @@ import { systemClock } from '../kernel/clock.js';
 import { seededRandom } from '../kernel/random.js';
 import type { RetryDelayPolicy, ServerSettings } from '../port/adapter.js';
 import { connectQueue } from '../port/connect-queue.js';
-import { queueImpl } from '../queues/registry.js';
+import { loadQueue } from '../queues/registry.js';
 import type { RaceOp, RaceResult } from './check.js';
 
 /** What a racing thread is told: which queue, where, on which clock, what to do, and when to start. */
@@ -28,7 +28,7 @@ export interface RaceTask {
  * file, for a server its own pool), the operation, the results posted back.
  */
 const task = workerData as RaceTask;
-const queue = await connectQueue(queueImpl(task.queue), task.locator, {
+const queue = await connectQueue(await loadQueue(task.queue), task.locator, {
   clock: systemClock(task.offsetMs),
   random: seededRandom(task.thread),
   leaseMs: task.leaseMs,

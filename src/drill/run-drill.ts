@@ -8,7 +8,8 @@ import type { InvariantId } from '../kernel/vocabulary.js';
 import type { QueueAdapter, ServerSettings } from '../port/adapter.js';
 import { type QueueOptionValue, resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
-import { type QueueImpl, queueImpl } from '../queues/registry.js';
+import { canonicalQueueName } from '../queues/adapter-module.js';
+import { loadQueue, type QueueImpl } from '../queues/registry.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
 import { writeProgressReport } from '../report/progress-report.js';
@@ -102,9 +103,12 @@ export function replayCommand(
  */
 export async function runDrill(options: DrillOptions): Promise<{ report: DrillReport; written: WrittenReport }> {
   const file = options.loaded ?? loadScenarioFile(options.file);
+  // A user's adapter module is imported before anything resolves a scenario for it (its lease floor, its soundness).
+  if (options.queue !== undefined) await loadQueue(options.queue);
+  const asked = options.queue === undefined ? undefined : canonicalQueueName(options.queue);
   const resolveAll = (timeScale: number) =>
     Array.from({ length: options.repeat }, (_, r) =>
-      resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: options.queue, timeScale, queueOptions: options.queueOptions }),
+      resolveScenarios(file, { seed: options.seed + r, only: options.only, queue: asked, timeScale, queueOptions: options.queueOptions }),
     );
   const given = options.timeScale === 'auto' ? 1 : (options.timeScale ?? 1);
   // Resolve every repetition first, so bad input fails before any process starts (and before a calibration).
@@ -113,7 +117,7 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const queues = new Map<string, QueueImpl>();
   // A queue whose server cannot be reached fails here, in one line, before any process starts.
   for (const name of new Set(rounds.flatMap((round) => round.map((s) => s.settings.queue)))) {
-    const impl = queueImpl(name);
+    const impl = await loadQueue(name);
     queues.set(name, impl);
     // Every option a scenario gives its queue is one the queue accepts, with a value it can take (bad input otherwise).
     for (const s of rounds[0]!.filter((s) => s.settings.queue === name)) resolveQueueOptions(name, impl.options, s.queueOptions ?? {});

@@ -9,6 +9,7 @@ import { sqliteAdapter } from '../reference/sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from '../reference/sqlite/sqlite-queue.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
+import { ADAPTER_PREFIX, canonicalQueueName, importAdapterModule } from './adapter-module.js';
 
 /** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
 export interface QueueImpl extends QueueUnderDrill {
@@ -54,16 +55,47 @@ export class UnknownQueueError extends InputError {
   readonly code = 'QD_UNKNOWN_QUEUE';
   constructor(name: string) {
     super(
-      `unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, or process:CMD ARGS ` +
+      `unknown queue implementation ${JSON.stringify(name)}; known: ${QUEUE_IMPLS.map((q) => q.name).join(', ')}, process:CMD ARGS ` +
+        'or adapter:PATH (an adapter module) ' +
         '(queue-drill queues says what each is)',
     );
   }
 }
 
 const processImpls = new Map<string, QueueImpl>();
+const adapterModules = new Map<string, QueueImpl>();
 
-/** The implementation called `name` (or one of its aliases); `process:CMD ARGS` is a queue in a child process speaking the process protocol. */
+/** An `adapter:PATH` looked up before its module was loaded (loadQueue): a caller's bug, named. */
+export class AdapterNotLoadedError extends InputError {
+  readonly code = 'QD_ADAPTER_NOT_LOADED';
+  constructor(name: string) {
+    super(`${name}: an adapter module is loaded before it is used (loadQueue); it was not`);
+  }
+}
+
+/**
+ * The implementation called `name`, loading it first where that takes an
+ * import (`adapter:PATH`, a user's own adapter module): what every entry point
+ * calls once for each queue it is given, after which queueImpl finds it too.
+ */
+export async function loadQueue(name: string): Promise<QueueImpl> {
+  if (!name.startsWith(ADAPTER_PREFIX)) return queueImpl(name);
+  const canonical = canonicalQueueName(name);
+  const loaded = adapterModules.get(canonical) ?? (await importAdapterModule(canonical));
+  adapterModules.set(canonical, loaded);
+  return loaded;
+}
+
+/**
+ * The implementation called `name` (or one of its aliases); `process:CMD ARGS` is a queue in a child process
+ * speaking the process protocol; `adapter:PATH` a user's adapter module, once loadQueue has loaded it.
+ */
 export function queueImpl(name: string): QueueImpl {
+  if (name.startsWith(ADAPTER_PREFIX)) {
+    const loaded = adapterModules.get(canonicalQueueName(name));
+    if (!loaded) throw new AdapterNotLoadedError(name);
+    return loaded;
+  }
   if (name.startsWith(PROCESS_PREFIX)) {
     const made = processImpls.get(name) ?? processAdapter(name.slice(PROCESS_PREFIX.length));
     processImpls.set(name, made);

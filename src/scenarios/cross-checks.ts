@@ -2,6 +2,7 @@ import { POINT_FAULT_ACTIONS, pointFaultAction } from '../faults/actions/index.j
 import { INJECTED_ERROR_KINDS } from '../faults/points.js';
 import { fieldIssues } from '../kernel/action-fields.js';
 import { InputError } from '../kernel/errors.js';
+import { ADAPTER_PREFIX } from '../queues/adapter-module.js';
 import { queueImpl } from '../queues/registry.js';
 import { WORLD_FAIL_STATUSES, WORLD_FAULT_ACTIONS, worldFaultAction } from '../world/fault-actions/index.js';
 import { MAX_JOB_COUNT } from './file-limits.js';
@@ -47,9 +48,16 @@ export function allowedValues(kind: string): string | undefined {
   return undefined;
 }
 
-/** A `queue:` that names no implementation. */
+/** A `queue:` that names no implementation, or an adapter module (a path, which a file shared between machines cannot pin). */
 function queueIssues(path: Segment[], queue: unknown): CrossIssue[] {
   if (typeof queue !== 'string' || queue === '') return [];
+  if (queue.startsWith(ADAPTER_PREFIX))
+    return [
+      {
+        path,
+        message: `${queue}: an adapter module is named on the command line (--adapter PATH) or by the library (runDrill({ adapter })), not in a scenarios file`,
+      },
+    ];
   try {
     queueImpl(queue);
     return [];

@@ -85,6 +85,11 @@ const SETTINGS_KEYS =
 const POINT_FAULT_KEYS = 'at, action, code, ms, until, kind, message, where, first, probability';
 
 const CASES: Case[] = [
+  {
+    name: 'an adapter module named in the file: a path belongs on the command line',
+    text: withScenario(`${BASIC}\nqueue: adapter:./mine.js #@queue`),
+    issues: [{ path: 'scenarios[0].queue', at: 'queue', says: 'an adapter module is named on the command line (--adapter PATH)' }],
+  },
   // YAML itself
   {
     name: 'YAML syntax error: an unquoted colon in a value',

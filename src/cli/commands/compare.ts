@@ -1,5 +1,6 @@
 import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { defineCommand } from '../command.js';
+import { queuesFromFlag } from '../queue-flag.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
 function list(value: string | undefined): string[] {
@@ -19,7 +20,8 @@ export const compareCommand = defineCommand({
     queues: {
       type: 'string',
       demandOption: true,
-      describe: 'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq; queue-drill queues lists them)',
+      describe:
+        'the queues to compare, comma-separated (e.g. sqlite,postgres,bullmq, or adapter:./my-adapter.js for your own; queue-drill queues lists them)',
     },
     only: { type: 'string', describe: 'only these scenarios (comma-separated names)' },
     'time-scale': { type: 'number', default: 1, describe: 'stretch every duration of every scenario by this factor, the same for every queue' },
@@ -64,7 +66,7 @@ export const compareCommand = defineCommand({
     const { printedCommand } = await import('../../kernel/printed-command.js');
     const { UsageError } = await import('../../kernel/errors.js');
     const { scenarioLine } = await import('../progress.js');
-    const queues = list(args.queues);
+    const queues = await queuesFromFlag(list(args.queues));
     if (queues.length === 0) throw new UsageError('--queues names no queue; give one or more, comma-separated');
     if (new Set(queues).size !== queues.length) throw new UsageError(`--queues names a queue twice: ${args.queues}`);
     const impls = queues.map((queue) => queueImpl(queue));

@@ -1,11 +1,13 @@
 import { defineCommand } from '../command.js';
+import { ADAPTER_FLAG, queueFromFlags } from '../queue-flag.js';
 
 /** `queue-drill contract`: the adapter contract's checks against one queue implementation. */
 export const contractCommand = defineCommand({
   name: 'contract',
   describe: 'check a queue implementation against the adapter contract (dedupe, single holder, fencing, lease expiry, attempts, sticky review)',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
+    queue: { type: 'string', describe: 'the queue implementation (queue-drill queues lists them) [default: reference]' },
+    adapter: ADAPTER_FLAG,
     only: { type: 'string', describe: 'only these checks (comma-separated)' },
     'pg-url': { type: 'string', describe: 'PostgreSQL for --queue postgres [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]' },
     'redis-url': { type: 'string', describe: 'Redis for --queue bullmq [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
@@ -17,7 +19,7 @@ export const contractCommand = defineCommand({
     const { CONTRACT_CHECKS } = await import('../../contract/checks/index.js');
     const { EXIT, UsageError } = await import('../../kernel/errors.js');
     const { resolveServers, serversFromFlags } = await import('../../port/servers.js');
-    const impl = queueImpl(args.queue);
+    const impl = queueImpl((await queueFromFlags(args)) ?? 'reference');
     const only = args.only
       ? args.only
           .split(',')

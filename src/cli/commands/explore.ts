@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
+import { ADAPTER_FLAG, queueFromFlags } from '../queue-flag.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
 /** "90s", "5m", "1500ms" or a plain number of seconds, in milliseconds. */
@@ -17,7 +18,8 @@ export const exploreCommand = defineCommand({
   name: 'explore',
   describe: 'generate fault schedules, run each on real processes, and shrink any violation to a minimal scenario file',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
+    queue: { type: 'string', describe: 'the queue implementation (queue-drill queues lists them) [default: reference]' },
+    adapter: ADAPTER_FLAG,
     runs: { type: 'number', default: 20, describe: 'how many schedules to try' },
     seed: { type: 'number', describe: 'the seed of the schedules [default: from the clock, and printed]' },
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },
@@ -28,20 +30,21 @@ export const exploreCommand = defineCommand({
   async run(args) {
     const parallelProblem = parallelOutOfRange(args.parallel);
     if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
-    if (args.exhaustive) return runExhaustive(args);
+    const queue = (await queueFromFlags(args)) ?? 'reference';
+    if (args.exhaustive) return runExhaustive({ ...args, queue });
     const { explore } = await import('../../explore/explore.js');
     const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');
     const { queueImpl } = await import('../../queues/registry.js');
-    const adapter = queueImpl(args.queue);
+    const adapter = queueImpl(queue);
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     const seed = args.seed ?? Date.now() % 2_147_483_647;
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
-    process.stderr.write(`explore: ${args.runs} schedules on ${args.queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes\n`);
+    process.stderr.write(`explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes\n`);
     const stop = harnessStopOnSignals();
     try {
       const result = await explore({
-        queue: args.queue,
+        queue,
         adapter,
         runs: args.runs,
         seed,

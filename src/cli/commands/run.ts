@@ -2,6 +2,7 @@ import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
+import { ADAPTER_FLAG, queueFromFlags } from '../queue-flag.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 
 /** `--shard i/n`: share i (from 1) of n. */
@@ -38,6 +39,7 @@ export const runCommand = defineCommand({
       describe: 'run a scenario the machine starved (inconclusive) again, up to N times, each at twice the time scale; every attempt is reported',
     },
     queue: { type: 'string', describe: "the queue implementation for every scenario, instead of the file's (queue-drill queues lists them)" },
+    adapter: ADAPTER_FLAG,
     'queue-option': {
       type: 'string',
       repeatable: true,
@@ -101,8 +103,8 @@ export const runCommand = defineCommand({
     const retries = args['retry-inconclusive'];
     if (!Number.isInteger(retries) || retries < 0 || retries > 5)
       throw new UsageError(`--retry-inconclusive must be a whole number from 0 to 5, got ${retries}`);
-    if (args.queue !== undefined) (await import('../../queues/registry.js')).queueImpl(args.queue);
-    const queueOptions = await queueOptionsOfRun(args.file, args.queue, args['queue-option']);
+    const queue = await queueFromFlags(args);
+    const queueOptions = await queueOptionsOfRun(args.file, queue, args['queue-option']);
     const expectBroken = args['expect-broken'] === undefined ? undefined : parseInvariantList('--expect-broken', args['expect-broken']);
     if (!(args['recovery-ratio'] >= 1)) throw new UsageError(`--recovery-ratio must be 1 or more, got ${args['recovery-ratio']}`);
     if (!(args['recovery-slack-ms'] >= 0)) throw new UsageError(`--recovery-slack-ms must be 0 or more, got ${args['recovery-slack-ms']}`);
@@ -131,7 +133,7 @@ export const runCommand = defineCommand({
         repeat: args.repeat,
         parallel: args.parallel,
         out: args.out,
-        ...(args.queue === undefined ? {} : { queue: args.queue }),
+        ...(queue === undefined ? {} : { queue }),
         queueOptions,
         timeScale,
         retryInconclusive: retries,

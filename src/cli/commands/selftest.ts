@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
+import { queuesFromFlag } from '../queue-flag.js';
 import { stopOnSignals } from '../stop-signal.js';
 
 /** `queue-drill selftest`: every queue implementation through the drills; broken ones must be caught, the reference never flagged. */
@@ -31,7 +32,7 @@ export const selftestCommand = defineCommand({
         : [];
     const parallelProblem = parallelOutOfRange(args.parallel);
     if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
-    const queues = list(args.queues);
+    const queues = await queuesFromFlag(list(args.queues));
     for (const name of queues) {
       const impl = queueImpl(name);
       if (impl.soundness === 'observed')

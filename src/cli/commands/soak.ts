@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { EXIT, UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
+import { ADAPTER_FLAG, queueFromFlags } from '../queue-flag.js';
 import { harnessStopOnSignals } from '../stop-signal.js';
 import { parseDuration } from './explore.js';
 
@@ -10,7 +11,8 @@ export const soakCommand = defineCommand({
   name: 'soak',
   describe: 'run many random fault schedules on a queue that must pass, and report every violation with its replay file',
   options: {
-    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
+    queue: { type: 'string', describe: 'the queue implementation (queue-drill queues lists them) [default: reference]' },
+    adapter: ADAPTER_FLAG,
     runs: { type: 'number', default: 100, describe: 'how many schedules to run' },
     seed: { type: 'number', default: 1, describe: 'the seed of the schedules (run N uses drill seed seed + N - 1)' },
     parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'runs side by side' },
@@ -21,18 +23,19 @@ export const soakCommand = defineCommand({
   async run(args) {
     const { soak } = await import('../../explore/soak.js');
     const { queueImpl } = await import('../../queues/registry.js');
-    const adapter = queueImpl(args.queue);
+    const queue = (await queueFromFlags(args)) ?? 'reference';
+    const adapter = queueImpl(queue);
     await adapter.preflight?.({});
     if (!Number.isInteger(args.runs) || args.runs < 1) throw new UsageError(`--runs must be a whole number from 1, got ${args.runs}`);
     const parallelProblem = parallelOutOfRange(args.parallel);
     if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
     const out = args.out ?? join('drill-runs', `soak-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
-    process.stderr.write(`soak: ${args.runs} schedules on ${args.queue}, seed ${args.seed}, ${args.parallel} side by side, runs in ${out}\n`);
+    process.stderr.write(`soak: ${args.runs} schedules on ${queue}, seed ${args.seed}, ${args.parallel} side by side, runs in ${out}\n`);
     const stop = harnessStopOnSignals();
     try {
       const result = await soak({
-        queue: args.queue,
+        queue,
         adapter,
         runs: args.runs,
         seed: args.seed,
