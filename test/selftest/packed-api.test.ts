@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -92,6 +92,24 @@ function copyBetterSqlite(): void {
   copyFileSync(join(REPO, binary), join(project, binary));
 }
 
+/** TypeScript, strict and with skipLibCheck off, over `files` in the project, as a user's own tsconfig (`name`) sets it. */
+async function typeCheck(name: string, files: string[], more: Record<string, unknown> = {}) {
+  const compilerOptions = {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    // The user's own @types/node; this project borrows the repository's.
+    typeRoots: [join(REPO, 'node_modules/@types')],
+    types: ['node'],
+    ...more,
+  };
+  writeFileSync(join(project, name), JSON.stringify({ compilerOptions, files }));
+  return execa(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(project, name)], { cwd: project, reject: false });
+}
+
 describe('the packed package, installed as a user installs it', () => {
   let files: string[] = [];
   beforeAll(async () => {
@@ -145,6 +163,68 @@ describe('the packed package, installed as a user installs it', () => {
     expect(JSON.parse(readFileSync(result.json, 'utf8')).file).toBe(join(realpathSync(project), 'node_modules/queue-drill/scenarios.yaml'));
   });
 
+  it('drills an adapter module that lives in the project, by the installed CLI, as the README says', { timeout: 180_000 }, async () => {
+    // The example adapter, copied into the project as a user's own: it imports queue-drill/adapter from the installed package.
+    const mine = join(project, 'my-queue');
+    cpSync(join(REPO, 'examples/js-queue'), mine, { recursive: true });
+    const out = join(root, 'adapter-runs');
+    const cli = join(project, 'node_modules/.bin/queue-drill');
+    const run = await execa(
+      cli,
+      [
+        'run',
+        'node_modules/queue-drill/scenarios.yaml',
+        '--adapter',
+        './my-queue/adapter.js',
+        '--only',
+        'crash-after-claim,max-retries',
+        '--out',
+        out,
+        '--json',
+      ],
+      { cwd: project, reject: false, env: { CI: 'true' } },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      queue: string | null;
+      scenarios: Array<{ name: string; verdict: string; queue: string; queueVersion: string }>;
+    };
+    expect(report.scenarios.map((s) => [s.name, s.verdict])).toEqual([
+      ['crash-after-claim', 'pass'],
+      ['max-retries', 'pass'],
+    ]);
+    // Named by its absolute path, as every process of the drill imported it.
+    expect(report.scenarios[0]!.queue).toBe(`adapter:${join(realpathSync(project), 'my-queue/adapter.js')}`);
+    expect(report.scenarios[0]!.queueVersion).toBe('1.0.0');
+  });
+
+  it('gives an adapter its types from queue-drill/adapter, with skipLibCheck off', { timeout: 120_000 }, async () => {
+    writeFileSync(
+      join(project, 'my-adapter.ts'),
+      [
+        "import { type Claim, type QueueAdapter, type QueueConnection, retryDelayMs, type Settlement, utc } from 'queue-drill/adapter';",
+        'declare function connectToMyQueue(locator: string): Promise<QueueConnection>;',
+        'const adapter: QueueAdapter = {',
+        "  name: 'my-queue', description: 'mine', version: '1.0.0', soundness: 'sound', locatorKind: 'name',",
+        '  capabilities: {',
+        "    evidence: { history: true, refusals: 'not kept', epoch: true, holder: true, digest: true, review: true, 'retry-policy': true, renewals: 'no' },",
+        "    fencing: true, sagaStore: 'beside-the-run', takeover: 'queue', compensation: 'not yet', clock: 'server',",
+        '  },',
+        "  provision: async (request) => ({ locator: request.runId, env: {}, where: 'my server', teardown: async () => undefined }),",
+        '  connect: async (locator) => connectToMyQueue(locator),',
+        '};',
+        'export default adapter;',
+        'export const later: number = retryDelayMs(2, { baseMs: 100, capMs: 1000, jitterMs: 0 }, { next: () => 0 }) + utc(0).length;',
+        "export const settle = (claim: Claim): Settlement => ({ kind: 'retry', error: 'attempt ' + String(claim.attempt) });",
+        '// @ts-expect-error: soundness is one of three words',
+        "export const wrong: QueueAdapter['soundness'] = 'fine';",
+      ].join('\n'),
+    );
+    // The TypeScript adapter above, and the example's JavaScript, checked from its JSDoc types.
+    const tsc = await typeCheck('tsconfig.adapter.json', ['my-adapter.ts', 'my-queue/adapter.js'], { allowJs: true, checkJs: true });
+    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+  });
+
   it('gives TypeScript its types: the options, the results and the errors type-check, and misuse does not', { timeout: 120_000 }, async () => {
     writeFileSync(
       join(project, 'uses-types.ts'),
@@ -169,24 +249,7 @@ describe('the packed package, installed as a user installs it', () => {
         '}',
       ].join('\n'),
     );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          // The user's own @types/node; this project borrows the repository's.
-          typeRoots: [join(REPO, 'node_modules/@types')],
-          types: ['node'],
-        },
-        files: ['uses-types.ts'],
-      }),
-    );
-    const tsc = await execa(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, reject: false });
+    const tsc = await typeCheck('tsconfig.json', ['uses-types.ts']);
     expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
   });
 });

@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain ES module script, run by node in `npm run lint`, without types of its own.
 import { checkStructure, layerTable, MAX_FUNCTION_LINES, MAX_LINE, NEVER_IMPORTS, ONLY_IMPORTED_BY } from '../../scripts/check-structure.mjs';
 import { tempRunDir } from '../helpers/run-dir.js';
 

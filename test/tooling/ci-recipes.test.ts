@@ -19,6 +19,9 @@ import { reportFiles } from '../../src/report/write-report.js';
 const GITHUB = 'docs/ci/github-actions.yml';
 const GITLAB = 'docs/ci/gitlab-ci.yml';
 
+/** The shipped scenarios as a project that installed queue-drill finds them: the package ships the file (package.json `files`). */
+const SHIPPED_IN_PACKAGE = 'node_modules/queue-drill/scenarios.yaml';
+
 interface Step {
   id?: string;
   if?: string;
@@ -41,7 +44,8 @@ function expression(inner: string): string {
 
 /** Every `queue-drill COMMAND ARGS` a script runs: its command and the flags it gives. */
 function invocations(script: string): Array<{ command: string; flags: string[]; line: string }> {
-  return [...script.matchAll(/\bqueue-drill +([a-z][a-z-]*)([^\n|;&]*)/g)].map((match) => ({
+  // A command continued on the next line (a backslash at the end) is one command.
+  return [...script.replace(/\\\n\s*/g, ' ').matchAll(/\bqueue-drill +([a-z][a-z-]*)([^\n|;&]*)/g)].map((match) => ({
     command: match[1]!,
     flags: [...match[2]!.matchAll(/(?:^|\s)--([a-z][a-z0-9-]*)/g)].map((flag) => flag[1]!),
     line: match[0]!.trim(),
@@ -83,7 +87,9 @@ describe('the CI recipes', () => {
     cli = await cliCommands([...new Set(invocations(recipes).map((u) => u.command))]);
   }, 60_000);
 
-  it('the CLI lists its commands and flags (what the rest is checked against)', () => {
+  it('the CLI lists its commands and flags (what the rest is checked against), and the package ships its scenarios', () => {
+    expect((JSON.parse(readFileSync('package.json', 'utf8')) as { files: string[] }).files).toContain('scenarios.yaml');
+    expect(cli.get('run')).toContain('adapter');
     expect(cli.get('run')).toContain('out');
     expect(cli.get('run')).toContain('baseline');
     expect(cli.get('run')).toContain('shard');
@@ -112,6 +118,23 @@ describe('the CI recipes', () => {
       const used = scripts.flatMap(invocations);
       expect(used.map((u) => u.command)).toEqual(['run', 'merge']);
       expect(unknownToCli(used, cli)).toEqual([]);
+    });
+
+    it("drills the project's own queue, on the installed package's scenarios, with the servers it needs, at a scale fit for a shared runner", () => {
+      const env = (workflow as unknown as { env: Record<string, string> }).env;
+      expect(env.QUEUE_DRILL_ADAPTER).toMatch(/^\.\/.+\.js$/);
+      expect(env.QUEUE_DRILL_SCENARIOS).toBe(SHIPPED_IN_PACKAGE);
+      const run = invocations(scripts.join('\n')).find((u) => u.command === 'run')!;
+      expect(run.line).toContain('run "$QUEUE_DRILL_SCENARIOS" --adapter "$QUEUE_DRILL_ADAPTER"');
+      expect(run.line).toContain('--time-scale auto --retry-inconclusive 2');
+      const services = (drill as unknown as { services: Record<string, { image: string; ports: string[] }> }).services;
+      expect(Object.keys(services)).toEqual(['postgres', 'redis']);
+      expect(services.postgres!.ports).toEqual(['5432:5432']);
+      expect(services.redis!.ports).toEqual(['6379:6379']);
+      expect((drill as unknown as { env: Record<string, string> }).env).toEqual({
+        QD_PG_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+        QD_REDIS_URL: 'redis://127.0.0.1:6379',
+      });
     });
 
     it('shell scripts that parse', async () => {
@@ -189,6 +212,20 @@ describe('the CI recipes', () => {
 
     it('a shell script that parses', async () => {
       expect(await bashParses(script)).toBe('ok');
+    });
+
+    it("drills the project's own queue, on the installed package's scenarios, with the servers it needs, at a scale fit for a shared runner", () => {
+      const { variables, services } = job as unknown as { variables: Record<string, string>; services: Array<{ name: string; alias: string }> };
+      expect(variables.QUEUE_DRILL_ADAPTER).toMatch(/^\.\/.+\.js$/);
+      expect(variables.QUEUE_DRILL_SCENARIOS).toBe(SHIPPED_IN_PACKAGE);
+      const [run] = invocations(script);
+      expect(run!.line).toContain('run "$QUEUE_DRILL_SCENARIOS" --adapter "$QUEUE_DRILL_ADAPTER"');
+      expect(run!.line).toContain('--time-scale auto --retry-inconclusive 2');
+      expect(services).toEqual([
+        { name: 'postgres:15', alias: 'postgres' },
+        { name: 'redis:7', alias: 'redis' },
+      ]);
+      expect(variables).toMatchObject({ QD_PG_URL: 'postgres://postgres@postgres:5432/postgres', QD_REDIS_URL: 'redis://redis:6379' });
     });
 
     it("keeps the run directory and shows its junit.xml as the pipeline's test report, whatever the verdict", () => {
