@@ -25,9 +25,15 @@ sys.dont_write_bytecode = True
 
 from store import BadRequest, LeaseLost, MaybeApplied, NotApplied, Store, utc
 
-PROTOCOL = 1
+# Protocol 2 (teardown, fit); `--protocol 1` on the command line speaks the old one, for a drill or a check of protocol 1.
+PROTOCOL = 1 if sys.argv[1:3] == ["--protocol", "1"] else 2
+# The shortest lease and the largest attempt budget this queue keeps.
+MIN_LEASE_MS = 50
+MAX_ATTEMPTS = 1000
 NAME = "python-sqlite-queue"
 VERSION = "1.0.0"
+# The ops protocol 2 added: a child speaking protocol 1 neither lists nor answers them.
+PROTOCOL_2_OPS = ("teardown", "fit")
 EVIDENCE = {"history": True, "refusals": True, "epoch": True, "holder": True, "digest": True, "review": True,
             "retry-policy": True}
 
@@ -184,9 +190,9 @@ class Child:
         if isinstance(request.get("now"), int):
             self.offset_ms = request["now"] - local_ms()
         handler = getattr(self, "op_" + op, None)
-        if handler is None:
+        if handler is None or (PROTOCOL == 1 and op in PROTOCOL_2_OPS):
             return self.error(rid, "fail", "unknown_op", "no op %r in protocol %s" % (op, PROTOCOL))
-        if self.store is None and op not in ("hello", "provision", "open"):
+        if self.store is None and op not in ("hello", "provision", "open", "teardown", "fit"):
             return self.error(rid, "fail", "not_open", "send open before %s" % op)
         try:
             body = handler(request)
@@ -210,13 +216,34 @@ class Child:
                                "writes fenced by epoch, refusals recorded, review left only by a person",
                 "capabilities": {"evidence": EVIDENCE, "fencing": True, "takeover": "coordinator", "clock": "caller",
                                  "saga_store": "in-queue"},
-                "ops": sorted(name[3:] for name in dir(self) if name.startswith("op_")),
-                "limits": {"min_lease_ms": 50, "max_attempts": 1000}}
+                "ops": sorted(name[3:] for name in dir(self) if name.startswith("op_") and (PROTOCOL == 2 or name[3:] not in PROTOCOL_2_OPS)),
+                "locator_kind": "file",
+                "limits": {"min_lease_ms": MIN_LEASE_MS, "max_attempts": MAX_ATTEMPTS}}
 
     def op_provision(self, request):
         path = os.path.join(field(request, "run_dir", str), "queue.db")
         Store(path, 1000, 0, {"base_ms": 0, "cap_ms": 0, "jitter_ms": 0}, random.Random(0), create=True).close()
         return {"locator": path, "where": path}
+
+    def op_teardown(self, request):
+        """Removes the queue `store` names (its file and SQLite's companions), unless told to keep it."""
+        path = field(request, "store", str)
+        if not request.get("keep"):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                if os.path.exists(path + suffix):
+                    os.remove(path + suffix)
+        return {}
+
+    def op_fit(self, request):
+        """Whether this queue can run the drill the demands describe, and how it maps them onto its own settings."""
+        demands = field(request, "demands", dict)
+        lease_ms = field(demands, "lease_ms", int)
+        attempts = max(field(demands, "max_attempts", list) or [0])
+        if lease_ms < MIN_LEASE_MS:
+            return {"ok": False, "reason": "%s keeps leases of %d ms or more; the drill asks for %d ms" % (NAME, MIN_LEASE_MS, lease_ms)}
+        if attempts > MAX_ATTEMPTS:
+            return {"ok": False, "reason": "%s allows at most %d attempts; the drill asks for %d" % (NAME, MAX_ATTEMPTS, attempts)}
+        return {"ok": True, "mapping": {"lease_ms": lease_ms, "store": "SQLite, WAL, one file per drill"}}
 
     def op_open(self, request):
         if self.store is not None:

@@ -1,6 +1,7 @@
 import type { DrillDemands, DrillFit } from '../../port/adapter.js';
 import { shownCommand } from './command-line.js';
 import { type ChildHello, offers } from './hello.js';
+import { MalformedMessageError, record, text } from './protocol.js';
 
 /**
  * Whether a child can run a drill, from what its hello said: the lease it can
@@ -30,7 +31,7 @@ export function fitChild(hello: ChildHello, command: string, demands: DrillDeman
     mapping: {
       command: shownCommand(command),
       child: who,
-      protocol: 1,
+      protocol: hello.protocol,
       lease_ms: demands.leaseMs,
       skew_margin_ms: demands.skewMarginMs,
       poll_ms: demands.pollMs,
@@ -42,4 +43,42 @@ export function fitChild(hello: ChildHello, command: string, demands: DrillDeman
       clock: hello.capabilities.clock,
     },
   };
+}
+
+/** The drill's demands as a protocol 2 child reads them in `fit`: snake_case, the port's words. */
+export function demandsOnTheWire(demands: DrillDemands): Record<string, unknown> {
+  return {
+    lease_ms: demands.leaseMs,
+    skew_margin_ms: demands.skewMarginMs,
+    poll_ms: demands.pollMs,
+    call_timeout_ms: demands.callTimeoutMs ?? 0,
+    max_attempts: demands.maxAttempts,
+    retry_delay: { base_ms: demands.retryDelay.baseMs, cap_ms: demands.retryDelay.capMs, jitter_ms: demands.retryDelay.jitterMs },
+    coordinator: demands.coordinator,
+    approval: demands.approval,
+    tools: demands.tools,
+    points: demands.points,
+    holder_dies: demands.holderDies,
+    queue_options: demands.queueOptions,
+    timeout_ms: demands.timeoutMs,
+  };
+}
+
+/**
+ * A protocol 2 child's answer to `fit`, checked: `{ok: true, mapping}` (its
+ * own options as it set them from the demands: text, numbers or booleans), or
+ * `{ok: false, reason}` (with `unsupported: true` when it lacks a feature the
+ * drill needs). Throws MalformedMessageError naming the field that is wrong.
+ */
+export function parseFitAnswer(body: Record<string, unknown>): DrillFit {
+  if (body.ok === false) {
+    const reason = text(body, 'reason', 'the answer to fit');
+    return body.unsupported === true ? { ok: false, reason, unsupported: true } : { ok: false, reason };
+  }
+  if (body.ok !== true) throw new MalformedMessageError(`fit.ok must be true or false, got ${JSON.stringify(body.ok)}`);
+  const mapping = record(body.mapping ?? {}, 'fit.mapping');
+  for (const [key, value] of Object.entries(mapping))
+    if (!['string', 'number', 'boolean'].includes(typeof value))
+      throw new MalformedMessageError(`fit.mapping.${key} must be text, a number or a boolean, got ${JSON.stringify(value)}`);
+  return { ok: true, mapping: mapping as Record<string, string | number | boolean> };
 }

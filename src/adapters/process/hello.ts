@@ -1,13 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { InputError } from '../../kernel/errors.js';
 import { EVIDENCE_KINDS } from '../../kernel/vocabulary.js';
-import type { Capabilities } from '../../port/adapter.js';
+import type { Capabilities, ServerSettings } from '../../port/adapter.js';
 import { ChildChannel } from './child-channel.js';
 import { shownCommand } from './command-line.js';
-import { count, MalformedMessageError, PROTOCOL_VERSION, ProtocolError, record, text } from './protocol.js';
+import { count, MalformedMessageError, PROTOCOL_VERSION, PROTOCOL_VERSIONS, ProtocolError, type ProtocolVersion, record, text } from './protocol.js';
 
 /** The ops every child must answer: without them no drill can run. */
 export const REQUIRED_OPS = ['hello', 'provision', 'open', 'enqueue', 'work', 'stop_work', 'settle', 'heartbeat', 'snapshot', 'progress'] as const;
+
+/** The ops a protocol 2 child answers besides: removing its queue from the server, and saying whether it can run a drill. */
+export const REQUIRED_OPS_2 = ['teardown', 'fit'] as const;
+
+/** The servers a child may need, as its hello names them, and the drill's name for each. */
+export const SERVER_NEEDS = { pg_url: 'pgUrl', redis_url: 'redisUrl' } as const satisfies Record<string, keyof ServerSettings>;
 
 /** The optional parts of the contract, each the ops a child must answer to offer it. */
 export const OPTIONAL_PARTS = {
@@ -23,6 +29,12 @@ export type OptionalPart = keyof typeof OPTIONAL_PARTS;
 
 /** What a child says of itself in its `hello`: who it is, what it can show, which ops it answers, its limits. */
 export interface ChildHello {
+  /** The protocol version the child speaks. */
+  protocol: ProtocolVersion;
+  /** What its locator names: a file in the run directory (protocol 1's only kind), or a name on a server (a schema, a key prefix, a vhost). */
+  locatorKind: 'file' | 'name';
+  /** The servers its queue lives on, which the drill names in provision, open and teardown (protocol 2). */
+  needs: readonly (keyof ServerSettings)[];
   name: string;
   version: string;
   description: string;
@@ -45,8 +57,11 @@ export function offers(hello: ChildHello, part: OptionalPart): boolean {
 /** A `hello` answer's body, checked; throws MalformedMessageError naming the field that is wrong. */
 export function parseHello(body: Record<string, unknown>): ChildHello {
   const where = 'hello';
-  if (body.protocol !== PROTOCOL_VERSION)
-    throw new MalformedMessageError(`hello.protocol is ${JSON.stringify(body.protocol)}; this drill speaks protocol ${PROTOCOL_VERSION}`);
+  const protocol = body.protocol as ProtocolVersion;
+  if (!PROTOCOL_VERSIONS.includes(protocol))
+    throw new MalformedMessageError(
+      `hello.protocol is ${JSON.stringify(body.protocol)}; this drill speaks protocol ${PROTOCOL_VERSIONS.join(' or ')}`,
+    );
   const caps = record(body.capabilities, 'hello.capabilities');
   const given = record(caps.evidence, 'hello.capabilities.evidence');
   const evidence = {} as Record<(typeof EVIDENCE_KINDS)[number], true | string>;
@@ -76,11 +91,17 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
   const ops = new Set(body.ops as string[]);
   const missing = REQUIRED_OPS.filter((op) => !ops.has(op));
   if (missing.length > 0) throw new MalformedMessageError(`hello.ops lacks ${missing.join(', ')}, which every child must answer`);
+  const missing2 = protocol === 2 ? REQUIRED_OPS_2.filter((op) => !ops.has(op)) : [];
+  if (missing2.length > 0) throw new MalformedMessageError(`hello.ops lacks ${missing2.join(', ')}, which a protocol 2 child must answer`);
+  const { locatorKind, needs } = whereItLives(body, protocol);
   const limits = record(body.limits ?? {}, 'hello.limits');
   const tools = limits.tools;
   if (tools !== undefined && (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string')))
     throw new MalformedMessageError('hello.limits.tools must be a list of tool names');
   return {
+    protocol,
+    locatorKind,
+    needs,
     name: text(body, 'name', where),
     version: text(body, 'version', where),
     description: typeof body.description === 'string' ? body.description : text(body, 'name', where),
@@ -102,6 +123,18 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
       ...(tools === undefined ? {} : { tools: tools as string[] }),
     },
   };
+}
+
+/** Where a child's queue lives (protocol 2: `locator_kind`, `needs`); protocol 1's is always a file, on no server. */
+function whereItLives(body: Record<string, unknown>, protocol: ProtocolVersion): Pick<ChildHello, 'locatorKind' | 'needs'> {
+  if (protocol === 1) return { locatorKind: 'file', needs: [] };
+  const kind = body.locator_kind ?? 'file';
+  if (kind !== 'file' && kind !== 'name') throw new MalformedMessageError(`hello.locator_kind must be "file" or "name", got ${JSON.stringify(kind)}`);
+  const needs = body.needs ?? [];
+  const known = Object.keys(SERVER_NEEDS);
+  if (!Array.isArray(needs) || !needs.every((need) => known.includes(need)))
+    throw new MalformedMessageError(`hello.needs must be a list of ${known.join(', ')}, got ${JSON.stringify(needs)}`);
+  return { locatorKind: kind, needs: [...new Set(needs as (keyof typeof SERVER_NEEDS)[])].map((need) => SERVER_NEEDS[need]) };
 }
 
 /** How long a child has to say hello (it may be slow to start on a loaded machine). */
@@ -145,7 +178,7 @@ export function helloSync(argv: readonly string[]): ChildHello {
     const why = error instanceof Error ? error.message : String(error);
     const stderr = result.stderr.trim().split('\n').slice(-3).join(' | ');
     throw new HelloError(
-      `${shownCommand(argv)} did not say hello as protocol ${PROTOCOL_VERSION} asks: ${why}${stderr ? ` (stderr: ${stderr})` : ''}`,
+      `${shownCommand(argv)} did not say hello as protocol ${PROTOCOL_VERSIONS.join(' or ')} asks: ${why}${stderr ? ` (stderr: ${stderr})` : ''}`,
     );
   }
 }

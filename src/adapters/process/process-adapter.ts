@@ -2,11 +2,11 @@ import { systemClock } from '../../kernel/clock.js';
 import type { QueueAdapter } from '../../port/adapter.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { shownCommand, splitCommand } from './command-line.js';
-import { fitChild } from './fit.js';
+import { demandsOnTheWire, fitChild, parseFitAnswer } from './fit.js';
 import { HelloError, helloSync, startChild } from './hello.js';
 import { connectProcess } from './process-connection.js';
 import { text } from './protocol.js';
-import { sagaFileFor } from './saga-file.js';
+import { sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
 
 /** The prefix of `--queue` that names a queue in another process: `process:CMD ARGS`. */
 export const PROCESS_PREFIX = 'process:';
@@ -24,44 +24,78 @@ const quiet = { now: () => Date.now(), stderr: 'inherit' as const };
 export function processAdapter(command: string): QueueAdapter {
   const argv = splitCommand(command);
   const hello = () => helloSync(argv);
+  /** Asks one short-lived child `op`: provision, teardown, fit (the caller says what failing means). */
+  const ask = async (op: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const { channel } = await startChild(argv, quiet);
+    try {
+      return await channel.request(op, fields);
+    } finally {
+      await channel.close();
+    }
+  };
   return {
     name: `${PROCESS_PREFIX}${command}`,
     get description() {
       return hello().description;
     },
     get version() {
-      return `${hello().name} ${hello().version} (process protocol 1)`;
+      return `${hello().name} ${hello().version} (process protocol ${hello().protocol})`;
     },
     get capabilities() {
       return hello().capabilities;
     },
+    get locatorKind() {
+      return hello().locatorKind;
+    },
+    get needs() {
+      return hello().needs;
+    },
     soundness: 'sound',
-    locatorKind: 'file',
     async preflight() {
       const { channel } = await startChild(argv, quiet);
       await channel.close();
     },
     async provision(request) {
-      const { channel, hello: said } = await startChild(argv, quiet);
+      const said = hello();
       let locator: string;
       let where: string;
       try {
-        const body = await channel.request('provision', { run_dir: request.runDir, run_id: request.runId });
+        const body = await ask('provision', { run_dir: request.runDir, run_id: request.runId, servers: serversOnTheWire(request.servers) });
         locator = text(body, 'locator', 'the answer to provision');
         where = typeof body.where === 'string' ? body.where : locator;
       } catch (error) {
         throw new HelloError(
-          `${shownCommand(command)} could not provision a queue in ${request.runDir}: ${error instanceof Error ? error.message : String(error)}`,
+          `${shownCommand(command)} could not provision a queue for ${request.runId}: ${error instanceof Error ? error.message : String(error)}`,
         );
-      } finally {
-        await channel.close();
       }
-      if (said.capabilities.sagaStore === 'in-queue') return { locator, env: {}, where, teardown: async () => undefined };
-      // Made now, before the drill's processes start and race to make it.
-      FileSagaStore.open(sagaFileFor(locator), systemClock()).close();
-      return { locator, env: {}, where: `${where} (saga: ${sagaFileFor(locator)})`, teardown: async () => undefined };
+      // Protocol 2: the child removes what it made (a schema, a key prefix) unless told to keep it; protocol 1's file stays in the run directory.
+      const teardown =
+        said.protocol === 2
+          ? async ({ keep }: { keep: boolean }) => {
+              await ask('teardown', { store: locator, keep, servers: serversOnTheWire(request.servers) });
+            }
+          : async () => undefined;
+      if (said.capabilities.sagaStore === 'in-queue') return { locator, env: {}, where, teardown };
+      // Beside the run: made now, before the drill's processes start and race to make it.
+      const sagaFile = sagaFileFor(locator, request.runDir, said.locatorKind);
+      const env = said.locatorKind === 'name' ? sagaFileEnv(sagaFile) : {};
+      FileSagaStore.open(sagaFile, systemClock()).close();
+      return { locator, env, where: `${where} (saga: ${sagaFile})`, teardown };
     },
     connect: (locator, options) => connectProcess(argv, locator, options),
-    fit: (demands) => fitChild(hello(), command, demands),
+    async fit(demands, servers) {
+      const said = hello();
+      const own = fitChild(said, command, demands);
+      if (!own.ok || said.protocol === 1) return own;
+      // Protocol 2: the child says itself whether it can honour the drill, and how it maps it onto its own options.
+      let answer: Record<string, unknown>;
+      try {
+        answer = await ask('fit', { demands: demandsOnTheWire(demands), servers: serversOnTheWire(servers) });
+      } catch (error) {
+        throw new HelloError(`${shownCommand(command)} did not answer fit: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const childs = parseFitAnswer(answer);
+      return childs.ok ? { ...own, mapping: { ...own.mapping, ...childs.mapping } } : childs;
+    },
   };
 }

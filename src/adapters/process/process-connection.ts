@@ -2,6 +2,7 @@ import { randomInt } from '../../kernel/random.js';
 import { storableError } from '../../kernel/redact.js';
 import { type ConnectOptions, EnqueueError, type QueueConnection } from '../../port/adapter.js';
 import type { TxEntry, Writer } from '../../port/checkpoint.js';
+import { resolveServers } from '../../port/servers.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { ChildChannel, DEFAULT_REQUEST_TIMEOUT_MS } from './child-channel.js';
 import { childSagaStore } from './child-saga.js';
@@ -9,7 +10,7 @@ import { type ChildHello, helloOn, offers } from './hello.js';
 import { optionalParts } from './optional-parts.js';
 import { ProcessWork } from './process-work.js';
 import { ProtocolError, record, text, toJob, toTransition } from './protocol.js';
-import { sagaFileFor } from './saga-file.js';
+import { sagaFileOf, serversOnTheWire } from './saga-file.js';
 
 /** Writes one JSON log line on stderr, where a drill process's own lines about its child belong. */
 function logToStderr(line: Record<string, unknown>): void {
@@ -34,6 +35,8 @@ async function openChild(channel: ChildChannel, argv: readonly string[], locator
     const said = helloOn(channel, argv);
     const opened = channel.request('open', {
       store: locator,
+      // Protocol 2: where a queue on a server lives (a protocol 1 child reads no field it does not know).
+      servers: serversOnTheWire(resolveServers(options.servers ?? {})),
       lease_ms: options.leaseMs,
       skew_margin_ms: options.skewMarginMs,
       retry_delay: { base_ms: options.retryDelay.baseMs, cap_ms: options.retryDelay.capMs, jitter_ms: options.retryDelay.jitterMs },
@@ -67,7 +70,7 @@ export async function connectProcess(argv: readonly string[], locator: string, o
   });
   const hello = await openChild(channel, argv, locator, options);
   const inQueue = hello.capabilities.sagaStore === 'in-queue';
-  const file = inQueue ? null : FileSagaStore.open(sagaFileFor(locator), options.clock);
+  const file = inQueue ? null : FileSagaStore.open(sagaFileOf(locator), options.clock);
   const saga = file ?? childSagaStore(channel);
   const appendAs = file ? async (writer: Writer, entry: TxEntry) => file.append(writer, entry) : null;
   return {

@@ -10,8 +10,19 @@ import type { JobSnapshot, Transition } from '../../port/snapshot.js';
  * commit that did not answer), as Jepsen and Maelstrom say it.
  */
 
-/** The protocol version this drill speaks. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The newest protocol version this drill speaks, sent in every hello. A child
+ * answers with its own: 1 (a queue in a file of the run directory) or 2 (a
+ * queue anywhere, a server's namespace included: provision and teardown on
+ * the servers the drill names, and fit asked of the child before a drill runs).
+ */
+export const PROTOCOL_VERSION = 2;
+
+/** Every version this drill speaks: a child of an older one keeps working. */
+export const PROTOCOL_VERSIONS = [1, 2] as const;
+
+/** One protocol version. */
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 
 /** A request from the drill: its id, its op, the drill's clock, and the op's fields. */
 export type Request = { id: number; op: string; now: number } & Record<string, unknown>;

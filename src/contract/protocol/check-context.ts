@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildHello } from '../../adapters/process/hello.js';
 import { text } from '../../adapters/process/protocol.js';
+import { serversOnTheWire } from '../../adapters/process/saga-file.js';
+import { resolveServers } from '../../port/servers.js';
 import { ANSWER_TIMEOUT_MS, Session, StepFailure } from './session.js';
 
 /** The settings every queue under check is opened with: leases that outlast a step, retries that do not come back during one. */
@@ -52,17 +54,30 @@ export class CheckContext {
     return session;
   }
 
-  /** A fresh, empty queue: its locator, from the child's `provision`. */
+  /** A fresh, empty queue: its locator, from the child's `provision` (protocol 2: on the servers the environment names). */
   async freshQueue(): Promise<string> {
     const session = this.start();
-    const body = await session.ok('provision', { run_dir: mkdtempSync(join(this.root, `q${++this.queues}-`)), run_id: `check ${this.queues}` });
-    return text(body, 'locator', 'the answer to provision');
+    const run = ++this.queues;
+    const body = await session.ok('provision', {
+      run_dir: mkdtempSync(join(this.root, `q${run}-`)),
+      run_id: `check-${process.pid}-${run}`,
+      servers: this.servers,
+    });
+    const locator = text(body, 'locator', 'the answer to provision');
+    this.provisioned.push(locator);
+    return locator;
   }
+
+  /** The servers every provision, open and teardown names: the environment's (QD_PG_URL, QD_REDIS_URL), as a drill's would. */
+  readonly servers = serversOnTheWire(resolveServers({}));
+
+  /** Every queue the check provisioned, for a protocol 2 child to remove at the end. */
+  readonly provisioned: string[] = [];
 
   /** A child opened on `locator` (with the check's settings, and any given). */
   async open(locator: string, settings: Partial<typeof CHECK_SETTINGS> = {}): Promise<Session> {
     const session = this.start();
-    await session.ok('open', { store: locator, ...CHECK_SETTINGS, ...settings });
+    await session.ok('open', { store: locator, servers: this.servers, ...CHECK_SETTINGS, ...settings });
     return session;
   }
 
@@ -75,8 +90,14 @@ export class CheckContext {
     if (violation) throw new StepFailure('stdout', violation);
   }
 
-  /** Removes the check's queues. */
-  dispose(): void {
+  /** Removes the check's queues: a protocol 2 child's from its servers too (each teardown that fails is the teardown step's to find, not this). */
+  async dispose(): Promise<void> {
+    if (this.hello?.protocol === 2 && this.hello.ops.has('teardown')) {
+      const session = this.start();
+      for (const locator of this.provisioned)
+        await session.channel.request('teardown', { store: locator, keep: false, servers: this.servers }).catch(() => undefined);
+      await this.endStep().catch(() => undefined);
+    }
     rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -8,6 +8,8 @@ export interface ProtocolStep {
   describe: string;
   /** An optional part of the contract: the step is skipped when the hello does not offer it. */
   part?: 'manual' | 'takeover' | 'compensation' | 'human' | 'saga';
+  /** The protocol version that brought what the step checks: skipped for a child that speaks an older one. */
+  since?: 2;
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -32,6 +34,15 @@ export async function runSteps(ctx: CheckContext, steps: readonly ProtocolStep[]
     const started = Date.now();
     if (index > 0 && !ctx.hello) {
       results.push({ name: step.name, status: 'skip', detail: 'the child did not say hello', ms: 0 });
+      continue;
+    }
+    if (step.since !== undefined && (ctx.hello?.protocol ?? 1) < step.since) {
+      results.push({
+        name: step.name,
+        status: 'skip',
+        detail: `the child speaks protocol ${ctx.hello?.protocol}; this is protocol ${step.since}'s`,
+        ms: 0,
+      });
       continue;
     }
     if (step.part && !offers(step.part)) {

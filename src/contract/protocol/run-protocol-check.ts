@@ -21,7 +21,7 @@ export async function runProtocolCheck(command: string, options: ProtocolCheckOp
   try {
     return await runSteps(ctx, steps, (part) => ctx.hello !== null && offers(ctx.hello, part as OptionalPart));
   } finally {
-    ctx.dispose();
+    await ctx.dispose();
   }
 }
 

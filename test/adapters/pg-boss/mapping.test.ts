@@ -4,21 +4,14 @@ import { jobIdForKey } from '../../../src/adapters/pg-boss/job-id.js';
 import { expireInSecondsFor, pgBossRetryPolicy, retryDelaySecondsFor } from '../../../src/adapters/pg-boss/mapping.js';
 import { statusOf } from '../../../src/adapters/pg-boss/states.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
+import { drillDemands } from '../../helpers/drill-demands.js';
 
-const DEMANDS: DrillDemands = {
+const DEMANDS: DrillDemands = drillDemands({
   leaseMs: 1_200,
-  skewMarginMs: 50,
   pollMs: 100,
   maxAttempts: [3, 1],
   retryDelay: { baseMs: 300, capMs: 1_000, jitterMs: 200 },
-  coordinator: true,
-  approval: false,
-  tools: ['write_file'],
-  points: ['after_claim'],
-  holderDies: false,
-  queueOptions: {},
-  timeoutMs: 20_000,
-};
+});
 
 describe('pg-boss: how a drill maps onto its options', () => {
   it.each([

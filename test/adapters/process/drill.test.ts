@@ -53,7 +53,9 @@ describe('the shipped drill on --queue process:python3 examples/python-queue/que
     expect(result.exitCode).toBe(0);
     for (const scenario of checked.report.scenarios) {
       expect(scenario.queue).toBe(queue);
-      expect(scenario.queueVersion).toMatch(/^python-sqlite-queue 1\.0\.0 \(process protocol 1\)$/);
+      expect(scenario.queueVersion).toMatch(/^python-sqlite-queue 1\.0\.0 \(process protocol 2\)$/);
+      // Protocol 2: the child itself was asked whether it can run the drill, and its mapping is the report's.
+      expect(scenario.queueSettings).toMatchObject({ protocol: 2, store: 'SQLite, WAL, one file per drill' });
       // Built right, it gives every kind of evidence: nothing is left not judged.
       expect(scenario.invariants.filter((i) => i.status === 'not_judged')).toEqual([]);
       // The drill's worker renews for the child and tells the harness each lease it grants: every takeover (the

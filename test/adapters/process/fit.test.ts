@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { fitChild } from '../../../src/adapters/process/fit.js';
 import { type ChildHello, OPTIONAL_PARTS, REQUIRED_OPS } from '../../../src/adapters/process/hello.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
+import { drillDemands } from '../../helpers/drill-demands.js';
 
 const ALL_OPS = new Set<string>([...REQUIRED_OPS, ...Object.values(OPTIONAL_PARTS).flat()]);
 
 function hello(overrides: Partial<ChildHello> = {}): ChildHello {
   return {
+    protocol: 1,
+    locatorKind: 'file',
+    needs: [],
     name: 'q',
     version: '1',
     description: 'a queue',
@@ -24,20 +28,7 @@ function hello(overrides: Partial<ChildHello> = {}): ChildHello {
   };
 }
 
-const DEMANDS: DrillDemands = {
-  leaseMs: 400,
-  skewMarginMs: 50,
-  pollMs: 25,
-  maxAttempts: [3],
-  retryDelay: { baseMs: 100, capMs: 800, jitterMs: 50 },
-  coordinator: true,
-  approval: false,
-  tools: ['write_file'],
-  points: ['after_claim'],
-  holderDies: false,
-  queueOptions: {},
-  timeoutMs: 20_000,
-};
+const DEMANDS: DrillDemands = drillDemands();
 
 describe('whether a child can run a drill, from its hello', () => {
   it('maps the demands onto the child when it can', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHello, REQUIRED_OPS } from '../../../src/adapters/process/hello.js';
-import { PROTOCOL_VERSION } from '../../../src/adapters/process/protocol.js';
+import { parseHello, REQUIRED_OPS, REQUIRED_OPS_2 } from '../../../src/adapters/process/hello.js';
 import { EVIDENCE_KINDS } from '../../../src/kernel/vocabulary.js';
 
 /** A hello as the protocol page shows it, with `capabilities` changed by `caps`. */
@@ -8,7 +7,7 @@ function hello(caps: Record<string, unknown>): Record<string, unknown> {
   return {
     name: 'q',
     version: '1',
-    protocol: PROTOCOL_VERSION,
+    protocol: 1,
     capabilities: { evidence: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, true])), takeover: 'coordinator', clock: 'caller', ...caps },
     ops: [...REQUIRED_OPS],
   };
@@ -34,5 +33,27 @@ describe("a child's hello: renewals", () => {
     const evidence = Object.fromEntries(EVIDENCE_KINDS.filter((k) => k !== 'renewals').map((k) => [k, true]));
     expect(parseHello(hello({ evidence })).capabilities.evidence.renewals).toBe(true);
     expect(parseHello(hello({ evidence: { ...evidence, renewals: 'not ours' } })).capabilities.evidence.renewals).toBe(true);
+  });
+});
+
+describe("a child's hello: protocol 2", () => {
+  const two = (more: Record<string, unknown>) => ({ ...hello({}), protocol: 2, ops: [...REQUIRED_OPS, ...REQUIRED_OPS_2], ...more });
+
+  it('says where its queue lives: a file by default, or a name on the servers it needs', () => {
+    expect(parseHello(hello({}))).toMatchObject({ protocol: 1, locatorKind: 'file', needs: [] });
+    expect(parseHello(two({}))).toMatchObject({ protocol: 2, locatorKind: 'file', needs: [] });
+    expect(parseHello(two({ locator_kind: 'name', needs: ['redis_url', 'pg_url'] }))).toMatchObject({
+      locatorKind: 'name',
+      needs: ['redisUrl', 'pgUrl'],
+    });
+  });
+
+  it('is refused when it lacks an op protocol 2 requires, or names a locator kind or a server the drill does not know', () => {
+    expect(() => parseHello({ ...two({}), ops: [...REQUIRED_OPS, 'fit'] })).toThrow(
+      /hello\.ops lacks teardown, which a protocol 2 child must answer/,
+    );
+    expect(() => parseHello(two({ locator_kind: 'schema' }))).toThrow(/hello\.locator_kind must be "file" or "name"/);
+    expect(() => parseHello(two({ needs: ['mysql_url'] }))).toThrow(/hello\.needs must be a list of pg_url, redis_url/);
+    expect(() => parseHello({ ...hello({}), protocol: 3 })).toThrow(/this drill speaks protocol 1 or 2/);
   });
 });

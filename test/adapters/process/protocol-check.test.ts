@@ -16,10 +16,18 @@ import { brokenFixture, PYTHON_EXAMPLE } from './python.js';
 const SILENT = joinWords([process.execPath, '-e', 'process.stdin.resume() // protocol-check-silent-child']);
 
 describe('protocol-check', () => {
-  it('passes every step on the Python example', { timeout: 120_000 }, async () => {
+  it('passes every step on the Python example, in protocol 2', { timeout: 120_000 }, async () => {
     const results = await runProtocolCheck(PYTHON_EXAMPLE);
     expect(results.filter((r) => r.status !== 'pass')).toEqual([]);
-    expect(results.map((r) => r.name)).toContain('stale-write-refused');
+    expect(results.map((r) => r.name)).toEqual(expect.arrayContaining(['stale-write-refused', 'provision-isolated', 'teardown', 'fit']));
+  });
+
+  it("passes the Python example speaking protocol 1, skipping protocol 2's steps", { timeout: 120_000 }, async () => {
+    const results = await runProtocolCheck(`${PYTHON_EXAMPLE} --protocol 1`);
+    expect(results.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(results.filter((r) => r.status === 'skip').map((r) => [r.name, r.detail])).toEqual(
+      ['provision-isolated', 'teardown', 'fit'].map((name) => [name, "the child speaks protocol 1; this is protocol 2's"]),
+    );
   });
 
   it.each([
@@ -28,6 +36,11 @@ describe('protocol-check', () => {
     { fixture: 'log-to-stdout', step: 'deliver', about: 'stdout', why: /a line on stdout that is not JSON: "INFO claimed/ },
     { fixture: 'no-dedupe', step: 'enqueue-dedupe', about: 'enqueue', why: /answered .*created.*expected deduplicated/ },
     { fixture: 'ignores-stdin-close', step: 'exit-on-stdin-close', about: 'stdin', why: /still running 2 s after its stdin closed/ },
+    // Protocol 2's: a queue shared between drills, one never removed, a drill accepted that the queue cannot run, an op missing.
+    { fixture: 'same-locator', step: 'provision-isolated', about: 'provision', why: /two provisions for two runs gave one locator/ },
+    { fixture: 'teardown-keeps-everything', step: 'teardown', about: 'teardown', why: /is still there after teardown/ },
+    { fixture: 'fit-accepts-anything', step: 'fit', about: 'fit', why: /a lease of 49 ms, below the hello's min_lease_ms of 50, was accepted/ },
+    { fixture: 'protocol-2-without-teardown', step: 'hello', about: 'hello', why: /lacks teardown, which a protocol 2 child must answer/ },
   ])('fails $fixture at $step, naming $about', { timeout: 120_000 }, async ({ fixture, step, about, why }) => {
     const results = await runProtocolCheck(brokenFixture(fixture), { only: [step] });
     const failed = results.find((r) => r.name === step);

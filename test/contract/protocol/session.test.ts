@@ -82,8 +82,8 @@ describe("a session's answer timeout", () => {
       expect(byDefault.answerTimeoutMs).toBe(ANSWER_TIMEOUT_MS);
     } finally {
       await ctx.endStep();
-      ctx.dispose();
-      byDefault.dispose();
+      await ctx.dispose();
+      await byDefault.dispose();
     }
   });
 });

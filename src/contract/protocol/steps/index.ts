@@ -3,6 +3,7 @@ import { deliverStep, heartbeatStep, settleStep } from './delivery.js';
 import { enqueueDedupeStep } from './enqueue.js';
 import { helloStep, provisionOpenStep } from './handshake.js';
 import { compensationStep, humanStep, takeoverStep } from './optional-parts.js';
+import { fitStep, provisionIsolatedStep, teardownStep } from './protocol-2.js';
 import { exitOnCloseStep, unknownOpStep } from './robustness.js';
 import { sagaLogStep } from './saga-log.js';
 import { snapshotStep } from './snapshot.js';
@@ -13,6 +14,9 @@ import { workLoopStep } from './work-loop.js';
 export const PROTOCOL_STEPS: readonly ProtocolStep[] = [
   helloStep,
   provisionOpenStep,
+  provisionIsolatedStep,
+  teardownStep,
+  fitStep,
   enqueueDedupeStep,
   deliverStep,
   heartbeatStep,
