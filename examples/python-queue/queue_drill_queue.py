@@ -184,7 +184,9 @@ class Child:
         except ValueError:
             return self.error(None, "fail", "bad_request", "not a JSON line")
         if not isinstance(request, dict) or not isinstance(request.get("id"), int) or not isinstance(request.get("op"), str):
-            return self.error(request.get("id") if isinstance(request, dict) else None, "fail", "bad_request",
+            rid = request.get("id") if isinstance(request, dict) else None
+            # An answer names a request by a whole number, or null for one it could not read.
+            return self.error(rid if isinstance(rid, int) else None, "fail", "bad_request",
                               "a request is an object with an integer id and an op")
         rid, op = request["id"], request["op"]
         if isinstance(request.get("now"), int):

@@ -59,7 +59,7 @@ describe('queue-drill schema', () => {
 
   test('prints the schema', async () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    await schemaCommand.run({ write: false });
+    await schemaCommand.run({ write: false, protocol: false });
     expect(out.mock.calls.map(([chunk]) => String(chunk)).join('')).toBe(renderScenarioJsonSchema());
   });
 
@@ -69,7 +69,7 @@ describe('queue-drill schema', () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       process.chdir(dir);
-      await schemaCommand.run({ write: true });
+      await schemaCommand.run({ write: true, protocol: false });
     } finally {
       process.chdir(before);
     }

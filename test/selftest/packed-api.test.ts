@@ -124,7 +124,7 @@ describe('the packed package, installed as a user installs it', () => {
     copyBetterSqlite();
   }, 300_000);
 
-  it('ships the entry point, its types, the CLI, the shipped scenarios and their schema, and nothing of src or test', () => {
+  it("ships the entry point, its types, the CLI, the shipped scenarios and their schema, the protocol's schema, and nothing of src or test", () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',
@@ -133,6 +133,7 @@ describe('the packed package, installed as a user installs it', () => {
         'dist/cli/main.js',
         'scenarios.yaml',
         'scenarios.schema.json',
+        'protocol.schema.json',
       ]),
     );
     expect(files.filter((file) => /^(src|test|docs)\//.test(file))).toEqual([]);

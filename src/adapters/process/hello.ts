@@ -5,12 +5,24 @@ import type { Capabilities, ServerSettings } from '../../port/adapter.js';
 import { ChildChannel } from './child-channel.js';
 import { shownCommand } from './command-line.js';
 import { count, MalformedMessageError, PROTOCOL_VERSION, PROTOCOL_VERSIONS, ProtocolError, type ProtocolVersion, record, text } from './protocol.js';
+import type { WireOpName } from './wire-schemas.js';
 
 /** The ops every child must answer: without them no drill can run. */
-export const REQUIRED_OPS = ['hello', 'provision', 'open', 'enqueue', 'work', 'stop_work', 'settle', 'heartbeat', 'snapshot', 'progress'] as const;
+export const REQUIRED_OPS = [
+  'hello',
+  'provision',
+  'open',
+  'enqueue',
+  'work',
+  'stop_work',
+  'settle',
+  'heartbeat',
+  'snapshot',
+  'progress',
+] as const satisfies readonly WireOpName[];
 
 /** The ops a protocol 2 child answers besides: removing its queue from the server, and saying whether it can run a drill. */
-export const REQUIRED_OPS_2 = ['teardown', 'fit'] as const;
+export const REQUIRED_OPS_2 = ['teardown', 'fit'] as const satisfies readonly WireOpName[];
 
 /** The servers a child may need, as its hello names them, and the drill's name for each. */
 export const SERVER_NEEDS = { pg_url: 'pgUrl', redis_url: 'redisUrl' } as const satisfies Record<string, keyof ServerSettings>;
@@ -22,7 +34,7 @@ export const OPTIONAL_PARTS = {
   compensation: ['claim_compensation', 'finish_compensation'],
   human: ['requeue_from_review'],
   saga: ['append_tx', 'read_tx', 'record_incident', 'incidents'],
-} as const;
+} as const satisfies Record<string, readonly WireOpName[]>;
 
 /** One optional part of the contract. */
 export type OptionalPart = keyof typeof OPTIONAL_PARTS;

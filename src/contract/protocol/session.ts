@@ -1,5 +1,7 @@
 import { ChildChannel } from '../../adapters/process/child-channel.js';
 import { ProtocolError } from '../../adapters/process/protocol.js';
+import { PROTOCOL_SCHEMA_FILE } from '../../adapters/process/protocol-json-schema.js';
+import { deliverProblems, okBodyProblems } from '../../adapters/process/wire-problems.js';
 
 /** How long the check waits for any one answer or delivery on a quiet machine (time scale 1) before it calls it missing. */
 export const ANSWER_TIMEOUT_MS = 5_000;
@@ -24,6 +26,21 @@ export class StepFailure extends Error {
   }
 }
 
+/**
+ * An ok body of `op`, checked against the op's schema (protocol.schema.json)
+ * before any check of a step reads it: a wrong one fails the step, naming `op`
+ * and each field at fault (`snapshot.jobs[0].status: expected one of …`).
+ */
+export function schemaChecked(op: string, body: Record<string, unknown>): Record<string, unknown> {
+  const problems = okBodyProblems(op, body);
+  if (problems.length > 0) throw new StepFailure(op, schemaFailure(problems, `ok.${op}`));
+  return body;
+}
+
+function schemaFailure(problems: readonly string[], definition: string): string {
+  return `${problems.join('; ')} (${PROTOCOL_SCHEMA_FILE}#/definitions/${definition})`;
+}
+
 /** How a child under check is started. */
 export interface SessionOptions {
   /** The drill's clock, carried by every request. */
@@ -40,6 +57,7 @@ export interface SessionOptions {
 export class Session {
   readonly channel: ChildChannel;
   readonly violations: string[] = [];
+  /** The deliver events not yet waited for, whole (each is checked against its schema when a step takes it). */
   private readonly deliveries: unknown[] = [];
   private wake: (() => void) | null = null;
   /** How long any one answer or delivery is waited for; a step that sends a request of its own uses it too. */
@@ -53,20 +71,22 @@ export class Session {
       requestTimeoutMs: this.answerTimeoutMs,
       onViolation: (what) => this.violations.push(what),
       onEvent: (event) => {
-        if (event.event === 'deliver') this.deliveries.push(event.delivery);
+        if (event.event === 'deliver') this.deliveries.push(event);
         else this.violations.push(`an event the protocol does not know: ${JSON.stringify(event).slice(0, 200)}`);
         this.wake?.();
       },
     });
   }
 
-  /** Sends `op` and returns the ok body; any other answer fails the step, naming `op`. */
+  /** Sends `op` and returns the ok body, held to the op's schema; any other answer, or a body the schema refuses, fails the step, naming `op`. */
   async ok(op: string, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    let body: Record<string, unknown>;
     try {
-      return await this.channel.request(op, fields, this.answerTimeoutMs);
+      body = await this.channel.request(op, fields, this.answerTimeoutMs);
     } catch (error) {
       throw new StepFailure(op, error instanceof ProtocolError ? `expected ok, got ${error.message}` : String(error));
     }
+    return schemaChecked(op, body);
   }
 
   /** Sends `op` and returns its failure; an ok answer fails the step. */
@@ -80,7 +100,7 @@ export class Session {
     }
   }
 
-  /** The next delivery, or a failure naming `deliver` when none comes in time. */
+  /** The next delivery (the event's claim, the event held to its schema first), or a failure naming `deliver` when none comes in time. */
   async nextDelivery(why: string): Promise<unknown> {
     const deadline = Date.now() + this.answerTimeoutMs;
     while (this.deliveries.length === 0) {
@@ -95,7 +115,10 @@ export class Session {
       });
       this.wake = null;
     }
-    return this.deliveries.shift();
+    const event = this.deliveries.shift();
+    const problems = deliverProblems(event);
+    if (problems.length > 0) throw new StepFailure('deliver', schemaFailure(problems, 'deliver'));
+    return (event as { delivery?: unknown }).delivery;
   }
 
   /** Closes the child's stdin and waits for it to go. */

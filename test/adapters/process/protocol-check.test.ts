@@ -36,6 +36,13 @@ describe('protocol-check', () => {
     { fixture: 'log-to-stdout', step: 'deliver', about: 'stdout', why: /a line on stdout that is not JSON: "INFO claimed/ },
     { fixture: 'no-dedupe', step: 'enqueue-dedupe', about: 'enqueue', why: /answered .*created.*expected deduplicated/ },
     { fixture: 'ignores-stdin-close', step: 'exit-on-stdin-close', about: 'stdin', why: /still running 2 s after its stdin closed/ },
+    // The schema of every answer (protocol.schema.json) comes first: a state outside the judge's six, named by its path.
+    {
+      fixture: 'bad-snapshot-status',
+      step: 'snapshot',
+      about: 'snapshot',
+      why: /^snapshot\.jobs\[0\]\.status: expected one of pending, running, .*got "finished"/,
+    },
     // Protocol 2's: a queue shared between drills, one never removed, a drill accepted that the queue cannot run, an op missing.
     { fixture: 'same-locator', step: 'provision-isolated', about: 'provision', why: /two provisions for two runs gave one locator/ },
     { fixture: 'teardown-keeps-everything', step: 'teardown', about: 'teardown', why: /is still there after teardown/ },

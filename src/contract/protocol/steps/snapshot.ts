@@ -1,8 +1,7 @@
+import { UTC_TIME } from '../../../adapters/process/wire-schemas.js';
 import { JOB_OUTCOMES, JOB_STATUSES } from '../../../kernel/vocabulary.js';
 import { enqueued, expectThat, settle, snapshotOf, workOne } from '../expect.js';
 import type { ProtocolStep } from '../protocol-check.js';
-
-const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The snapshot speaks the judge's words: its states, fixed-width UTC times, a history in order from each job's creation. */
 export const snapshotStep: ProtocolStep = {
@@ -32,13 +31,13 @@ export const snapshotStep: ProtocolStep = {
         leaseUntil: job.leaseUntil,
         nextRunAt: job.nextRunAt,
       }))
-        expectThat(value === null || UTC.test(value), 'snapshot', `job ${job.id} ${name} ${JSON.stringify(value)} is not fixed-width UTC`);
+        expectThat(value === null || UTC_TIME.test(value), 'snapshot', `job ${job.id} ${name} ${JSON.stringify(value)} is not fixed-width UTC`);
     }
     expectThat(history.length >= 4, 'snapshot', `two jobs made, one claimed and done: ${history.length} history entries, expected 4 or more`);
     for (const [i, t] of history.entries()) {
       expectThat(i === 0 || t.seq > history[i - 1]!.seq, 'snapshot', `history seq ${t.seq} does not grow`);
       expectThat(t.kind === 'transition' || t.kind === 'refused', 'snapshot', `history kind ${t.kind}`);
-      expectThat(UTC.test(t.at), 'snapshot', `history at ${JSON.stringify(t.at)} is not fixed-width UTC`);
+      expectThat(UTC_TIME.test(t.at), 'snapshot', `history at ${JSON.stringify(t.at)} is not fixed-width UTC`);
     }
     for (const job of jobs) {
       const first = history.find((t) => t.jobId === job.id);

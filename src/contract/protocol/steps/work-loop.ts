@@ -2,7 +2,7 @@ import { count, toClaim } from '../../../adapters/process/protocol.js';
 import { enqueued, expectThat, settle, wellFormed } from '../expect.js';
 import type { ProtocolStep } from '../protocol-check.js';
 import type { Session } from '../session.js';
-import { StepFailure } from '../session.js';
+import { StepFailure, schemaChecked } from '../session.js';
 
 function startWork(session: Session, fields: Record<string, unknown>): Promise<Record<string, unknown>> {
   return session.channel.request(
@@ -19,7 +19,7 @@ async function processed(ended: Promise<Record<string, unknown>>, why: string): 
   } catch (error) {
     throw new StepFailure('work', `${why}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return wellFormed('work', () => count(body, 'processed', 'the answer to work'));
+  return wellFormed('work', () => count(schemaChecked('work', body), 'processed', 'the answer to work'));
 }
 
 /** The worker loop ends as asked (stop_work, max_jobs, exit_when_drained), answering work with how many jobs it processed. */
