@@ -68,9 +68,10 @@ export function processAdapter(command: string): QueueAdapter {
           `${shownCommand(command)} could not provision a queue for ${request.runId}: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
-      // Protocol 2: the child removes what it made (a schema, a key prefix) unless told to keep it; protocol 1's file stays in the run directory.
+      // A queue on a server (protocol 2, a name locator) is removed by its child unless kept; a file stays with its run
+      // directory, as every file-backed queue's does (the history and approve commands the report prints read it).
       const teardown =
-        said.protocol === 2
+        said.locatorKind === 'name'
           ? async ({ keep }: { keep: boolean }) => {
               await ask('teardown', { store: locator, keep, servers: serversOnTheWire(request.servers) });
             }

@@ -7,6 +7,7 @@ import { joinWords } from '../../../src/cli/command.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
 import { drillDemands } from '../../helpers/drill-demands.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
+import { PYTHON_EXAMPLE } from './python.js';
 
 /*
  * The adapter's side of protocol 2, against a child whose queue is a name on
@@ -77,5 +78,13 @@ describe('a protocol 2 child with its queue on a server', () => {
       ['fit', 400],
       ['fit', 400],
     ]);
+  });
+
+  it("leaves a file locator's queue with its run directory: the report's history and approve commands read it", { timeout: 30_000 }, async () => {
+    const adapter = processAdapter(PYTHON_EXAMPLE);
+    expect(adapter.locatorKind).toBe('file');
+    const provisioned = await adapter.provision({ runDir: run.dir, runId: 'r2', servers: {} });
+    await provisioned.teardown({ keep: false });
+    expect(existsSync(provisioned.locator)).toBe(true);
   });
 });
