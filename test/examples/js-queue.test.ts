@@ -196,7 +196,9 @@ describe('js-queue, in one process', () => {
     const logged: string[] = [];
     let thrown = 0;
     const handler: DeliveryHandler = async (delivery) => {
-      if (delivery.key === 'slow') await new Promise((resolve) => setTimeout(resolve, 800));
+      // Slow: held until the loop has renewed its lease twice (a 300 ms lease, renewed every 100 ms).
+      if (delivery.key === 'slow')
+        await waitFor(() => leases.filter((l) => l === 'slow:renewal').length >= 2, { timeoutMs: 5_000, what: 'two renewals of the slow job' });
       if (delivery.key === 'throws' && thrown++ === 0) throw new Error('a bug in the handler');
       return { kind: 'done', digest: DIGEST };
     };

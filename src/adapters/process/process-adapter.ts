@@ -3,7 +3,7 @@ import type { QueueAdapter } from '../../port/adapter.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { shownCommand, splitCommand } from './command-line.js';
 import { demandsOnTheWire, fitChild, parseFitAnswer } from './fit.js';
-import { HelloError, helloSync, startChild } from './hello.js';
+import { type ChildHello, HelloError, helloSync, startChild } from './hello.js';
 import { connectProcess } from './process-connection.js';
 import { text } from './protocol.js';
 import { sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
@@ -15,6 +15,23 @@ export const PROCESS_PREFIX = 'process:';
 const quiet = { now: () => Date.now(), stderr: 'inherit' as const };
 
 /**
+ * Asks one short-lived child of `argv` `op` (provision, teardown, fit; the caller says what failing means), with the
+ * hello that child said: heard on the way, so no second child is started only to say it.
+ */
+async function ask(
+  argv: readonly string[],
+  op: string,
+  fields: Record<string, unknown>,
+): Promise<{ body: Record<string, unknown>; said: ChildHello }> {
+  const { channel, hello: said } = await startChild(argv, quiet);
+  try {
+    return { body: await channel.request(op, fields), said };
+  } finally {
+    await channel.close();
+  }
+}
+
+/**
  * A queue in any language, run as a child speaking the process protocol
  * (docs/protocol.md). Every drill process that connects starts its own
  * child of the command; what the queue is (its name, version and
@@ -24,15 +41,6 @@ const quiet = { now: () => Date.now(), stderr: 'inherit' as const };
 export function processAdapter(command: string): QueueAdapter {
   const argv = splitCommand(command);
   const hello = () => helloSync(argv);
-  /** Asks one short-lived child `op`: provision, teardown, fit (the caller says what failing means). */
-  const ask = async (op: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const { channel } = await startChild(argv, quiet);
-    try {
-      return await channel.request(op, fields);
-    } finally {
-      await channel.close();
-    }
-  };
   return {
     name: `${PROCESS_PREFIX}${command}`,
     get description() {
@@ -56,11 +64,16 @@ export function processAdapter(command: string): QueueAdapter {
       await channel.close();
     },
     async provision(request) {
-      const said = hello();
+      let said: ChildHello;
       let locator: string;
       let where: string;
       try {
-        const body = await ask('provision', { run_dir: request.runDir, run_id: request.runId, servers: serversOnTheWire(request.servers) });
+        let body: Record<string, unknown>;
+        ({ body, said } = await ask(argv, 'provision', {
+          run_dir: request.runDir,
+          run_id: request.runId,
+          servers: serversOnTheWire(request.servers),
+        }));
         locator = text(body, 'locator', 'the answer to provision');
         where = typeof body.where === 'string' ? body.where : locator;
       } catch (error) {
@@ -73,7 +86,7 @@ export function processAdapter(command: string): QueueAdapter {
       const teardown =
         said.locatorKind === 'name'
           ? async ({ keep }: { keep: boolean }) => {
-              await ask('teardown', { store: locator, keep, servers: serversOnTheWire(request.servers) });
+              await ask(argv, 'teardown', { store: locator, keep, servers: serversOnTheWire(request.servers) });
             }
           : async () => undefined;
       if (said.capabilities.sagaStore === 'in-queue') return { locator, env: {}, where, teardown };
@@ -91,7 +104,7 @@ export function processAdapter(command: string): QueueAdapter {
       // Protocol 2: the child says itself whether it can honour the drill, and how it maps it onto its own options.
       let answer: Record<string, unknown>;
       try {
-        answer = await ask('fit', { demands: demandsOnTheWire(demands), servers: serversOnTheWire(servers) });
+        answer = (await ask(argv, 'fit', { demands: demandsOnTheWire(demands), servers: serversOnTheWire(servers) })).body;
       } catch (error) {
         throw new HelloError(`${shownCommand(command)} did not answer fit: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -90,9 +90,12 @@ export class CheckContext {
     if (violation) throw new StepFailure('stdout', violation);
   }
 
-  /** Removes the check's queues: a protocol 2 child's from its servers too (each teardown that fails is the teardown step's to find, not this). */
+  /**
+   * Removes the check's queues: a protocol 2 child's on a server by its teardown (one that fails is the
+   * teardown step's to find, not this); files with the root.
+   */
   async dispose(): Promise<void> {
-    if (this.hello?.protocol === 2 && this.hello.ops.has('teardown')) {
+    if (this.hello?.locatorKind === 'name' && this.hello.ops.has('teardown')) {
       const session = this.start();
       for (const locator of this.provisioned)
         await session.channel.request('teardown', { store: locator, keep: false, servers: this.servers }).catch(() => undefined);

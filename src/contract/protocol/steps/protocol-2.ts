@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseFitAnswer } from '../../../adapters/process/fit.js';
+import { CHECK_SETTINGS } from '../check-context.js';
 import { enqueued, expectThat, snapshotOf, wellFormed } from '../expect.js';
 import type { ProtocolStep } from '../protocol-check.js';
 import type { Session } from '../session.js';
@@ -53,14 +54,7 @@ export const teardownStep: ProtocolStep = {
 async function gone(session: Session, locator: string, kind: 'file' | 'name', servers: Record<string, string>): Promise<boolean> {
   if (kind === 'file') return !existsSync(locator);
   try {
-    await session.channel.request('open', {
-      store: locator,
-      servers,
-      lease_ms: 10_000,
-      skew_margin_ms: 0,
-      retry_delay: { base_ms: 1, cap_ms: 1, jitter_ms: 0 },
-      seed: 1,
-    });
+    await session.channel.request('open', { store: locator, servers, ...CHECK_SETTINGS });
     return (await snapshotOf(session)).jobs.length === 0;
   } catch {
     return true;
