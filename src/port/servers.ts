@@ -1,5 +1,11 @@
 import type { ServerSettings } from './adapter.js';
 
+/** Where the drills look for each server when nobody says: the local one (PostgreSQL with trust auth). */
+export const LOCAL_SERVERS = {
+  pgUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+  redisUrl: 'redis://127.0.0.1:6379',
+} as const satisfies Required<ServerSettings>;
+
 /** The command line's server flags, as every command that touches a queue takes them. */
 export interface ServerFlags {
   'pg-url'?: string | undefined;

@@ -1,8 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { InputError } from '../../kernel/errors.js';
+import { LOCAL_SERVERS } from '../../port/servers.js';
 
 /** Where the drills look for Redis when nobody says: the local server. */
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_REDIS_URL = LOCAL_SERVERS.redisUrl;
 
 /** How long a reachability check waits for an answer. */
 const CONNECT_TIMEOUT_MS = 3_000;

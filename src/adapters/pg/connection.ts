@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { InputError } from '../../kernel/errors.js';
 import { redact } from '../../kernel/redact.js';
+import { LOCAL_SERVERS } from '../../port/servers.js';
 
 /** Where the drills look for PostgreSQL when nobody says: the local server, trust auth. */
-export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_PG_URL = LOCAL_SERVERS.pgUrl;
 
 /** How long a reachability check waits for a connection (and for its one query). */
 export const CONNECT_TIMEOUT_MS = 3_000;

@@ -1,7 +1,7 @@
 import type { DrillDemands, DrillFit } from '../../port/adapter.js';
 import { shownCommand } from './command-line.js';
 import { type ChildHello, offers } from './hello.js';
-import { MalformedMessageError, record, text } from './protocol.js';
+import { count, MalformedMessageError, record, text } from './protocol.js';
 
 /**
  * Whether a child can run a drill, from what its hello said: the lease it can
@@ -77,8 +77,18 @@ export function parseFitAnswer(body: Record<string, unknown>): DrillFit {
   }
   if (body.ok !== true) throw new MalformedMessageError(`fit.ok must be true or false, got ${JSON.stringify(body.ok)}`);
   const mapping = record(body.mapping ?? {}, 'fit.mapping');
+  const atLeast = body.at_least === undefined ? undefined : parseAtLeast(record(body.at_least, 'fit.at_least'));
   for (const [key, value] of Object.entries(mapping))
     if (!['string', 'number', 'boolean'].includes(typeof value))
       throw new MalformedMessageError(`fit.mapping.${key} must be text, a number or a boolean, got ${JSON.stringify(value)}`);
-  return { ok: true, mapping: mapping as Record<string, string | number | boolean> };
+  const fit: DrillFit = { ok: true, mapping: mapping as Record<string, string | number | boolean> };
+  return atLeast === undefined ? fit : { ...fit, atLeast };
+}
+
+/** `at_least`: the watchdog and deadline the queue's own recovery needs (its own schedule), and why. */
+function parseAtLeast(given: Record<string, unknown>): { noProgressMs?: number; timeoutMs?: number; why: string } {
+  const why = text(given, 'why', 'fit.at_least');
+  const noProgress = given.no_progress_ms === undefined ? {} : { noProgressMs: count(given, 'no_progress_ms', 'fit.at_least') };
+  const timeout = given.timeout_ms === undefined ? {} : { timeoutMs: count(given, 'timeout_ms', 'fit.at_least') };
+  return { ...noProgress, ...timeout, why };
 }

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { InputError } from '../../kernel/errors.js';
 import { EVIDENCE_KINDS } from '../../kernel/vocabulary.js';
 import type { Capabilities, ServerSettings } from '../../port/adapter.js';
+import type { QueueOptionSpecs } from '../../port/queue-options.js';
 import { ChildChannel } from './child-channel.js';
+import { parseChildOptions } from './child-options.js';
 import { shownCommand } from './command-line.js';
 import { count, MalformedMessageError, PROTOCOL_VERSION, PROTOCOL_VERSIONS, ProtocolError, type ProtocolVersion, record, text } from './protocol.js';
 import type { WireOpName } from './wire-schemas.js';
@@ -52,6 +54,8 @@ export interface ChildHello {
   description: string;
   capabilities: Capabilities;
   ops: ReadonlySet<string>;
+  /** The queue's own options a user may set (protocol 2's `options`); none when absent. */
+  options: QueueOptionSpecs;
   /** The shortest lease it can keep, the largest attempt budget, and the tools its jobs may call (absent: any). */
   limits: { minLeaseMs: number; maxAttempts: number; tools?: readonly string[] };
 }
@@ -129,6 +133,7 @@ export function parseHello(body: Record<string, unknown>): ChildHello {
       clock,
     },
     ops,
+    options: protocol === 2 ? parseChildOptions(body.options) : {},
     limits: {
       minLeaseMs: limits.min_lease_ms === undefined ? 1 : count(limits, 'min_lease_ms', 'hello.limits'),
       maxAttempts: limits.max_attempts === undefined ? Number.MAX_SAFE_INTEGER : count(limits, 'max_attempts', 'hello.limits'),

@@ -6,7 +6,7 @@ import { demandsOnTheWire, fitChild, parseFitAnswer } from './fit.js';
 import { type ChildHello, HelloError, helloSync, startChild } from './hello.js';
 import { connectProcess } from './process-connection.js';
 import { text } from './protocol.js';
-import { sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
+import { rememberSagaFile, sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
 
 /** The prefix of `--queue` that names a queue in another process: `process:CMD ARGS`. */
 export const PROCESS_PREFIX = 'process:';
@@ -58,6 +58,9 @@ export function processAdapter(command: string): QueueAdapter {
     get needs() {
       return hello().needs;
     },
+    get options() {
+      return hello().options;
+    },
     soundness: 'sound',
     async preflight() {
       const { channel } = await startChild(argv, quiet);
@@ -73,6 +76,7 @@ export function processAdapter(command: string): QueueAdapter {
           run_dir: request.runDir,
           run_id: request.runId,
           servers: serversOnTheWire(request.servers),
+          queue_options: request.options ?? {},
         }));
         locator = text(body, 'locator', 'the answer to provision');
         where = typeof body.where === 'string' ? body.where : locator;
@@ -93,6 +97,7 @@ export function processAdapter(command: string): QueueAdapter {
       // Beside the run: made now, before the drill's processes start and race to make it.
       const sagaFile = sagaFileFor(locator, request.runDir, said.locatorKind);
       const env = said.locatorKind === 'name' ? sagaFileEnv(sagaFile) : {};
+      if (said.locatorKind === 'name') rememberSagaFile(locator, sagaFile);
       FileSagaStore.open(sagaFile, systemClock()).close();
       return { locator, env, where: `${where} (saga: ${sagaFile})`, teardown };
     },
@@ -109,7 +114,7 @@ export function processAdapter(command: string): QueueAdapter {
         throw new HelloError(`${shownCommand(command)} did not answer fit: ${error instanceof Error ? error.message : String(error)}`);
       }
       const childs = parseFitAnswer(answer);
-      return childs.ok ? { ...own, mapping: { ...own.mapping, ...childs.mapping } } : childs;
+      return childs.ok ? { ...own, ...childs, mapping: { ...own.mapping, ...childs.mapping } } : childs;
     },
   };
 }

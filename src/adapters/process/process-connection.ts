@@ -2,6 +2,7 @@ import { randomInt } from '../../kernel/random.js';
 import { storableError } from '../../kernel/redact.js';
 import { type ConnectOptions, EnqueueError, type QueueConnection } from '../../port/adapter.js';
 import type { TxEntry, Writer } from '../../port/checkpoint.js';
+import { queueOptionsFromEnv } from '../../port/queue-options.js';
 import { resolveServers } from '../../port/servers.js';
 import { FileSagaStore } from '../saga-file/file-saga-store.js';
 import { ChildChannel, DEFAULT_REQUEST_TIMEOUT_MS } from './child-channel.js';
@@ -42,6 +43,8 @@ async function openChild(channel: ChildChannel, argv: readonly string[], locator
       retry_delay: { base_ms: options.retryDelay.baseMs, cap_ms: options.retryDelay.capMs, jitter_ms: options.retryDelay.jitterMs },
       // The child's jitter from the drill's seeded source, so a run can be replayed.
       seed: randomInt(options.random, 0, 2 ** 31 - 1),
+      // Protocol 2: the queue's own options, as the drill resolved them (defaults filled in).
+      queue_options: options.queueOptions ?? queueOptionsFromEnv(),
     });
     const [hello] = await Promise.all([said, opened]);
     return hello;

@@ -109,7 +109,8 @@ export class ProcessWork {
     const schedule = () => {
       if (stopped || lost.signal.aborted) return;
       const left = leaseUntil - o.now();
-      const wait = Number.isFinite(left) ? Math.min(o.leaseMs / 3, Math.max(10, left / 2)) : o.leaseMs / 3;
+      // No lease end known, or one already past (a queue that renews nothing, such as Celery): at the reference's cadence.
+      const wait = Number.isFinite(left) && left > 0 ? Math.min(o.leaseMs / 3, Math.max(10, left / 2)) : o.leaseMs / 3;
       timer = setTimeout(renew, Math.max(10, Math.floor(wait)));
     };
     const renew = async () => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ServerSettings } from '../../port/adapter.js';
+import { LOCAL_SERVERS } from '../../port/servers.js';
 
 /** The environment variable that tells a drill process where a `process:` queue's saga file is, when its locator is not a file. */
 export const SAGA_FILE_ENV = 'QD_PROCESS_SAGA_FILE';
@@ -18,15 +19,33 @@ export function sagaFileEnv(file: string): Record<string, string> {
   return { [SAGA_FILE_ENV]: file };
 }
 
-/** The saga file a connecting process opens: the one its environment names (protocol 2, a name locator), else beside the locator. */
-export function sagaFileOf(locator: string, env: NodeJS.ProcessEnv = process.env): string {
-  return env[SAGA_FILE_ENV] ?? sagaFileFor(locator);
+/** The saga files this process made for the name locators it provisioned (the harness reads each drill's). */
+const madeHere = new Map<string, string>();
+
+/** Remembers where the saga file of a queue this process provisioned is, for its own connections to that queue. */
+export function rememberSagaFile(locator: string, file: string): void {
+  madeHere.set(locator, file);
 }
 
-/** The servers as a protocol 2 child reads them: snake_case, only those given (a URL may carry a password: never logged). */
+/**
+ * The saga file a connecting process opens: the one its environment names
+ * (a drill process, protocol 2, a name locator), or the one this process made
+ * when it provisioned the queue (the harness, which reads the checkpoints to
+ * judge), else beside the locator.
+ */
+export function sagaFileOf(locator: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env[SAGA_FILE_ENV] ?? madeHere.get(locator) ?? sagaFileFor(locator);
+}
+
+/**
+ * The servers as a protocol 2 child reads them: snake_case, each the one given
+ * or else the local server, as the built-in queues fall back to it (a URL may
+ * carry a password: never logged).
+ */
 export function serversOnTheWire(servers: ServerSettings): Record<string, string> {
-  const wire: Record<string, string> = {};
-  if (servers.pgUrl !== undefined) wire.pg_url = servers.pgUrl;
-  if (servers.redisUrl !== undefined) wire.redis_url = servers.redisUrl;
-  return wire;
+  return { pg_url: nonEmpty(servers.pgUrl) ?? LOCAL_SERVERS.pgUrl, redis_url: nonEmpty(servers.redisUrl) ?? LOCAL_SERVERS.redisUrl };
+}
+
+function nonEmpty(url: string | undefined): string | undefined {
+  return url === undefined || url === '' ? undefined : url;
 }

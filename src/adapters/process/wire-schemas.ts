@@ -194,6 +194,19 @@ const Demands = named(
 /** `true`, or the reason a person can read why not. */
 const TrueOrReason = z.union([z.literal(true), z.string().min(1)]);
 
+const QueueOption = named(
+  'queue_option',
+  "One of the queue's own options a user may set (protocol 2): what it changes, its default, and the values it may take.",
+  z.looseObject({
+    describe: Text,
+    default: z.union([Text, z.number(), Flag]),
+    type: z.union([z.literal('number'), z.literal('boolean'), z.looseObject({ one_of: z.array(Text).min(1) })]),
+  }),
+);
+
+/** The queue's own options as the drill resolved them (defaults filled in): protocol 2. */
+const QueueOptionValues = z.record(Text, z.union([Text, z.number(), Flag]));
+
 /** What a child says of itself: who it is, its protocol, what it can show, the ops it answers, its limits; protocol 2: where its queue lives. */
 const Hello = z.looseObject({
   name: Text,
@@ -214,11 +227,16 @@ const Hello = z.looseObject({
   ops: z.array(Text),
   limits: z.looseObject({ min_lease_ms: Count.optional(), max_attempts: Count.optional(), tools: z.array(Text).optional() }).optional(),
   locator_kind: z.enum(['file', 'name']).optional(),
+  options: z.record(Text, QueueOption).optional(),
   needs: z.array(z.enum(Object.keys(SERVER_NEEDS) as [keyof typeof SERVER_NEEDS])).optional(),
 });
 
 const Fit = z.discriminatedUnion('ok', [
-  z.looseObject({ ok: z.literal(true), mapping: z.record(Text, z.union([Text, z.number(), Flag])).optional() }),
+  z.looseObject({
+    ok: z.literal(true),
+    mapping: z.record(Text, z.union([Text, z.number(), Flag])).optional(),
+    at_least: z.looseObject({ no_progress_ms: Count.optional(), timeout_ms: Count.optional(), why: Text }).optional(),
+  }),
   z.looseObject({ ok: z.literal(false), reason: Text, unsupported: Flag.optional() }),
 ]);
 
@@ -240,12 +258,20 @@ const OPS = {
   hello: op('who the child is', { protocol: z.int().min(1) }, Hello),
   provision: op(
     'make a queue of its own for a run',
-    { run_dir: Text, run_id: Text, servers: Servers.optional() },
+    { run_dir: Text, run_id: Text, servers: Servers.optional(), queue_options: QueueOptionValues.optional() },
     z.looseObject({ locator: Text, where: Text.optional() }),
   ),
   open: op(
     'open the queue the locator names',
-    { store: Text, servers: Servers.optional(), lease_ms: Count, skew_margin_ms: Count, retry_delay: RetryDelay, seed: z.int() },
+    {
+      store: Text,
+      servers: Servers.optional(),
+      lease_ms: Count,
+      skew_margin_ms: Count,
+      retry_delay: RetryDelay,
+      seed: z.int(),
+      queue_options: QueueOptionValues.optional(),
+    },
     nothing(),
   ),
   enqueue: op(
@@ -260,7 +286,8 @@ const OPS = {
   ),
   stop_work: op('end the loop after the delivery in hand', {}, nothing()),
   settle: op("a holder's one fenced write", { ...lease, settlement: Settlement }, z.looseObject({ status: orNull(Status) })),
-  heartbeat: op("renew the holder's lease", lease, z.looseObject({ lease_until: Utc })),
+  // null: the queue renews nothing (Celery's visibility timeout runs from delivery), so no new lease end.
+  heartbeat: op("renew the holder's lease", lease, z.looseObject({ lease_until: orNull(Utc) })),
   snapshot: op(
     'every job, and the history unless told not to',
     { history: Flag.optional() },

@@ -1,3 +1,4 @@
+import type { ChildHello } from '../../adapters/process/hello.js';
 import type { CheckContext } from './check-context.js';
 import { StepFailure } from './session.js';
 
@@ -10,6 +11,8 @@ export interface ProtocolStep {
   part?: 'manual' | 'takeover' | 'compensation' | 'human' | 'saga';
   /** The protocol version that brought what the step checks: skipped for a child that speaks an older one. */
   since?: 2;
+  /** Why the step does not apply to a child whose hello says so (a queue that states it does not fence), or null. */
+  skipWhen?(hello: ChildHello): string | null;
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -47,6 +50,11 @@ export async function runSteps(ctx: CheckContext, steps: readonly ProtocolStep[]
     }
     if (step.part && !offers(step.part)) {
       results.push({ name: step.name, status: 'skip', detail: `the hello does not offer the ${step.part} ops`, ms: 0 });
+      continue;
+    }
+    const notApplicable = ctx.hello ? (step.skipWhen?.(ctx.hello) ?? null) : null;
+    if (notApplicable !== null) {
+      results.push({ name: step.name, status: 'skip', detail: notApplicable, ms: 0 });
       continue;
     }
     let failure: unknown = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitChild } from '../../../src/adapters/process/fit.js';
+import { fitChild, parseFitAnswer } from '../../../src/adapters/process/fit.js';
 import { type ChildHello, OPTIONAL_PARTS, REQUIRED_OPS } from '../../../src/adapters/process/hello.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
 import { drillDemands } from '../../helpers/drill-demands.js';
@@ -23,6 +23,7 @@ function hello(overrides: Partial<ChildHello> = {}): ChildHello {
       clock: 'caller',
     },
     ops: ALL_OPS,
+    options: {},
     limits: { minLeaseMs: 100, maxAttempts: 5 },
     ...overrides,
   };
@@ -49,5 +50,21 @@ describe('whether a child can run a drill, from its hello', () => {
     ],
   ])('is not judged for %s, with the reason', (_what, said, demands, reason) => {
     expect(fitChild(said, 'q', { ...DEMANDS, ...demands })).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+  });
+});
+
+describe("a protocol 2 child's own answer to fit", () => {
+  it('carries its mapping, and the watchdog and deadline its own recovery needs', () => {
+    expect(parseFitAnswer({ ok: true, mapping: { acks_late: false } })).toEqual({ ok: true, mapping: { acks_late: false } });
+    expect(parseFitAnswer({ ok: true, at_least: { no_progress_ms: 112_000, timeout_ms: 132_000, why: 'kombu restores it' } })).toEqual({
+      ok: true,
+      mapping: {},
+      atLeast: { noProgressMs: 112_000, timeoutMs: 132_000, why: 'kombu restores it' },
+    });
+  });
+
+  it('is refused when at_least says no why, or a wait that is not a count', () => {
+    expect(() => parseFitAnswer({ ok: true, at_least: { timeout_ms: 5 } })).toThrow(/why/);
+    expect(() => parseFitAnswer({ ok: true, at_least: { timeout_ms: -1, why: 'x' } })).toThrow(/timeout_ms/);
   });
 });

@@ -56,4 +56,24 @@ describe("a child's hello: protocol 2", () => {
     expect(() => parseHello(two({ needs: ['mysql_url'] }))).toThrow(/hello\.needs must be a list of pg_url, redis_url/);
     expect(() => parseHello({ ...hello({}), protocol: 3 })).toThrow(/this drill speaks protocol 1 or 2/);
   });
+
+  it("names the queue's own options a user may set, checked as a built-in adapter's are", () => {
+    const options = {
+      acks_late: { describe: 'acknowledge after the task', default: false, type: 'boolean' },
+      visibility_timeout: { describe: 'seconds', default: 3600, type: 'number' },
+      pool: { describe: 'the pool', default: 'solo', type: { one_of: ['solo', 'threads'] } },
+    };
+    expect(parseHello(two({ options })).options).toEqual({
+      acks_late: { describe: 'acknowledge after the task', default: false, type: 'boolean' },
+      visibility_timeout: { describe: 'seconds', default: 3600, type: 'number' },
+      pool: { describe: 'the pool', default: 'solo', type: { oneOf: ['solo', 'threads'] } },
+    });
+    expect(parseHello(two({})).options).toEqual({});
+    expect(parseHello({ ...hello({}), options }).options).toEqual({}); // protocol 1 has none
+    expect(() => parseHello(two({ options: { x: { describe: 'x', default: 'no', type: 'boolean' } } }))).toThrow(
+      /hello\.options\.x\.default "no" is not one of the values its type allows/,
+    );
+    expect(() => parseHello(two({ options: { x: { describe: 'x', default: 1, type: 'text' } } }))).toThrow(/hello\.options\.x\.type must be/);
+    expect(() => parseHello(two({ options: { x: { default: 1, type: 'number' } } }))).toThrow(/hello\.options\.x\.describe must be text/);
+  });
 });

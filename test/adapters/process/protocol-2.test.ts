@@ -5,6 +5,7 @@ import { processAdapter } from '../../../src/adapters/process/process-adapter.js
 import { SAGA_FILE_ENV } from '../../../src/adapters/process/saga-file.js';
 import { joinWords } from '../../../src/cli/command.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
+import { LOCAL_SERVERS } from '../../../src/port/servers.js';
 import { drillDemands } from '../../helpers/drill-demands.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
 import { PYTHON_EXAMPLE } from './python.js';
@@ -59,8 +60,9 @@ describe('a protocol 2 child with its queue on a server', () => {
     expect(existsSync(sagaFile)).toBe(true);
     await provisioned.teardown({ keep: false });
     expect(requests().map((r) => [r.op, r.servers, r.store ?? null, r.keep ?? null])).toEqual([
-      ['provision', { redis_url: SERVERS.redisUrl }, null, null],
-      ['teardown', { redis_url: SERVERS.redisUrl }, 'drill-r1', false],
+      // Every server, each the one given or else the local one (the built-in queues' fallback).
+      ['provision', { pg_url: LOCAL_SERVERS.pgUrl, redis_url: SERVERS.redisUrl }, null, null],
+      ['teardown', { pg_url: LOCAL_SERVERS.pgUrl, redis_url: SERVERS.redisUrl }, 'drill-r1', false],
     ]);
   });
 

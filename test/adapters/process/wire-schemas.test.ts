@@ -217,7 +217,7 @@ describe('a wrong message fails, naming the path and what was wrong', () => {
     ],
     ['enqueue', { outcome: 'created', job_id: 12 }, /^enqueue\.job_id: expected text, got 12$/],
     ['enqueue', { job_id: '12' }, /^enqueue\.outcome: missing \(expected one of created, deduplicated\)$/],
-    ['heartbeat', { lease_until: 1_764_583_200_000 }, /^heartbeat\.lease_until: expected text, got 1764583200000$/],
+    ['heartbeat', { lease_until: 1_764_583_200_000 }, /^heartbeat\.lease_until: expected text or null, got 1764583200000$/],
     ['settle', { status: 'finished' }, /^settle\.status: expected one of pending, .*compensating or null, got "finished"$/],
     ['claim', { claim: { ...CLAIM, epoch: 1.5 } }, /^claim\.claim\.epoch: expected a whole number, got 1\.5$/],
     ['claim', { claim: 'none' }, /^claim\.claim: expected an object or null, got "none"$/],

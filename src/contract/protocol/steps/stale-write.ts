@@ -17,6 +17,8 @@ async function expire(ctx: CheckContext, session: Session, jobId: string): Promi
 export const staleWriteStep: ProtocolStep = {
   name: 'stale-write-refused',
   describe: 'a holder whose lease ran out and was claimed again is refused (fail lease_lost), changes nothing, and the refusal is in the history',
+  skipWhen: (hello) =>
+    hello.capabilities.fencing === true ? null : `the hello says the queue does not fence a stale holder: ${hello.capabilities.fencing}`,
   async run(ctx) {
     const locator = await ctx.freshQueue();
     const first = await ctx.open(locator, { lease_ms: LEASE_MS });
