@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 
 /*
  * Celery and Sidekiq as Debian packages them (python3-celery and
- * python3-redis for /usr/bin/python3; ruby-sidekiq for /usr/bin/ruby): the
+ * python3-redis for /usr/bin/python3; ruby-sidekiq and ruby-redis-namespace for /usr/bin/ruby): the
  * children in examples/celery-queue and examples/sidekiq-queue, and their
  * probes, run with those interpreters. Where one is missing its tests are
  * skipped with one line saying so, unless QD_REQUIRE_DEBIAN_QUEUES=1 (.ci/run
@@ -19,10 +19,10 @@ function runs(program: string, args: string[]): boolean {
 
 const present = {
   celery: () => runs(DEBIAN_PYTHON, ['-c', 'import celery, redis']),
-  sidekiq: () => runs(DEBIAN_RUBY, ['-e', 'require "sidekiq"']),
+  sidekiq: () => runs(DEBIAN_RUBY, ['-e', 'require "sidekiq"; require "redis/namespace"']),
 };
 
-const packages = { celery: 'python3-celery python3-redis', sidekiq: 'ruby-sidekiq' };
+const packages = { celery: 'python3-celery python3-redis', sidekiq: 'ruby-sidekiq ruby-redis-namespace' };
 
 /**
  * The gate of tests that need Debian's Celery or Sidekiq:

@@ -59,8 +59,16 @@ export const humanStep: ProtocolStep = {
   async run(ctx) {
     const session = await ctx.open(await ctx.freshQueue());
     const id = await enqueued(session, 'key-review', 1);
-    const claim = await workOne(session, 'w-check');
+    // A loop of one job, ended before the requeue: a queue's own loop (Celery's, Sidekiq's) would take the requeued job at once.
+    const ended = session.channel.request(
+      'work',
+      { worker_id: 'w-check', poll_ms: 20, max_jobs: 1, exit_when_drained: false },
+      session.answerTimeoutMs,
+    );
+    const wire = await session.nextDelivery('after work with a job ready');
+    const claim = wellFormed('deliver', () => toClaim(wire, 'deliver.delivery'));
     await settle(session, claim, { kind: 'review', reason: 'a person must look' });
+    await ended;
     const first = await session.ok('requeue_from_review', { job_id: id, by: 'alice', note: 'checked' });
     expectThat(first.requeued === true, 'requeue_from_review', 'a job in review was not requeued');
     const job = await jobOf(session, id);

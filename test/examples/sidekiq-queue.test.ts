@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../src/harness/cli-path.js';
+import { DEBIAN_RUBY, skipWithout } from '../helpers/debian-queues.js';
+import { keysMatching, REDIS_URL, skipWithoutRedis } from '../helpers/redis.js';
+import { tempRunDir } from '../helpers/run-dir.js';
+
+/*
+ * The Sidekiq child (examples/sidekiq-queue/): Sidekiq's own launcher
+ * (BasicFetch, JobRetry, the scheduled poller) on Redis under a namespace of
+ * its own, speaking process protocol 2. protocol-check holds it to every step
+ * it does not skip (it states that Sidekiq fences nothing); a short drill
+ * shows a retry budget ending in Sidekiq's dead set (review) and a killed
+ * worker's job lost (BasicFetch, probe S1), with every key of the drill gone
+ * after it.
+ */
+
+const CHILD = `${DEBIAN_RUBY} ${join(import.meta.dirname, '../../examples/sidekiq-queue/sidekiq_queue.rb')}`;
+const env = { QD_REDIS_URL: REDIS_URL };
+
+describe.skipIf(skipWithoutRedis('the Sidekiq child') || skipWithout('sidekiq', 'the Sidekiq child'))('the Sidekiq child', () => {
+  const run = tempRunDir('sidekiq-child');
+  afterAll(() => run.remove());
+
+  it('passes protocol-check, skipping the stale-write step with its reason', { timeout: 120_000 }, async () => {
+    const { stdout } = await execa(process.execPath, [CLI_PATH, 'protocol-check', '--json', '--', ...CHILD.split(' ')], { env });
+    const results = (JSON.parse(stdout) as { results: Array<{ name: string; status: string; detail: string }> }).results;
+    expect(results.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(results.find((r) => r.name === 'stale-write-refused')).toMatchObject({
+      status: 'skip',
+      detail: expect.stringMatching(/Sidekiq has no fencing/),
+    });
+    expect(results.find((r) => r.name === 'requeue-from-review')?.status).toBe('pass');
+  });
+
+  it("drills: retries end in the dead set (review); a killed worker's job is lost; nothing left in Redis", { timeout: 240_000 }, async () => {
+    const args = ['run', 'scenarios.yaml', '--only', 'max-retries,crash-after-claim', '--queue', `process:${CHILD}`, '--out', run.dir, '--json'];
+    const { stdout } = await execa(process.execPath, [CLI_PATH, ...args], { env, reject: false });
+    const report = JSON.parse(stdout) as { scenarios: Array<{ name: string; verdict: string; notJudged?: string; queueSettings?: object }> };
+    const byName = Object.fromEntries(report.scenarios.map((s) => [s.name, s]));
+    expect(byName['max-retries']?.verdict).toBe('pass');
+    expect(byName['crash-after-claim']?.verdict).toBe('fail');
+    expect(JSON.stringify(byName['crash-after-claim'])).toMatch(/no-lost-job/);
+    expect(await keysMatching('qd-sidekiq-max-retries*')).toEqual([]);
+  });
+});
