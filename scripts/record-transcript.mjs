@@ -34,6 +34,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = 'examples/python-queue/queue_drill_queue.py';
 /** The shipped scenarios' settings (scenarios.yaml, src/scenarios/schema.ts). */
 const LEASE_MS = 400;
+// The servers as the drill names them to a protocol 2 child (each the one given, else the local one), on every provision and open.
+const SERVERS = { pg_url: 'postgres://postgres@127.0.0.1:5432/postgres', redis_url: 'redis://127.0.0.1:6379' };
 const SETTINGS = { lease_ms: LEASE_MS, skew_margin_ms: 50, retry_delay: { base_ms: 20, cap_ms: 200, jitter_ms: 10 }, seed: 1_234_567 };
 const ANSWER_TIMEOUT_MS = 15_000;
 
@@ -94,19 +96,19 @@ function ok(answer) {
 async function record() {
   lines.push("# the adapter's short-lived child: provision a queue for the run");
   const provisioner = child();
-  const { locator } = ok(await provisioner.send('provision', { run_dir: runDir, run_id: 'transcript', servers: {} }));
+  const { locator } = ok(await provisioner.send('provision', { run_dir: runDir, run_id: 'transcript', servers: SERVERS, queue_options: {} }));
   await provisioner.close();
 
   lines.push("# the producer's child: open the queue, enqueue one job");
   const producer = child();
-  ok(await producer.send('open', { store: locator, servers: {}, ...SETTINGS }));
+  ok(await producer.send('open', { store: locator, servers: SERVERS, ...SETTINGS, queue_options: {} }));
   const key = createHash('sha256').update('queue-drill transcript').digest('hex');
   ok(await producer.send('enqueue', { key, action: 'plan', payload: JSON.stringify({ plan: 'write-file' }), max_attempts: 3 }));
   await producer.close();
 
   lines.push("# the drill worker's child: hello and open (sent together), work, one delivery, settled done, the loop stopped");
   const worker = child();
-  await Promise.all([worker.send('hello', { protocol: 2 }), worker.send('open', { store: locator, servers: {}, ...SETTINGS })]).then((a) =>
+  await Promise.all([worker.send('hello', { protocol: 2 }), worker.send('open', { store: locator, servers: SERVERS, ...SETTINGS, queue_options: {} })]).then((a) =>
     a.map(ok),
   );
   const work = worker.send('work', { worker_id: 'w1', poll_ms: 10, max_jobs: 0, exit_when_drained: false });
