@@ -108,9 +108,10 @@ async function record() {
 
   lines.push("# the drill worker's child: hello and open (sent together), work, one delivery, settled done, the loop stopped");
   const worker = child();
-  await Promise.all([worker.send('hello', { protocol: 2 }), worker.send('open', { store: locator, servers: SERVERS, ...SETTINGS, queue_options: {} })]).then((a) =>
-    a.map(ok),
-  );
+  await Promise.all([
+    worker.send('hello', { protocol: 2 }),
+    worker.send('open', { store: locator, servers: SERVERS, ...SETTINGS, queue_options: {} }),
+  ]).then((a) => a.map(ok));
   const work = worker.send('work', { worker_id: 'w1', poll_ms: 10, max_jobs: 0, exit_when_drained: false });
   const { delivery } = await worker.event();
   const lease = { job_id: delivery.job_id, holder: delivery.holder, epoch: delivery.epoch };
