@@ -57,6 +57,8 @@ EVIDENCE = {
     "review": True,
     "retry-policy": True,
 }
+# The drill's queue (under the drill's key prefix) and its one task.
+QUEUE, TASK = "qd", "qd.run"
 # kombu's Redis transport restores unacknowledged messages once when a worker starts polling, then on every tenth call of a
 # 10-s timer (kombu/transport/redis.py: restore_visible(interval=10), call_repeatedly(10, ...)): up to 100 s apart.
 RESTORE_CADENCE_S = 100
@@ -149,11 +151,8 @@ class Child:
     def op_enqueue(self, req):
         made, job_id = self.record.create(req["key"], req["action"], req["payload"], req["max_attempts"])
         if made:  # as its users write it: the task is sent once, by the producer whose SET NX won the key
-            self.app.send_task("qd.run", args=[job_id], queue=self.queue_name())
+            self.app.send_task(TASK, args=[job_id], queue=QUEUE)
         return {"outcome": "created" if made else "deduplicated", "job_id": job_id}
-
-    def queue_name(self):
-        return "qd"
 
     # --- the worker's side: Celery's own worker in the main thread ---
     def op_work(self, req):
@@ -165,7 +164,7 @@ class Child:
         worker_state.should_stop = None
         worker = self.app.WorkController(hostname="%s@queue-drill" % req["worker_id"], pool_cls="solo", concurrency=1,
                                          loglevel="WARNING", without_mingle=True, without_gossip=True, without_heartbeat=True,
-                                         prefetch_multiplier=int(self.options["prefetch_multiplier"]), queues=[self.queue_name()])
+                                         prefetch_multiplier=int(self.options["prefetch_multiplier"]), queues=[QUEUE])
         worker.start()
         return {"processed": self.processed}
 
@@ -186,7 +185,7 @@ class Child:
             # untouched, as Celery's warm shutdown hands back the messages it reserved (acks early: acknowledged, so sent again).
             if self.options["acks_late"]:
                 raise Reject("the worker is stopping", requeue=True)
-            task.apply_async(args=[job_id], queue=self.queue_name())
+            task.apply_async(args=[job_id], queue=QUEUE)
             return None
         worker = req["worker_id"]
         attempt = r.retries + 1
@@ -268,7 +267,7 @@ class Child:
                       "next_run_at": utc(now_ms())})]
         job = self.record.change(req["job_id"], requeued)
         if moved[0]:
-            self.app.send_task("qd.run", args=[job["id"]], queue=self.queue_name(), retries=job["attempts"])
+            self.app.send_task(TASK, args=[job["id"]], queue=QUEUE, retries=job["attempts"])
         return {"requeued": moved[0]}
 
     # --- what the drill reads ---
@@ -322,10 +321,10 @@ def make_app(url, prefix, options, child):
     app.conf.update(
         broker_transport_options={"global_keyprefix": prefix + ":", "visibility_timeout": options["visibility_timeout"]},
         task_acks_late=options["acks_late"], task_reject_on_worker_lost=options["reject_on_worker_lost"],
-        task_default_queue="qd", task_ignore_result=True, worker_hijack_root_logger=False, worker_redirect_stdouts=False,
+        task_default_queue=QUEUE, task_ignore_result=True, worker_hijack_root_logger=False, worker_redirect_stdouts=False,
         broker_connection_retry_on_startup=True, enable_utc=True, worker_send_task_events=False)
 
-    @app.task(bind=True, name="qd.run")
+    @app.task(bind=True, name=TASK)
     def run(task, job_id):
         return child.run_task(task, job_id)
 

@@ -108,6 +108,7 @@ async function runCheck(
           skewMarginMs,
           retryDelay: NO_RETRY_DELAY,
           servers: options.servers,
+          env: provisioned.env,
         });
       const queue = await connect();
       try {

@@ -69,7 +69,13 @@ function addressAfter(impl: QueueAdapter, locator: string, queue: string, option
 }
 
 /** How the harness's own connection to the queue behaves: the scenario's lease, its seed's randomness. */
-function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: ServerSettings, queueOptions: QueueOptionValues) {
+function harnessConnection(
+  scenario: ResolvedScenario,
+  clock: Clock,
+  servers: ServerSettings,
+  queueOptions: QueueOptionValues,
+  env: Readonly<Record<string, string>>,
+) {
   const { settings } = scenario;
   return {
     clock,
@@ -79,6 +85,8 @@ function harnessConnection(scenario: ResolvedScenario, clock: Clock, servers: Se
     callTimeoutMs: settings.call_timeout_ms,
     servers,
     queueOptions,
+    // What the drill's processes find in their environment (a name locator's saga file), this process is handed.
+    env,
   };
 }
 
@@ -217,7 +225,7 @@ async function openQueue(
   const runId = `${run.scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
   const provisioned = await calls.within(impl.provision({ runDir, runId, servers, options: queueOptions }), "making the drill's queue");
   releasers.add("the drill's queue", () => calls.within(provisioned.teardown({ keep: run.keep }), "removing the drill's queue"));
-  const connecting = connectQueue(impl, provisioned.locator, harnessConnection(run.scenario, run.clock, servers, queueOptions));
+  const connecting = connectQueue(impl, provisioned.locator, harnessConnection(run.scenario, run.clock, servers, queueOptions, provisioned.env));
   const queue = await calls.within(connecting, "the harness's connection to the queue");
   releasers.add("the harness's connection", () => calls.within(queue.close(), "closing the harness's connection to the queue"));
   return { provisioned, queue };

@@ -112,6 +112,12 @@ export interface ConnectOptions {
   servers?: ServerSettings;
   /** The queue's own options, defaults filled in (else the adapter reads them from QUEUE_OPTIONS_ENV, as a drill process is given them). */
   queueOptions?: QueueOptionValues;
+  /**
+   * The provisioned queue's environment (Provisioned.env), for a connection
+   * in a process that was not started with it: the harness's own, the
+   * contract's. A drill process has it in process.env already.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A job to enqueue under its idempotency key. */

@@ -1,9 +1,7 @@
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_PATH } from '../../src/harness/cli-path.js';
-import { DEBIAN_PYTHON, skipWithout } from '../helpers/debian-queues.js';
-import { keysMatching, REDIS_URL, skipWithoutRedis } from '../helpers/redis.js';
+import { DEBIAN_PYTHON, drillScenarios, protocolCheckResults, skipWithout } from '../helpers/debian-queues.js';
+import { keysMatching, skipWithoutRedis } from '../helpers/redis.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -16,15 +14,13 @@ import { tempRunDir } from '../helpers/run-dir.js';
  */
 
 const CHILD = `${DEBIAN_PYTHON} ${join(import.meta.dirname, '../../examples/celery-queue/celery_queue.py')}`;
-const env = { QD_REDIS_URL: REDIS_URL };
 
 describe.skipIf(skipWithoutRedis('the Celery child') || skipWithout('celery', 'the Celery child'))('the Celery child', () => {
   const run = tempRunDir('celery-child');
   afterAll(() => run.remove());
 
   it('passes protocol-check, skipping the stale-write step with its reason', { timeout: 120_000 }, async () => {
-    const { stdout } = await execa(process.execPath, [CLI_PATH, 'protocol-check', '--json', '--', ...CHILD.split(' ')], { env });
-    const results = (JSON.parse(stdout) as { results: Array<{ name: string; status: string; detail: string }> }).results;
+    const results = await protocolCheckResults(CHILD);
     expect(results.filter((r) => r.status === 'fail')).toEqual([]);
     expect(results.find((r) => r.name === 'stale-write-refused')).toMatchObject({
       status: 'skip',
@@ -36,10 +32,7 @@ describe.skipIf(skipWithoutRedis('the Celery child') || skipWithout('celery', 't
   it('drills: retries end in review; a dead worker is not judged under the 3600 s visibility timeout; nothing left in Redis', {
     timeout: 180_000,
   }, async () => {
-    const args = ['run', 'scenarios.yaml', '--only', 'max-retries,crash-after-claim', '--queue', `process:${CHILD}`, '--out', run.dir, '--json'];
-    const { stdout } = await execa(process.execPath, [CLI_PATH, ...args], { env, reject: false });
-    const report = JSON.parse(stdout) as { scenarios: Array<{ name: string; verdict: string; notJudged?: string; queueSettings?: object }> };
-    const byName = Object.fromEntries(report.scenarios.map((s) => [s.name, s]));
+    const byName = await drillScenarios(CHILD, run.dir, '--only', 'max-retries,crash-after-claim');
     expect(byName['max-retries']?.verdict).toBe('pass');
     expect(JSON.stringify(byName['crash-after-claim'])).toMatch(/visibility timeout \(3600s\)/);
     expect(await keysMatching('qd-celery-max-retries*')).toEqual([]);

@@ -1,9 +1,7 @@
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_PATH } from '../../src/harness/cli-path.js';
-import { DEBIAN_RUBY, skipWithout } from '../helpers/debian-queues.js';
-import { keysMatching, REDIS_URL, skipWithoutRedis } from '../helpers/redis.js';
+import { DEBIAN_RUBY, drillScenarios, protocolCheckResults, skipWithout } from '../helpers/debian-queues.js';
+import { keysMatching, skipWithoutRedis } from '../helpers/redis.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -17,15 +15,13 @@ import { tempRunDir } from '../helpers/run-dir.js';
  */
 
 const CHILD = `${DEBIAN_RUBY} ${join(import.meta.dirname, '../../examples/sidekiq-queue/sidekiq_queue.rb')}`;
-const env = { QD_REDIS_URL: REDIS_URL };
 
 describe.skipIf(skipWithoutRedis('the Sidekiq child') || skipWithout('sidekiq', 'the Sidekiq child'))('the Sidekiq child', () => {
   const run = tempRunDir('sidekiq-child');
   afterAll(() => run.remove());
 
   it('passes protocol-check, skipping the stale-write step with its reason', { timeout: 120_000 }, async () => {
-    const { stdout } = await execa(process.execPath, [CLI_PATH, 'protocol-check', '--json', '--', ...CHILD.split(' ')], { env });
-    const results = (JSON.parse(stdout) as { results: Array<{ name: string; status: string; detail: string }> }).results;
+    const results = await protocolCheckResults(CHILD);
     expect(results.filter((r) => r.status === 'fail')).toEqual([]);
     expect(results.find((r) => r.name === 'stale-write-refused')).toMatchObject({
       status: 'skip',
@@ -35,15 +31,10 @@ describe.skipIf(skipWithoutRedis('the Sidekiq child') || skipWithout('sidekiq', 
   });
 
   it("drills: retries end in the dead set (review); a killed worker's job is lost; nothing left in Redis", { timeout: 240_000 }, async () => {
-    const drill = async (only: string, ...more: string[]) => {
-      const args = ['run', 'scenarios.yaml', '--only', only, '--queue', `process:${CHILD}`, '--out', run.dir, '--json', ...more];
-      const { stdout } = await execa(process.execPath, [CLI_PATH, ...args], { env, reject: false });
-      return (JSON.parse(stdout) as { scenarios: Array<{ name: string; verdict: string }> }).scenarios[0]!;
-    };
-    expect((await drill('max-retries')).verdict).toBe('pass');
+    expect((await drillScenarios(CHILD, run.dir, '--only', 'max-retries'))['max-retries']?.verdict).toBe('pass');
     // No retry allowed, so no retry schedule to wait for: the lost job is called lost at the shipped watchdog, not Sidekiq's.
-    const lost = await drill('crash-after-claim', '--queue-option', 'retry=0');
-    expect(lost.verdict).toBe('fail');
+    const lost = (await drillScenarios(CHILD, run.dir, '--only', 'crash-after-claim', '--queue-option', 'retry=0'))['crash-after-claim'];
+    expect(lost?.verdict).toBe('fail');
     expect(JSON.stringify(lost)).toMatch(/no-lost-job/);
     expect(await keysMatching('qd-sidekiq-max-retries*')).toEqual([]);
   });

@@ -6,7 +6,7 @@ import { demandsOnTheWire, fitChild, parseFitAnswer } from './fit.js';
 import { type ChildHello, HelloError, helloSync, startChild } from './hello.js';
 import { connectProcess } from './process-connection.js';
 import { text } from './protocol.js';
-import { rememberSagaFile, sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
+import { sagaFileEnv, sagaFileFor, serversOnTheWire } from './saga-file.js';
 
 /** The prefix of `--queue` that names a queue in another process: `process:CMD ARGS`. */
 export const PROCESS_PREFIX = 'process:';
@@ -97,7 +97,6 @@ export function processAdapter(command: string): QueueAdapter {
       // Beside the run: made now, before the drill's processes start and race to make it.
       const sagaFile = sagaFileFor(locator, request.runDir, said.locatorKind);
       const env = said.locatorKind === 'name' ? sagaFileEnv(sagaFile) : {};
-      if (said.locatorKind === 'name') rememberSagaFile(locator, sagaFile);
       FileSagaStore.open(sagaFile, systemClock()).close();
       return { locator, env, where: `${where} (saga: ${sagaFile})`, teardown };
     },

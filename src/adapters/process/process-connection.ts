@@ -73,7 +73,7 @@ export async function connectProcess(argv: readonly string[], locator: string, o
   });
   const hello = await openChild(channel, argv, locator, options);
   const inQueue = hello.capabilities.sagaStore === 'in-queue';
-  const file = inQueue ? null : FileSagaStore.open(sagaFileOf(locator), options.clock);
+  const file = inQueue ? null : FileSagaStore.open(sagaFileOf(locator, { ...process.env, ...options.env }), options.clock);
   const saga = file ?? childSagaStore(channel);
   const appendAs = file ? async (writer: Writer, entry: TxEntry) => file.append(writer, entry) : null;
   return {

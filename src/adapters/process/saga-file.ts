@@ -19,22 +19,13 @@ export function sagaFileEnv(file: string): Record<string, string> {
   return { [SAGA_FILE_ENV]: file };
 }
 
-/** The saga files this process made for the name locators it provisioned (the harness reads each drill's). */
-const madeHere = new Map<string, string>();
-
-/** Remembers where the saga file of a queue this process provisioned is, for its own connections to that queue. */
-export function rememberSagaFile(locator: string, file: string): void {
-  madeHere.set(locator, file);
-}
-
 /**
  * The saga file a connecting process opens: the one its environment names
- * (a drill process, protocol 2, a name locator), or the one this process made
- * when it provisioned the queue (the harness, which reads the checkpoints to
- * judge), else beside the locator.
+ * (protocol 2, a name locator: a drill process's own environment, or the
+ * provisioned one a harness connection is given), else beside the locator.
  */
 export function sagaFileOf(locator: string, env: NodeJS.ProcessEnv = process.env): string {
-  return env[SAGA_FILE_ENV] ?? madeHere.get(locator) ?? sagaFileFor(locator);
+  return env[SAGA_FILE_ENV] ?? sagaFileFor(locator);
 }
 
 /**

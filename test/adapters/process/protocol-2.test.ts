@@ -4,7 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAdapter } from '../../../src/adapters/process/process-adapter.js';
 import { SAGA_FILE_ENV } from '../../../src/adapters/process/saga-file.js';
 import { joinWords } from '../../../src/cli/command.js';
+import { systemClock } from '../../../src/kernel/clock.js';
+import { seededRandom } from '../../../src/kernel/random.js';
 import type { DrillDemands } from '../../../src/port/adapter.js';
+import { connectQueue } from '../../../src/port/connect-queue.js';
 import { LOCAL_SERVERS } from '../../../src/port/servers.js';
 import { drillDemands } from '../../helpers/drill-demands.js';
 import { tempRunDir } from '../../helpers/run-dir.js';
@@ -64,6 +67,22 @@ describe('a protocol 2 child with its queue on a server', () => {
       ['provision', { pg_url: LOCAL_SERVERS.pgUrl, redis_url: SERVERS.redisUrl }, null, null],
       ['teardown', { pg_url: LOCAL_SERVERS.pgUrl, redis_url: SERVERS.redisUrl }, 'drill-r1', false],
     ]);
+  });
+
+  it('connects a process handed the provisioned environment to the saga file in the run directory, never one in its cwd', {
+    timeout: 30_000,
+  }, async () => {
+    const adapter = processAdapter(CHILD);
+    const provisioned = await adapter.provision({ runDir: run.dir, runId: 'r3', servers: SERVERS });
+    const stray = `${provisioned.locator}.saga.db`;
+    const queue = await connectQueue(adapter, provisioned.locator, { clock: systemClock(), random: seededRandom(3), env: provisioned.env });
+    try {
+      expect(existsSync(join(run.dir, 'queue.saga.db'))).toBe(true);
+      expect(existsSync(stray)).toBe(false);
+    } finally {
+      await queue.close();
+      await provisioned.teardown({ keep: false });
+    }
   });
 
   it("asks the child whether it can run a drill, after the hello's limits, and reports its mapping or its reason", { timeout: 30_000 }, async () => {

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { rememberSagaFile, SAGA_FILE_ENV, sagaFileOf, serversOnTheWire } from '../../../src/adapters/process/saga-file.js';
+import { SAGA_FILE_ENV, sagaFileEnv, sagaFileOf, serversOnTheWire } from '../../../src/adapters/process/saga-file.js';
 import { LOCAL_SERVERS } from '../../../src/port/servers.js';
 
 describe("where a process: queue's saga checkpoints live", () => {
-  it('is the file the environment names in a drill process, the one this process made for a name it provisioned, else beside the locator', () => {
+  it("is the file the environment names (a drill process's, or the provisioned one a harness connection is handed), else beside the locator", () => {
     expect(sagaFileOf('qd-celery-run-1', { [SAGA_FILE_ENV]: '/runs/a/queue.saga.db' })).toBe('/runs/a/queue.saga.db');
-    // The harness provisioned the queue and reads its checkpoints to judge: never a stray file named after the locator in its cwd.
-    rememberSagaFile('qd-celery-run-2', '/runs/b/queue.saga.db');
-    expect(sagaFileOf('qd-celery-run-2', {})).toBe('/runs/b/queue.saga.db');
+    // The harness, which reads the checkpoints to judge, is handed the provisioned environment: never a stray file in its cwd.
+    expect(sagaFileOf('qd-celery-run-2', sagaFileEnv('/runs/b/queue.saga.db'))).toBe('/runs/b/queue.saga.db');
     expect(sagaFileOf('/runs/c/queue.db', {})).toBe('/runs/c/queue.db.saga.db');
   });
 });
