@@ -39,6 +39,10 @@ export interface CompareOptions {
   pgUrl?: string;
   /** Redis for the queues that need it. @default QD_REDIS_URL, else redis://127.0.0.1:6379 */
   redisUrl?: string;
+  /** RabbitMQ for the queues that need it. @default QD_AMQP_URL, else amqp://guest:guest@127.0.0.1:5672 */
+  amqpUrl?: string;
+  /** NATS for the queues that need it. @default QD_NATS_URL, else nats://127.0.0.1:4222 */
+  natsUrl?: string;
   /** Let the restart_server fault restart each queue's server for everyone on this machine. @default false */
   restartServers?: boolean;
   /** Stops the comparison: the column running is stopped and the report says it was interrupted (exit code 3). */
@@ -100,7 +104,7 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
     parallel,
     out,
     ...(options.expect === undefined ? {} : { expect: options.expect }),
-    servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl },
+    servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl, amqpUrl: options.amqpUrl, natsUrl: options.natsUrl },
     signal: options.signal ?? new AbortController().signal,
     command,
     toolVersion: toolVersion(),

@@ -55,6 +55,10 @@ export interface RunDrillOptions {
   pgUrl?: string;
   /** Redis for the queues that need it. @default QD_REDIS_URL, else the scenario's redis_url, else redis://127.0.0.1:6379 */
   redisUrl?: string;
+  /** RabbitMQ for the queues that need it. @default QD_AMQP_URL, else the scenario's amqp_url, else amqp://guest:guest@127.0.0.1:5672 */
+  amqpUrl?: string;
+  /** NATS for the queues that need it. @default QD_NATS_URL, else the scenario's nats_url, else nats://127.0.0.1:4222 */
+  natsUrl?: string;
   /** Keep each drill's queue (a PostgreSQL schema) instead of dropping it. @default false */
   keep?: boolean;
   /** Let the restart_server fault restart the queue's server for everyone on this machine. @default false */
@@ -125,7 +129,7 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
     ...(options.queueOptions === undefined ? {} : { queueOptions: { [queue ?? '*']: options.queueOptions } }),
     timeScale,
     retryInconclusive,
-    servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl },
+    servers: { pgUrl: options.pgUrl, redisUrl: options.redisUrl, amqpUrl: options.amqpUrl, natsUrl: options.natsUrl },
     keep: options.keep ?? false,
     restartServers: options.restartServers ?? false,
     ...(expectBroken === undefined ? {} : { expectBroken }),

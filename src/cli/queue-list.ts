@@ -34,6 +34,8 @@ export interface QueueListing {
 const SERVERS: Record<keyof ServerSettings, string> = {
   pgUrl: 'PostgreSQL (--pg-url, else QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres)',
   redisUrl: 'Redis (--redis-url, else QD_REDIS_URL, else redis://127.0.0.1:6379)',
+  amqpUrl: 'RabbitMQ (--amqp-url, else QD_AMQP_URL, else amqp://guest:guest@127.0.0.1:5672)',
+  natsUrl: 'NATS with JetStream (--nats-url, else QD_NATS_URL, else nats://127.0.0.1:4222)',
 };
 
 function kindOf(impl: QueueImpl): QueueKind {

@@ -45,7 +45,7 @@ export function columnFolder(queue: string): string {
   return queue.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'queue';
 }
 
-const SERVER_NAMES: Record<keyof ServerSettings, string> = { pgUrl: 'PostgreSQL', redisUrl: 'Redis' };
+const SERVER_NAMES: Record<keyof ServerSettings, string> = { pgUrl: 'PostgreSQL', redisUrl: 'Redis', amqpUrl: 'RabbitMQ', natsUrl: 'NATS' };
 
 /** A URL with its password hidden. */
 function masked(url: string): string {

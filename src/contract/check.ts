@@ -52,7 +52,7 @@ export interface ContractCheck {
    * fencing it judges. A queue without one (or that says why it does not keep
    * it) is "not judged" on the check, with the reason.
    */
-  needs: ReadonlyArray<'manual' | 'fencing'>;
+  needs: ReadonlyArray<'manual' | 'fencing' | 'dedupe' | 'lease-expiry'>;
   /** Resolves when the promise was kept; throws ContractViolation (what broke, with its evidence) when not. */
   run(ctx: ContractContext): Promise<void>;
 }

@@ -18,7 +18,11 @@ export interface RaceTask {
   retryDelay: RetryDelayPolicy;
   op: RaceOp;
   thread: number;
-  /** Every thread blocks here once connected, until all are: then they start at once, so they really race. */
+  /**
+   * Two cells. Every thread blocks on the first once connected, until all are:
+   * then they start at once, so they really race. Each blocks on the second
+   * once it answered, until all have: then they close.
+   */
   gate: SharedArrayBuffer;
 }
 
@@ -55,5 +59,6 @@ try {
 } catch (error) {
   parentPort!.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error) });
 } finally {
+  Atomics.wait(new Int32Array(task.gate), 1, 0);
   await queue.close();
 }

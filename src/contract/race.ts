@@ -16,15 +16,22 @@ const THREAD_SCRIPT = fileURLToPath(new URL('../../dist/contract/race-thread.js'
  * not be seen racing). Real threads, so a queue whose check and act are two steps (a
  * look-up, then a write) is seen racing with itself as separate processes
  * would make it race; every thread is waited for, and a failed one fails the race.
+ * A second gate holds every thread's connection open until all have answered:
+ * on a queue whose hold on a job is its holder's connection (RabbitMQ), a
+ * thread that finished first and closed would hand its jobs back to the
+ * racers still claiming, a lawful takeover the check would take for a second
+ * holder.
  */
 export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'gate' | 'thread'>>, env: Readonly<Record<string, string>>): Promise<RaceResult[]> {
-  const gate = new SharedArrayBuffer(4);
-  const open = () => {
-    const cell = new Int32Array(gate);
-    Atomics.store(cell, 0, 1);
-    Atomics.notify(cell, 0);
+  const gate = new SharedArrayBuffer(8);
+  const openCell = (index: 0 | 1) => {
+    const cells = new Int32Array(gate);
+    Atomics.store(cells, index, 1);
+    Atomics.notify(cells, index);
   };
+  const open = () => openCell(0);
   let ready = 0;
+  let answered = 0;
   const runs = tasks.map(
     (task, index) =>
       new Promise<RaceResult>((resolve, reject) => {
@@ -36,12 +43,16 @@ export async function race(tasks: ReadonlyArray<Omit<RaceTask, 'gate' | 'thread'
         worker.on('message', (message: { ready: true } | NonNullable<typeof answer>) => {
           if ('ready' in message) {
             if (++ready === tasks.length) open();
-          } else answer = message;
+          } else {
+            answer = message;
+            if (++answered === tasks.length) openCell(1);
+          }
         });
         worker.on('error', reject);
         worker.on('exit', (code) => {
-          // A thread that ended before the race would hold the others at the gate for ever: let them run and finish.
+          // A thread that ended before the race would hold the others at the gates for ever: let them run and finish.
           open();
+          openCell(1);
           if (answer?.ok) resolve(answer.result);
           else
             reject(

@@ -37,12 +37,15 @@ const NO_RETRY_DELAY: RetryDelayPolicy = { baseMs: 0, capMs: 0, jitterMs: 0 };
 const LONGER_LEASES_MS = [1_000, 2_000, 5_000];
 
 /** What the contract's checks ask of a queue, in the words a drill's scenario asks them. */
+/** The attempt budgets the checks give their jobs. */
+const CONTRACT_BUDGETS = [2, 3];
+
 function contractDemands(impl: QueueImpl, leaseMs: number, skewMarginMs: number): DrillDemands {
   return {
     leaseMs,
     skewMarginMs,
     pollMs: 50,
-    maxAttempts: [2, 3],
+    maxAttempts: CONTRACT_BUDGETS,
     retryDelay: NO_RETRY_DELAY,
     // A check plays the coordinator's part where the queue leaves taking leases back to one (see queueUpkeep).
     coordinator: impl.capabilities.takeover === 'coordinator',
@@ -73,6 +76,15 @@ export async function contractLease(
 
 let runs = 0;
 
+/** Why the queue does not claim what the check judges (fencing, dedupe, expiry by time), or null when it does. */
+function unclaimedNeed(check: ContractCheck, impl: QueueImpl): string | null {
+  const { fencing, dedupe = true, leaseExpiry = true } = impl.capabilities;
+  if (check.needs.includes('fencing') && fencing !== true) return fencing;
+  if (check.needs.includes('dedupe') && dedupe !== true) return dedupe;
+  if (check.needs.includes('lease-expiry') && leaseExpiry !== true) return leaseExpiry;
+  return null;
+}
+
 /** Runs one check on a fresh queue of its own, made and removed around it. */
 async function runCheck(
   impl: QueueImpl,
@@ -88,7 +100,8 @@ async function runCheck(
     detail,
     durationMs: Date.now() - started,
   });
-  if (check.needs.includes('fencing') && impl.capabilities.fencing !== true) return result('not_judged', impl.capabilities.fencing);
+  const unclaimed = unclaimedNeed(check, impl);
+  if (unclaimed !== null) return result('not_judged', unclaimed);
   const dir = mkdtempSync(join(tmpdir(), `queue-drill-contract-${check.id}-`));
   const { leaseMs, skewMarginMs } = lease;
   let offsetMs = 0;
@@ -98,19 +111,18 @@ async function runCheck(
       runDir: dir,
       runId: `contract ${impl.name} ${check.id} ${process.pid} ${++runs}`,
       servers: options.servers,
+      maxAttempts: CONTRACT_BUDGETS,
     });
     try {
-      const connect = () =>
-        connectQueue(impl, provisioned.locator, {
-          clock,
-          random: seededRandom(runs),
-          leaseMs,
-          skewMarginMs,
-          retryDelay: NO_RETRY_DELAY,
-          servers: options.servers,
-          env: provisioned.env,
-        });
-      const queue = await connect();
+      const queue = await connectQueue(impl, provisioned.locator, {
+        clock,
+        random: seededRandom(runs),
+        leaseMs,
+        skewMarginMs,
+        retryDelay: NO_RETRY_DELAY,
+        servers: options.servers,
+        env: provisioned.env,
+      });
       try {
         if (check.needs.includes('manual') && !queue.manual) return result('not_judged', `${impl.name} offers no manual claim and settle`);
         const ctx: ContractContext = {

@@ -16,6 +16,8 @@ import type { ServerSettings } from '../port/adapter.js';
 const SERVER_FLAGS = [
   { flag: '--pg-url', setting: 'pgUrl', variable: 'QD_PG_PASSWORD', server: 'PostgreSQL' },
   { flag: '--redis-url', setting: 'redisUrl', variable: 'QD_REDIS_PASSWORD', server: 'Redis' },
+  { flag: '--amqp-url', setting: 'amqpUrl', variable: 'QD_AMQP_PASSWORD', server: 'RabbitMQ' },
+  { flag: '--nats-url', setting: 'natsUrl', variable: 'QD_NATS_PASSWORD', server: 'NATS' },
 ] as const satisfies ReadonlyArray<{ flag: string; setting: keyof ServerSettings; variable: string; server: string }>;
 
 /** Where a URL's password is: in its user part (`u:PW@`, up to the authority's last @) and in a `password=` parameter. */

@@ -78,5 +78,7 @@ function lackingFeature(scenario: ResolvedScenario, impl: QueueAdapter): string 
   const compensation = impl.capabilities.compensation;
   if (compensation !== true && scenario.jobs.some((job) => SAGA_ENDS.has(job.expect.status)))
     return `the scenario expects a saga compensated, and ${compensation}`;
+  const dedupe = impl.capabilities.dedupe ?? true;
+  if (dedupe !== true && scenario.checks?.includes('dedupe-on-enqueue')) return `the scenario checks dedupe-on-enqueue, and ${dedupe}`;
   return null;
 }

@@ -223,7 +223,10 @@ async function openQueue(
   const { runDir, servers, queueOptions } = run;
   // The id is unique among every drill now or before (a run directory is a new stamp), and readable in a schema's name.
   const runId = `${run.scenario.name} ${basename(dirname(runDir))} ${process.pid} ${++runCount}`;
-  const provisioned = await calls.within(impl.provision({ runDir, runId, servers, options: queueOptions }), "making the drill's queue");
+  const provisioned = await calls.within(
+    impl.provision({ runDir, runId, servers, options: queueOptions, maxAttempts: run.scenario.jobs.map((job) => job.maxAttempts) }),
+    "making the drill's queue",
+  );
   releasers.add("the drill's queue", () => calls.within(provisioned.teardown({ keep: run.keep }), "removing the drill's queue"));
   const connecting = connectQueue(impl, provisioned.locator, harnessConnection(run.scenario, run.clock, servers, queueOptions, provisioned.env));
   const queue = await calls.within(connecting, "the harness's connection to the queue");

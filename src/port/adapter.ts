@@ -46,6 +46,22 @@ export interface Capabilities {
    * compensated is "not supported" on a queue without it, never failed.
    */
   compensation: true | string;
+  /**
+   * Whether an enqueue under a key already used finds the job made with it
+   * instead of making another: true (the default), or why not ("RabbitMQ
+   * dedupes nothing on publish"). A scenario that checks dedupe-on-enqueue is
+   * "not supported" on a queue without it, and the contract does not judge its
+   * dedupe check.
+   */
+  dedupe?: true | string;
+  /**
+   * Whether a held job is taken back by time once its lease runs out while its
+   * holder lives on (it stopped renewing, or never acked): true (the default),
+   * or why not ("RabbitMQ takes a message back only when its holder's channel
+   * closes"). The contract does not judge its expiry-by-time check on a queue
+   * without it.
+   */
+  leaseExpiry?: true | string;
   /** Whose clock leases and delays run on: the caller's (ConnectOptions.clock, so a test can move it), or the queue's server. */
   clock: 'caller' | 'server';
 }
@@ -56,6 +72,10 @@ export interface ServerSettings {
   pgUrl?: string | undefined;
   /** Redis, e.g. redis://127.0.0.1:6379. */
   redisUrl?: string | undefined;
+  /** RabbitMQ (AMQP 0-9-1), e.g. amqp://guest:guest@127.0.0.1:5672. */
+  amqpUrl?: string | undefined;
+  /** NATS with JetStream, e.g. nats://127.0.0.1:4222. */
+  natsUrl?: string | undefined;
 }
 
 /** What provisioning a queue for one drill needs to know. */
@@ -67,6 +87,13 @@ export interface ProvisionRequest {
   servers: ServerSettings;
   /** The queue's own options (./queue-options.ts), defaults filled in. @default every option at its default */
   options?: QueueOptionValues;
+  /**
+   * The attempt budgets of the jobs the drill will enqueue, for a queue that
+   * bounds attempts on the queue rather than per job (RabbitMQ's
+   * x-delivery-limit, JetStream's max_deliver): it declares the queue with the
+   * largest. Absent: the adapter's own default.
+   */
+  maxAttempts?: readonly number[];
 }
 
 /** A queue made for one drill. */

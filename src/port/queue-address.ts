@@ -45,6 +45,8 @@ function addressFlags(address: QueueAddress): string[] {
     ...(address.queue === DEFAULT_QUEUE ? [] : ['--queue', address.queue]),
     ...serverFlag('--pg-url', address.servers?.pgUrl),
     ...serverFlag('--redis-url', address.servers?.redisUrl),
+    ...serverFlag('--amqp-url', address.servers?.amqpUrl),
+    ...serverFlag('--nats-url', address.servers?.natsUrl),
   ];
 }
 

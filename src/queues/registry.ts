@@ -1,7 +1,9 @@
 import { bullmqAdapter } from '../adapters/bullmq/bullmq-adapter.js';
 import { graphileAdapter } from '../adapters/graphile-worker/graphile-adapter.js';
+import { natsJetstreamAdapter } from '../adapters/nats-jetstream/nats-jetstream-adapter.js';
 import { pgBossAdapter } from '../adapters/pg-boss/pg-boss-adapter.js';
 import { PROCESS_PREFIX, processAdapter } from '../adapters/process/process-adapter.js';
+import { rabbitmqAdapter } from '../adapters/rabbitmq/rabbitmq-adapter.js';
 import { InputError } from '../kernel/errors.js';
 import { postgresAdapter } from '../reference/postgres/postgres-adapter.js';
 import { openReference } from '../reference/sqlite/open-reference.js';
@@ -47,6 +49,8 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
   bullmqAdapter,
   pgBossAdapter,
   graphileAdapter,
+  rabbitmqAdapter,
+  natsJetstreamAdapter,
   ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
 ];
 

@@ -37,7 +37,7 @@ export interface CheckedShard extends ShardReport {
 }
 
 /** Options that say only where or how a runner ran its share (its own server, directory, lanes, output): they may differ between shards. */
-export const RUNNER_OPTIONS = ['--shard', '--out', '--parallel', '--pg-url', '--redis-url', '--json', '--keep'] as const;
+export const RUNNER_OPTIONS = ['--shard', '--out', '--parallel', '--pg-url', '--redis-url', '--amqp-url', '--nats-url', '--json', '--keep'] as const;
 const FLAGS = new Set(['--json', '--keep', '--no-json', '--no-keep']);
 
 /** The shard reports, sorted by share, when they are every share of one drill exactly once; else throws ShardMismatchError. */

@@ -119,6 +119,16 @@ export const SettingsSchema = z.strictObject({
     .string()
     .regex(/^rediss?:\/\//, 'a redis:// URL')
     .optional(),
+  /** RabbitMQ for queues that need it (a --amqp-url flag or QD_AMQP_URL wins over this). */
+  amqp_url: z
+    .string()
+    .regex(/^amqps?:\/\//, 'an amqp:// URL')
+    .optional(),
+  /** NATS for queues that need it (a --nats-url flag or QD_NATS_URL wins over this). */
+  nats_url: z
+    .string()
+    .regex(/^(nats|tls):\/\//, 'a nats:// URL')
+    .optional(),
   lease_ms: z.int().min(50).max(600_000),
   skew_margin_ms: ms,
   call_timeout_ms: z.int().min(50).max(600_000),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { runIdName } from '../run-name.js';
 import { openRedis } from './redis.js';
 
 /** The one queue of a drill, under its run's prefix. */
@@ -10,13 +10,7 @@ export const QUEUE_NAME = 'drill';
  * No colon: BullMQ joins prefix, queue name and key with colons.
  */
 export function prefixFor(runId: string): string {
-  const hash = createHash('sha256').update(runId).digest('hex').slice(0, 12);
-  const readable = runId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-  return readable === '' ? `qd-${hash}` : `qd-${readable}-${hash}`;
+  return runIdName(runId, 'qd-');
 }
 
 /** Every key under `prefix` (BullMQ's and the adapter's), by SCAN: never KEYS on a shared server. */

@@ -51,6 +51,8 @@ export const compareCommand = defineCommand({
       describe: 'PostgreSQL for the queues that need it [default: QD_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres]',
     },
     'redis-url': { type: 'string', describe: 'Redis for the queues that need it [default: QD_REDIS_URL, else redis://127.0.0.1:6379]' },
+    'amqp-url': { type: 'string', describe: 'RabbitMQ for --queue rabbitmq [default: QD_AMQP_URL, else amqp://guest:guest@127.0.0.1:5672]' },
+    'nats-url': { type: 'string', describe: 'NATS for --queue nats-jetstream [default: QD_NATS_URL, else nats://127.0.0.1:4222]' },
     'restart-servers': {
       type: 'boolean',
       default: false,

@@ -55,6 +55,8 @@ export const runCommand = defineCommand({
       type: 'string',
       describe: "Redis for --queue bullmq [default: QD_REDIS_URL, else the scenario's redis_url, else redis://127.0.0.1:6379]",
     },
+    'amqp-url': { type: 'string', describe: 'RabbitMQ for --queue rabbitmq [default: QD_AMQP_URL, else amqp://guest:guest@127.0.0.1:5672]' },
+    'nats-url': { type: 'string', describe: 'NATS for --queue nats-jetstream [default: QD_NATS_URL, else nats://127.0.0.1:4222]' },
     'restart-servers': {
       type: 'boolean',
       default: false,

@@ -6,7 +6,7 @@ const KEYS = Array.from({ length: 8 }, (_, i) => `contract-dedupe-${i + 1}`);
 export const enqueueDedupeCheck: ContractCheck = {
   id: 'enqueue-dedupe',
   statement: 'concurrent enqueue of one key makes one job, and exactly one producer is told it created it',
-  needs: [],
+  needs: ['dedupe'],
   async run(ctx) {
     const results = await ctx.race(4, { kind: 'enqueue', keys: KEYS });
     const { jobs } = await ctx.queue.snapshot();

@@ -4,7 +4,7 @@ import { type ContractCheck, claimTakenBack, expectThat, oneClaimedJob } from '.
 export const expiredLeaseTakenBackCheck: ContractCheck = {
   id: 'expired-lease-taken-back',
   statement: "an expired lease is taken back: once a holder's lease has run out, another worker gets the job under a later epoch",
-  needs: ['manual'],
+  needs: ['manual', 'lease-expiry'],
   async run(ctx) {
     const { manual, claim: dead } = await oneClaimedJob(ctx, 'contract-expiry');
     expectThat((await manual.claim('w2')) === null, () => 'a second worker got a job while the only one was held under a live lease');
