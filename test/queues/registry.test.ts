@@ -31,7 +31,7 @@ const VARIANTS = [
 ];
 
 /** The queues people run, drilled to show what they do. */
-const OBSERVED = ['bullmq', 'pg-boss', 'graphile-worker'];
+const OBSERVED = ['bullmq', 'pg-boss', 'graphile-worker', 'rabbitmq', 'nats-jetstream'];
 
 describe('QUEUE_IMPLS', () => {
   it('lists the sound queues first (the reference, on SQLite and on PostgreSQL), the queues people run, then the queue sketch as written and every broken variant, each once, in kebab-case', () => {
@@ -61,7 +61,7 @@ describe('QUEUE_IMPLS', () => {
   it('refuses a name it does not know, listing the ones it does', () => {
     expect(() => queueImpl('no-such-queue')).toThrow(UnknownQueueError);
     expect(() => queueImpl('no-such-queue')).toThrow(
-      /known: reference, postgres, bullmq, pg-boss, graphile-worker, sketch-literal, claim-no-transaction/,
+      /known: reference, postgres, bullmq, pg-boss, graphile-worker, rabbitmq, nats-jetstream, sketch-literal, claim-no-transaction/,
     );
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -5,6 +6,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import type { DrillReport } from '../../src/report/schema.js';
+import { skipWithoutNats, skipWithoutRabbitmq } from '../helpers/brokers.js';
 import { skipWithoutPg } from '../helpers/postgres.js';
 import { REDIS_URL, skipWithoutRedis } from '../helpers/redis.js';
 import { tempRunDir } from '../helpers/run-dir.js';
@@ -24,6 +26,11 @@ async function redisRunId(): Promise<string> {
   } finally {
     client.disconnect();
   }
+}
+
+/** The oldest running process named `name` (pgrep): a new pid once a server was started again. */
+function serverPid(name: string): string {
+  return execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim();
 }
 
 const drill = async (args: string[]) => {
@@ -77,6 +84,32 @@ describe('the queue server restarted mid-drill', () => {
       expect(restarted.scenario.timeline.some((e) => e.kind === 'server-restart')).toBe(true);
       // Another server process answers now (a new run id), with the same settings.
       expect(await redisRunId()).not.toBe(before);
+      expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
+    },
+  );
+
+  it.skipIf(skipWithoutRabbitmq('restarting RabbitMQ mid-drill'))(
+    'on rabbitmq: the broker restarted (rabbitmqctl stop, rabbitmq-server -detached), every consumer reconnects, every job still ends done once',
+    { timeout: 120_000 },
+    async () => {
+      const before = serverPid('beam.smp');
+      const restarted = await drill(['--queue', 'rabbitmq', '--restart-servers']);
+      expect(restarted.scenario.verdict, JSON.stringify(restarted.scenario.invariants.filter((v) => v.status === 'broken'))).toBe('pass');
+      expect(restarted.scenario.timeline.some((e) => e.kind === 'server-restart')).toBe(true);
+      expect(serverPid('beam.smp')).not.toBe(before);
+      expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
+    },
+  );
+
+  it.skipIf(skipWithoutNats('restarting NATS mid-drill'))(
+    'on nats-jetstream: the server restarted (stopped, started again with its own command line), the stream kept, every job still ends done once',
+    { timeout: 120_000 },
+    async () => {
+      const before = serverPid('nats-server');
+      const restarted = await drill(['--queue', 'nats-jetstream', '--restart-servers']);
+      expect(restarted.scenario.verdict, JSON.stringify(restarted.scenario.invariants.filter((v) => v.status === 'broken'))).toBe('pass');
+      expect(restarted.scenario.timeline.some((e) => e.kind === 'server-restart')).toBe(true);
+      expect(serverPid('nats-server')).not.toBe(before);
       expect(restarted.scenario.jobs.every((job) => job.actual.status === 'done')).toBe(true);
     },
   );
