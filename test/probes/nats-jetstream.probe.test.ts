@@ -4,8 +4,10 @@ import {
   type Consumer,
   type JetStreamClient,
   type JetStreamManager,
+  type JsMsg,
   jetstream,
   jetstreamManager,
+  type PubAck,
   RetentionPolicy,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
@@ -73,6 +75,31 @@ async function probe(consumer: { ackWaitMs: number; maxDeliver: number }, stream
   };
 }
 
+/** Sends `times` in-progress acks (+WPI) for `message`, one every `everyMs`: a holder's heartbeat, whose cadence is what is probed. */
+function renew(message: JsMsg, everyMs: number, times: number): Promise<void> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    const timer = setInterval(() => {
+      message.working();
+      if (++sent === times) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, everyMs);
+  });
+}
+
+/** Publishes until JetStream no longer calls it a duplicate (its duplicate window passed), within 10 s. */
+async function publishedAnew(publish: () => Promise<PubAck>): Promise<PubAck> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ack = await publish();
+    if (!ack.duplicate) return ack;
+    if (Date.now() > deadline) throw new Error('still a duplicate 10 s on: the duplicate window never passed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe.skipIf(skipWithoutNats('the NATS JetStream probe'))('NATS JetStream alone', () => {
   it('N0: an unacked delivery is delivered again once its ack wait passes, its delivery count one higher; an in-progress ack starts the wait again', async () => {
     // docs.nats.io/learn/jetstream/acknowledgment: "If the answer never comes, the server assumes the worker stopped and delivers the
@@ -83,10 +110,7 @@ describe.skipIf(skipWithoutNats('the NATS JetStream probe'))('NATS JetStream alo
     const first = await p.consumer.next({ expires: 1_000 });
     expect(first?.info.deliveryCount).toBe(1);
     const sent = Date.now();
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      first!.working();
-    }
+    await renew(first!, 150, 3);
     const second = await p.consumer.next({ expires: 2_000 });
     // Three renewals 150 ms apart held it past twice its ack wait; after the last, one more ack wait.
     expect(Date.now() - sent).toBeGreaterThanOrEqual(700);
@@ -123,10 +147,7 @@ describe.skipIf(skipWithoutNats('the NATS JetStream probe'))('NATS JetStream alo
     const third = await p.consumer.next({ expires: 1_000 });
     expect(third?.info.deliveryCount).toBe(3);
     const started = Date.now();
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      current.working();
-    }
+    await renew(current, 150, 3);
     // The third holder's ack wait was extended by the second's in-progress acks: no fourth delivery before ~750 ms.
     const fourth = await p.consumer.next({ expires: 2_000 });
     expect(fourth?.info.deliveryCount).toBe(4);
@@ -145,8 +166,8 @@ describe.skipIf(skipWithoutNats('the NATS JetStream probe'))('NATS JetStream alo
     const held = (await p.consumer.next({ expires: 1_000 }))!;
     expect(await held.ackAck()).toBe(true);
     expect(await p.js.publish(p.subject, 'job', { msgID: 'key-1' })).toMatchObject({ duplicate: true, seq: first.seq });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const after = await p.js.publish(p.subject, 'job', { msgID: 'key-1' });
+    // Published again until the window has passed: each try within it is a duplicate, stored nowhere.
+    const after = await publishedAnew(() => p.js.publish(p.subject, 'job', { msgID: 'key-1' }));
     expect(after.duplicate).toBe(false);
     expect(after.seq).toBeGreaterThan(first.seq);
     expect(await p.holds(after.seq)).toBe(true);

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTRACT_DIGEST } from '../../../src/contract/check.js';
+import { waitFor } from '../../../src/harness/wait-for.js';
 import type { TxEntry } from '../../../src/port/checkpoint.js';
 import { skipWithoutNats } from '../../helpers/brokers.js';
 import { freshNatsQueue, streamNames } from './fresh-queue.js';
@@ -37,8 +37,14 @@ describe.skipIf(skipWithoutNats('the nats-jetstream adapter (test/adapters/nats-
     const first = await queue.enqueue(request);
     expect(first.outcome).toBe('created');
     expect(await queue.enqueue(request)).toEqual({ outcome: 'deduplicated', jobId: first.jobId });
-    await sleep(600);
-    const after = await queue.enqueue(request);
+    // Enqueued again until the window has passed: each try within it is answered deduplicated and makes nothing.
+    const after = await waitFor(
+      async () => {
+        const answer = await queue.enqueue(request);
+        return answer.outcome === 'created' ? answer : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the key to make a job again once its duplicate window passed' },
+    );
     expect(after.outcome).toBe('created');
     expect(after.jobId).not.toBe(first.jobId);
     const { jobs } = await queue.snapshot();
@@ -117,8 +123,12 @@ describe.skipIf(skipWithoutNats('the nats-jetstream adapter (test/adapters/nats-
     await queue.takeover!.expireLease(jobId);
     expect(await queue.manual!.claim('w2')).toBeNull();
     // Past the lease by the skew margin and a pull's wait, the sweep (the queue's upkeep) finds it.
-    await sleep(600);
-    expect(await queue.takeover!.maintain()).toBe(1);
+    const swept = await waitFor(async () => (await queue.takeover!.maintain()) || undefined, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "the sweep to find the exhausted job past its lease's end",
+    });
+    expect(swept).toBe(1);
     const { jobs, history } = await queue.snapshot();
     expect(jobs[0]).toMatchObject({ status: 'review', attempts: 1, outcome: 'review', reviewReason: expect.stringMatching(/^retries exhausted/) });
     expect(transitions(history).at(-1)).toBe('running>review:coordinator:-');

@@ -66,12 +66,3 @@ export async function streamNames(): Promise<string[]> {
     await nc.close();
   }
 }
-
-/** Waits until `check` holds, up to `ms`: a condition with a deadline, never a fixed sleep. */
-export async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../src/harness/wait-for.js';
 import type { Claim, Settlement, WorkOptions, WriteResult } from '../../../src/port/delivery.js';
 import { skipWithoutNats } from '../../helpers/brokers.js';
-import { freshNatsQueue, until } from './fresh-queue.js';
+import { freshNatsQueue } from './fresh-queue.js';
 
 /*
  * The worker's own loop on JetStream: pull, run the handler under in-progress
@@ -47,8 +48,14 @@ describe.skipIf(skipWithoutNats('the nats-jetstream work loop (test/adapters/nat
       },
     });
     const result = await queue.work(async () => {
-      // Three ack waits: without in-progress acks JetStream would deliver it again twice.
-      await new Promise((resolve) => setTimeout(resolve, 900));
+      // About three ack waits (a renewal every third of one): without in-progress acks JetStream would deliver it again twice.
+      // Returned between renewals: the last one sent is answered (told as a lease), the next not yet begun.
+      const told = () => options.leases.filter((l) => l.includes(':renewal:')).length;
+      await waitFor(() => renewals >= 9 && told() === renewals, {
+        timeoutMs: 10_000,
+        intervalMs: 5,
+        what: 'nine renewals of the held message, each answered',
+      });
       return { kind: 'done', digest: 'd'.repeat(64) };
     }, options);
     expect(result).toEqual({ processed: 1 });
@@ -91,7 +98,7 @@ describe.skipIf(skipWithoutNats('the nats-jetstream work loop (test/adapters/nat
     let lost = false;
     const options = workOptions('w1', stop.signal, { maxAttemptMs: 200, exitWhenDrained: false, maxJobs: 1 });
     await queue.work(async (delivery) => {
-      await until(() => delivery.signal.aborted, 3_000);
+      await waitFor(() => delivery.signal.aborted, { timeoutMs: 3_000, what: 'the delivery to be given up at its deadline' });
       lost = true;
       return { kind: 'lease_lost' };
     }, options);
