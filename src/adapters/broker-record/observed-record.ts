@@ -39,7 +39,6 @@ CREATE TABLE IF NOT EXISTS jobs (
   updated_at TEXT NOT NULL,
   made INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS jobs_by_key ON jobs (key);
 CREATE TABLE IF NOT EXISTS history (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   job_id TEXT NOT NULL,
@@ -235,9 +234,9 @@ export class ObservedRecord {
     return row && jobOf(row);
   }
 
-  /** The jobs enqueued under `key`, oldest first. */
-  jobsWithKey(key: string): JobSnapshot[] {
-    return (this.db.prepare('SELECT * FROM jobs WHERE key = ? ORDER BY made').all(key) as JobRow[]).map(jobOf);
+  /** How many jobs are in `status` now. */
+  countIn(status: JobStatus): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE status = ?').get(status) as { n: number }).n;
   }
 
   /**
@@ -281,20 +280,22 @@ export class ObservedRecord {
 
   /** Records a write the broker refused a stale holder. */
   refused(id: string, write: RefusedWrite): void {
-    const job = this.job(id);
-    this.db.prepare(INSERT_HISTORY).run({
-      jobId: id,
-      kind: 'refused',
-      from: job?.status ?? null,
-      to: write.to,
-      attempt: job?.attempts ?? 0,
-      epoch: write.epoch,
-      worker: write.worker,
-      actor: 'worker',
-      reason: write.reason,
-      at: this.now(),
-      retryDelayMs: null,
-    });
+    this.db.transaction(() => {
+      const job = this.job(id);
+      this.db.prepare(INSERT_HISTORY).run({
+        jobId: id,
+        kind: 'refused',
+        from: job?.status ?? null,
+        to: write.to,
+        attempt: job?.attempts ?? 0,
+        epoch: write.epoch,
+        worker: write.worker,
+        actor: 'worker',
+        reason: write.reason,
+        at: this.now(),
+        retryDelayMs: null,
+      });
+    })();
   }
 
   /** Every job (in the order they were recorded) and, unless `history` is false, the history, read in one transaction. */

@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { InputError } from '../../kernel/errors.js';
 import { LOCAL_SERVERS } from '../../port/servers.js';
+import { describeCause } from '../pg/connection.js';
 
 /** Where the drills look for Redis when nobody says: the local server. */
 export const DEFAULT_REDIS_URL = LOCAL_SERVERS.redisUrl;
@@ -24,14 +25,7 @@ export function maskRedisUrl(url: string): string {
 export class RedisUnreachableError extends InputError {
   readonly code = 'QD_REDIS_UNREACHABLE';
   constructor(url: string, cause: unknown) {
-    const why = cause instanceof Error && cause.message !== '' ? cause.message : String(cause);
-    super(
-      `cannot connect to Redis at ${maskRedisUrl(url)}: ${why
-        .replace(/\s*[\r\n]+\s*/g, ' ')
-        .split(url)
-        .join(maskRedisUrl(url))}`,
-      { cause },
-    );
+    super(`cannot connect to Redis at ${maskRedisUrl(url)}: ${describeCause(cause, url, maskRedisUrl)}`, { cause });
   }
 }
 

@@ -2,6 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { InputError } from '../../kernel/errors.js';
 import { LOCAL_SERVERS } from '../../port/servers.js';
+import { describeCause } from '../pg/connection.js';
 
 /** Where the drills look for NATS when nobody says: the local server. */
 export const DEFAULT_NATS_URL = LOCAL_SERVERS.natsUrl;
@@ -28,14 +29,7 @@ export function maskNatsUrl(url: string): string {
 export class NatsUnreachableError extends InputError {
   readonly code = 'QD_NATS_UNREACHABLE';
   constructor(url: string, cause: unknown) {
-    const why = cause instanceof Error && cause.message !== '' ? cause.message : String(cause);
-    super(
-      `cannot use NATS JetStream at ${maskNatsUrl(url)}: ${why
-        .replace(/\s*[\r\n]+\s*/g, ' ')
-        .split(url)
-        .join(maskNatsUrl(url))}`,
-      { cause },
-    );
+    super(`cannot use NATS JetStream at ${maskNatsUrl(url)}: ${describeCause(cause, url, maskNatsUrl)}`, { cause });
   }
 }
 

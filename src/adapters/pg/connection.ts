@@ -54,8 +54,8 @@ export function maskUrl(url: string): string {
   return out.replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
-/** One line of what went wrong, with nothing of the URL's secret in it. */
-function describeCause(cause: unknown, url: string): string {
+/** One line of what went wrong reaching the server at `url`, with nothing of the URL's secret in it (`mask` hides it where the text repeats the URL). */
+export function describeCause(cause: unknown, url: string, mask: (url: string) => string = maskUrl): string {
   let text: string;
   if (cause instanceof AggregateError && cause.message === '' && cause.errors.length > 0) {
     // Node's happy-eyeballs connect fails with every address's error and no message of its own.
@@ -65,7 +65,7 @@ function describeCause(cause: unknown, url: string): string {
   } else {
     text = String(cause);
   }
-  return redact(text.split(url).join(maskUrl(url)), passwordsIn(url))
+  return redact(text.split(url).join(mask(url)), passwordsIn(url))
     .replace(/\s*[\r\n]+\s*/g, ' ')
     .trim();
 }

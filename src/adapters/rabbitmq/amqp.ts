@@ -1,7 +1,7 @@
 import { type ChannelModel, connect } from 'amqplib';
 import { InputError } from '../../kernel/errors.js';
 import { LOCAL_SERVERS } from '../../port/servers.js';
-import { maskUrl } from '../pg/connection.js';
+import { describeCause, maskUrl } from '../pg/connection.js';
 
 /** How long a reachability check waits for the broker's answer. */
 const CONNECT_TIMEOUT_MS = 3_000;
@@ -22,14 +22,7 @@ export function maskAmqpUrl(url: string): string {
 export class RabbitmqUnreachableError extends InputError {
   readonly code = 'QD_RABBITMQ_UNREACHABLE';
   constructor(url: string, cause: unknown) {
-    const why = cause instanceof Error && cause.message !== '' ? cause.message : String(cause);
-    super(
-      `cannot connect to RabbitMQ at ${maskAmqpUrl(url)}: ${why
-        .replace(/\s*[\r\n]+\s*/g, ' ')
-        .split(url)
-        .join(maskAmqpUrl(url))}`,
-      { cause },
-    );
+    super(`cannot connect to RabbitMQ at ${maskAmqpUrl(url)}: ${describeCause(cause, url, maskAmqpUrl)}`, { cause });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Channel, GetMessage } from 'amqplib';
+import type { GetMessage } from 'amqplib';
 import type { JobSnapshot } from '../../port/snapshot.js';
 import type { ObservedRecord } from '../broker-record/observed-record.js';
 import type { BrokerLink } from './link.js';
@@ -28,21 +28,15 @@ function deathReason(message: GetMessage, job: JobSnapshot): string | null {
   }
 }
 
-/** How many jobs the record shows in review: when the dead-letter queue holds no more, it holds nothing new. */
-function reviewedCount(record: ObservedRecord): number {
-  return record.snapshot({ history: false }).jobs.filter((job) => job.status === 'review').length;
-}
-
 /** Writes down the dead-lettered messages the record does not show in review yet; answers how many it wrote. */
 export async function noteDeadLetters(link: BrokerLink, queues: DrillQueues, record: ObservedRecord): Promise<number> {
   const { read } = await link.channels();
   const { messageCount } = await read.checkQueue(queues.deadLetters);
-  if (messageCount <= reviewedCount(record)) return 0;
-  const connection = await link.dedicated();
-  let channel: Channel | undefined;
+  // Every job in review has its message there: no more messages than that, nothing new.
+  if (messageCount <= record.countIn('review')) return 0;
+  const channel = await link.scratchChannel();
   let noted = 0;
   try {
-    channel = await connection.createChannel();
     for (;;) {
       const message = await channel.get(queues.deadLetters, { noAck: false });
       if (message === false) break;
@@ -68,7 +62,7 @@ export async function noteDeadLetters(link: BrokerLink, queues: DrillQueues, rec
       noted++;
     }
   } finally {
-    await connection.close().catch(() => {});
+    await channel.close().catch(() => {});
   }
   return noted;
 }

@@ -1,4 +1,3 @@
-import type { Channel } from 'amqplib';
 import type { HumanOps } from '../../port/adapter.js';
 import type { SagaStore } from '../../port/checkpoint.js';
 import type { ObservedRecord } from '../broker-record/observed-record.js';
@@ -29,10 +28,8 @@ export function humanOps(context: HumanContext): HumanOps {
     async requeueFromReview(jobId, by, note, checkpoint) {
       const job = context.record.job(jobId);
       if (job?.status !== 'review') return false;
-      const connection = await context.link.dedicated();
-      let channel: Channel | undefined;
+      const channel = await context.link.scratchChannel();
       try {
-        channel = await connection.createChannel();
         for (;;) {
           const message = await channel.get(context.queues.deadLetters, { noAck: false });
           if (message === false) return false;
@@ -62,7 +59,7 @@ export function humanOps(context: HumanContext): HumanOps {
           return true;
         }
       } finally {
-        await connection.close().catch(() => {});
+        await channel.close().catch(() => {});
       }
     },
   };

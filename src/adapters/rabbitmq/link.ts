@@ -50,6 +50,20 @@ export class BrokerLink {
     return { publish, read };
   }
 
+  /**
+   * A channel of its own on this connection, for messages looked at and given
+   * back: what it took unacknowledged goes back to its queue when it closes.
+   * The caller closes it.
+   */
+  async scratchChannel(): Promise<Channel> {
+    await this.channels();
+    const connection = this.connection;
+    if (!connection) throw new Error('the connection to RabbitMQ closed while opening a channel');
+    const channel = await connection.createChannel();
+    channel.on('error', () => {});
+    return channel;
+  }
+
   /** A connection of its own, for what must not share one (a consumer; a manual holder, whose channel is its hold on a message). */
   async dedicated(): Promise<ChannelModel> {
     return openAmqp(this.url, this.heartbeatSeconds);
