@@ -29,7 +29,7 @@ export const LAYERS = {
   contract: ['kernel', 'port', 'adapters', 'queues'],
   worker: ['kernel', 'port', 'saga', 'faults', 'world'],
   producer: ['kernel', 'port', 'saga', 'faults'],
-  coordinator: ['kernel', 'port', 'saga', 'world'],
+  coordinator: ['kernel', 'port', 'saga', 'faults', 'world'],
   observe: ['kernel', 'port', 'world'],
   report: ['kernel', 'faults'],
   scenarios: ['kernel', 'port', 'saga', 'faults', 'world', 'queues', 'report'],

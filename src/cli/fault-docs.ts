@@ -25,6 +25,29 @@ function pointLine(point: FailpointName): string {
  * src/world/fault-actions/): the page cannot fall behind a point or an action
  * added or changed, since a test compares it.
  */
+/** What the network actions (partition, latency, reset, drop_reply) stand on, for a person. */
+const NETWORK_FAULTS = [
+  '### Network faults',
+  '',
+  'A scenario with a network action puts a fault proxy on 127.0.0.1 between every process of the drill and each server its queue uses',
+  "(PostgreSQL, Redis, RabbitMQ, NATS): each process's server URLs (QD_PG_URL, QD_REDIS_URL, QD_AMQP_URL, QD_NATS_URL) point at",
+  "proxies of its own, so a fault fired in one process cuts that process's link and no other; the harness's own connection",
+  'stays direct. A scenario without one runs as before, with no proxy. An embedded queue (SQLite) has no network:',
+  'such a scenario is *not supported* there.',
+  '',
+  '- A `partition` holds every byte both ways and closes nothing, as a network that drops packets until it heals; the',
+  '  process runs on, unaware. The drill is not at rest until it heals, so what the process then writes is seen and judged.',
+  '- `drop_reply` frames the wire (PostgreSQL: a request ends at a Query or a Sync, its reply at ReadyForQuery; Redis: one',
+  '  command, one reply) to swallow the reply to one request, then resets that connection: the request ran on the server,',
+  '  and the process never hears whether it did, an indefinite outcome. `write: complete` aims at the request the',
+  "  queue says carries its complete (the reference on PostgreSQL: the COMMIT of the transaction that set status = 'done';",
+  '  BullMQ: the moveToFinished script with a returnvalue); a queue that names none is not judged on it. A drop that meets',
+  '  no such request before the drill ends fired and did nothing: the scenario is *vacuous*.',
+  '- Each partition, heal (with the bytes held), reset, slow link and lost reply is on the timeline and in report.html.',
+  "- `before_release` is the coordinator's: a queue that takes a dead holder's job back itself never reaches it, and a",
+  '  scenario that arms it is not judged there.',
+];
+
 export function renderFaultDocs(): string {
   const lines = [
     '# Fault actions',
@@ -53,6 +76,8 @@ export function renderFaultDocs(): string {
     'The actions:',
     '',
     ...POINT_FAULT_ACTIONS.flatMap((action) => [`- \`${action.name}\`: ${action.summary}.`, ...fieldLines(action.fields)]),
+    '',
+    ...NETWORK_FAULTS,
     '',
     '## In the world, on matching calls',
     '',

@@ -1,3 +1,4 @@
+import { failpoint } from '../faults/failpoint.js';
 import type { ExpiredLeaseRelease, QueueConnection } from '../port/adapter.js';
 import type { TxEntry } from '../port/checkpoint.js';
 import type { Claim } from '../port/delivery.js';
@@ -86,8 +87,10 @@ export async function reconcileExpiredLeases(
   for (const job of await takeover.expiredLeases()) {
     const plan = planOf(job);
     const step = plan ? await stepInDoubt(queue, job, plan, rules) : undefined;
+    const where = { worker: coordinatorId, jobId: job.jobId, jobKey: job.key, attempt: job.attempt };
     if (!step) {
       const release = defaultRelease({ attempts: job.attempt, max_attempts: job.maxAttempts, leased_by: job.holder, lease_until: job.leaseUntil });
+      await failpoint('before_release', where);
       if (await takeover.releaseExpired(job, release, coordinatorId)) released.push({ jobId: job.jobId, ...release });
       continue;
     }
@@ -100,6 +103,7 @@ export async function reconcileExpiredLeases(
       continue; // The world cannot be asked now; the next tick (or a worker's claim) will.
     }
     const { checkpoint, release } = settledBy(answer, job, step, key);
+    await failpoint('before_release', where);
     if (await takeover.releaseExpired(job, release, coordinatorId, checkpoint)) released.push({ jobId: job.jobId, ...release });
   }
   return released;

@@ -1,6 +1,7 @@
 import { abortCause } from '../judge/interrupted.js';
 import { judgeScenario } from '../judge/judge.js';
 import { notJudgedReport } from '../judge/not-judged.js';
+import type { WireWrite } from '../kernel/vocabulary.js';
 import type { DrillFit, QueueAdapter } from '../port/adapter.js';
 import { resolveQueueOptions } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
@@ -11,6 +12,7 @@ import { drillDemands } from './drill-demands.js';
 import { DrillFailedError, failureText, harnessErrorReport } from './harness-error.js';
 import { scenarioOnQueueClock } from './queue-timing.js';
 import { runScenario, type ScenarioRunOptions } from './run-scenario.js';
+import { usesNetwork } from './runner/drill-network.js';
 
 /**
  * One scenario, start to verdict: the queue first says whether it has what
@@ -41,6 +43,8 @@ export async function runJudged(
       "restart_server restarts the queue's server for everyone using it on this machine: run with --restart-servers to allow it",
       refusal,
     );
+  const unreachable = unreachablePoint(scenario, impl);
+  if (unreachable !== null) return notJudgedReport(scenario, impl, unreachable, refusal);
   const servers = resolveServers(options.servers, scenario.settings);
   const fit: DrillFit = (await impl.fit?.(drillDemands(scenario, queueOptions), servers)) ?? { ok: true, mapping: {} };
   if (!fit.ok) return notJudgedReport(scenario, impl, fit.reason, { ...refusal, unsupported: fit.unsupported === true });
@@ -70,11 +74,25 @@ export function restartsServer(scenario: ResolvedScenario): boolean {
   return scenario.pointFaults.some((fault) => fault.action === 'restart_server');
 }
 
+/** A point the scenario arms that the queue's drill never reaches, with why; null when every one can be. */
+function unreachablePoint(scenario: ResolvedScenario, impl: QueueAdapter): string | null {
+  if (impl.capabilities.takeover === 'queue' && scenario.pointFaults.some((fault) => fault.point === 'before_release'))
+    return `${impl.name} takes a dead holder's job back itself: the coordinator's sweep takes nothing back, so before_release can never fire`;
+  for (const fault of scenario.pointFaults) {
+    const write = fault.action === 'drop_reply' ? fault.arg?.write : undefined;
+    if (typeof write === 'string' && impl.wireRequests?.[write as WireWrite] === undefined)
+      return `${impl.name} names no request on the wire for its ${write} write, so drop_reply cannot aim at it`;
+  }
+  return null;
+}
+
 const SAGA_ENDS = new Set(['compensated', 'compensation_failed']);
 
 /** The feature the scenario needs and the queue lacks, with the queue's reason; null when it has all it needs. */
 function lackingFeature(scenario: ResolvedScenario, impl: QueueAdapter): string | null {
   if (restartsServer(scenario) && !impl.restartServer) return `${impl.name} has no server the harness can restart (an embedded store)`;
+  if (usesNetwork(scenario) && (impl.needs ?? []).length === 0)
+    return `${impl.name} reaches no server over the network (an embedded store): a network fault has no link to cut`;
   const compensation = impl.capabilities.compensation;
   if (compensation !== true && scenario.jobs.some((job) => SAGA_ENDS.has(job.expect.status)))
     return `the scenario expects a saga compensated, and ${compensation}`;

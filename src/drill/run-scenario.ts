@@ -29,6 +29,7 @@ import { gatherEvidence, missingEvidenceError } from './gather-evidence.js';
 import { DrillFailedError, failureText } from './harness-error.js';
 import { controlTimeline } from './runner/control-timeline.js';
 import { diskFull } from './runner/disk-space.js';
+import { type DrillNetwork, openDrillNetwork } from './runner/drill-network.js';
 import { DrillProcesses } from './runner/drill-processes.js';
 import { ProducerRelease } from './runner/producer-release.js';
 import { RestartWindow } from './runner/restart-window.js';
@@ -138,16 +139,16 @@ export async function runScenario(
     phase.end('provisionMs');
     // Every process of the drill connects with the queue's options, as the servers' URLs reach them: in its environment.
     const env = { ...provisioned.env, [QUEUE_OPTIONS_ENV]: JSON.stringify(queueOptions) };
+    const network = await networkOf(scenario, impl, env, { clock, timeline }, releasers);
     const supervisor = new Supervisor(runDir, env, { starvation: true });
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const restarts = new RestartWindow();
     // Every process's clock and every lease its queue granted, as the control channels tell them (src/kernel/time-base.ts).
     const clocks = new ClockBook();
-    const control = { plan, clock, clocks, ...restartHook(impl, servers, restarts) };
+    const control = { plan, clock, clocks, ...restartHook(impl, servers, restarts), ...(network ? { network: network.linkOf } : {}) };
     const deadline = started + settings.timeout_ms;
-    const onServer = (impl.needs ?? []).length > 0;
-    const supervised = supervision({ scenario, queue, onServer, supervisor, control, timeline, barrier, signal, deadline, restarts });
+    const supervised = supervision({ scenario, queue, impl, supervisor, control, timeline, barrier, signal, deadline, restarts, network });
     // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
     const watch = watchStarvation({ file: join(runDir, HARNESS_STARVED_FILE) });
     releasers.add("the harness's starvation watch", async () => watch.stop());
@@ -155,6 +156,7 @@ export async function runScenario(
     releasers.add("the scenario's world", drilled.closeWorld);
     phase.end('drillMs');
     await supervisor.stopAll();
+    network?.takeBackDrops(plan);
     // After every process that calls it: its ledger is then closed, and the evidence may read it.
     await drilled.closeWorld();
     watch.stop();
@@ -193,6 +195,21 @@ export async function runScenario(
   });
   phase.end('teardownMs');
   return run;
+}
+
+/** A scenario with a network fault puts a fault proxy between each process and each server; the harness's own connection stays direct. */
+async function networkOf(
+  scenario: ResolvedScenario,
+  impl: QueueAdapter,
+  env: Readonly<Record<string, string>>,
+  run: { clock: Clock; timeline: Timeline },
+  releasers: Releasers,
+): Promise<DrillNetwork | undefined> {
+  // How the queue names what goes over its wire: its scripts (EVALSHA), the requests that carry its writes.
+  const wire = { ...(impl.scriptNames ? { scripts: impl.scriptNames } : {}), ...(impl.wireRequests ? { writes: impl.wireRequests } : {}) };
+  const network = await openDrillNetwork(scenario, env, { ...run, ...wire });
+  if (network) releasers.add("the drill's network links", () => network.close());
+  return network;
 }
 
 /** Calls to the queue's server, each with a deadline: a frozen server never answers. Shortened once the drill ended in a harness error. */
@@ -283,7 +300,7 @@ function drillTiming(
 function supervision(drill: {
   scenario: ResolvedScenario;
   queue: QueueConnection;
-  onServer: boolean;
+  impl: QueueAdapter;
   supervisor: Supervisor;
   control: Omit<Parameters<typeof controlWith>[0], 'onEvent'>;
   timeline: Timeline;
@@ -291,6 +308,7 @@ function supervision(drill: {
   signal: AbortSignal;
   deadline: number;
   restarts: RestartWindow;
+  network: DrillNetwork | undefined;
 }): Supervised {
   const seen = controlTimeline(drill.timeline);
   const processes = new DrillProcesses(
@@ -298,11 +316,13 @@ function supervision(drill: {
     controlWith({ ...drill.control, onEvent: seen.onControl }),
     drill.timeline,
     drill.scenario.settings.restart,
+    drill.network?.envFor,
   );
+  drill.network?.placeEvents((name) => processes.current(name));
   return {
     scenario: drill.scenario,
     queue: drill.queue,
-    onServer: drill.onServer,
+    onServer: (drill.impl.needs ?? []).length > 0,
     processes,
     producerRelease: new ProducerRelease(drill.barrier, producerNames(drill.scenario), drill.timeline),
     timeline: drill.timeline,

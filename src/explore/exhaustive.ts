@@ -27,6 +27,8 @@ const REACH = {
   on_timeout: { plan: 'write-file', world: [{ world: { step: 'write' }, action: 'delay', ms: 1_000, applied: true } as Fault] },
   response_lost: { plan: 'write-file', world: [{ world: { step: 'write' }, action: 'drop' } as Fault] },
   during_compensation: { plan: 'release', world: [{ world: { step: 'publish' }, action: 'fail', status: 401 } as Fault] },
+  // A holder that dies, so the coordinator's sweep finds an expired lease to take back.
+  before_release: { plan: 'write-file', world: [{ at: 'after_claim', action: 'crash', first: 1 } as Fault] },
 } satisfies Record<FailpointName, { plan: string; world: Fault[] }>;
 
 /** The matrix's rows, in the order of the points' descriptors (src/faults/points.ts). */

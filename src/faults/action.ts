@@ -1,6 +1,6 @@
 import type fc from 'fast-check';
 import type { FieldSpec } from '../kernel/action-fields.js';
-import type { TimelineKind } from '../kernel/vocabulary.js';
+import type { TimelineKind, WireWrite } from '../kernel/vocabulary.js';
 import type { FailpointName } from './points.js';
 
 /*
@@ -27,12 +27,34 @@ export interface FiringControl {
   hold(ms: number): Promise<void>;
   /** As hold, but goes on as soon as the job of this point is claimed again by a later attempt (at most `ms`); says which ended it. */
   holdUntilClaimedAgain(ms: number): Promise<'claimed' | 'timed-out'>;
+  /** Waits, without stopping the child, until the job of this point is claimed again by a later attempt (at most `ms`); says which ended it. */
+  claimedAgain(ms: number): Promise<'claimed' | 'timed-out'>;
   /** Whether the controller still answers (a hold may end with it stopped). */
   readonly active: boolean;
   /** Records that a held child goes on: the end of a hold on the timeline. */
   resumed(): void;
   /** Restarts the queue's server (the drill's queue says how) and resolves with what was done; throws when it cannot. */
   restartServer(): Promise<string>;
+  /** The firing process's own links to its queue's servers (src/faults/network/); throws when the drill has none. */
+  network(): NetworkControl;
+}
+
+/** What a network fault does to one process's links to its servers. */
+export interface NetworkControl {
+  /** Black-holes its connections for `ms` (nothing passes, nothing is closed); resolves when they heal. */
+  partition(ms: number): Promise<void>;
+  /** Ends a partition now: what was held goes through. */
+  heal(): void;
+  /** Delays every chunk each way by `ms`, plus up to `jitterMs` from the seed; 0 ends it. */
+  setLatency(ms: number, jitterMs?: number): void;
+  /** Closes its connections with RST. */
+  reset(): void;
+  /**
+   * Swallows the reply to its next request named `command` (a prefix, case aside), then resets that connection; with
+   * `within`, only a request whose transaction (PostgreSQL) or arguments (Redis) hold that text. A `write` is the
+   * request the drill's queue says carries it (QueueAdapter.wireRequests). `rule` names the fault.
+   */
+  dropReply(target: { command: string; within?: string } | { write: WireWrite }, rule: string): void;
 }
 
 /** One fault action: `Action` is what a rule carries once its argument is resolved. */
@@ -49,6 +71,8 @@ export interface PointFaultAction<Name extends string = string, Action extends {
    * blocked): the queue must take a dead holder's job back (DrillDemands.holderDies).
    */
   stopsHolder: boolean;
+  /** It acts on the process's network links: the drill puts a fault proxy between each process and its queue's servers. */
+  network?: true;
   /** A rule's argument as a caller built it, checked: the problem in one line, or null. */
   checkArg(arg: Readonly<Record<string, unknown>> | undefined): string | null;
   /** The action a rule carries, its argument resolved and its defaults filled in. */
@@ -59,6 +83,8 @@ export interface PointFaultAction<Name extends string = string, Action extends {
   isAnswer(answer: Readonly<Record<string, unknown>>): boolean;
   /** What the child does with the answer: throw, exit, wait, hang. */
   carryOut(answer: Readonly<Record<string, unknown>>): Promise<void>;
+  /** The timeline's line when a held process goes on (`resumed`). @default "SIGCONT after the NAME at WHERE" */
+  resumeDetail?: (where: string) => string;
   /** The harness's timeline entries when it fires, besides `fault-fired` (`where` says the point and the job). */
   timeline(action: Action, where: string): Array<{ kind: TimelineKind; detail: string }>;
   /** Explore's draw of this action's fields; absent when explore never picks it. */

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { type Clock, systemClock } from '../kernel/clock.js';
 import { InternalError } from '../kernel/errors.js';
-import type { FiringControl } from './action.js';
+import type { FiringControl, NetworkControl } from './action.js';
 import { pointFaultAction } from './actions/index.js';
 import { ClaimWatch } from './claim-watch.js';
 import type { ClockBook } from './clock-book.js';
@@ -78,6 +78,8 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Restarts the queue's server, for the restart_server action; absent where the queue has none the drill may restart. */
   restartServer?: () => Promise<string>;
+  /** The process's links to its queue's servers, for the network actions; absent (or undefined for a process) where the drill has none. */
+  network?: (process: string) => NetworkControl | undefined;
   /** The claims every controller of the drill sees (a pause until the job is claimed again waits on it). @default one per controller */
   claims?: ClaimWatch;
   /** Where the children's clocks and reported leases are kept. @default not kept */
@@ -201,6 +203,20 @@ export class FailpointController implements ControlHandler {
         later.cancel();
         return claimed ? 'claimed' : 'timed-out';
       },
+      claimedAgain: async (ms) => {
+        if (context.jobKey === undefined || context.attempt === undefined) return 'timed-out';
+        const later = this.claims.laterClaim(context.jobKey, context.attempt);
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<'timed-out'>((resolve) => {
+          timer = setTimeout(() => resolve('timed-out'), ms);
+        });
+        try {
+          return await Promise.race([later.claimed.then(() => 'claimed' as const), timedOut]);
+        } finally {
+          clearTimeout(timer);
+          later.cancel();
+        }
+      },
       get active() {
         return isActive();
       },
@@ -208,6 +224,11 @@ export class FailpointController implements ControlHandler {
       restartServer: async () => {
         if (!this.options.restartServer) throw new Error("this drill's queue has no server the harness may restart");
         return this.options.restartServer();
+      },
+      network: () => {
+        const link = this.options.network?.(this.child.name);
+        if (!link) throw new Error(`${this.child.name} reaches its queue's servers directly: this drill put no fault proxy in its way`);
+        return link;
       },
     };
     await pointFaultAction(action.type)!.fire(action as never, control);

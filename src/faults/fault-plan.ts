@@ -68,6 +68,8 @@ export interface RuleStats {
   rule: FaultRule;
   hits: number;
   fires: number;
+  /** Fires that did nothing (a drop armed that no request met), taken off `fires`; absent when none. */
+  idle?: number;
 }
 
 /** A fault rule is malformed or conflicts with another; the message names the rule and what is allowed. */
@@ -85,6 +87,7 @@ interface RuleState {
   seen: Map<string, number>;
   hits: number;
   fires: number;
+  idle: number;
 }
 
 /** Decides, from the rules and the seed, which fault (if any) fires at each hit, and counts. */
@@ -104,6 +107,7 @@ export class FaultPlan {
         seen: new Map(),
         hits: 0,
         fires: 0,
+        idle: 0,
       };
     });
   }
@@ -127,9 +131,17 @@ export class FaultPlan {
     return decision;
   }
 
+  /** A fire of rule `id` did nothing after all (a drop armed that no request met): it no longer counts as fired. */
+  idled(id: string): void {
+    const state = this.states.find((s) => s.rule.id === id);
+    if (!state || state.fires === 0) return;
+    state.fires--;
+    state.idle++;
+  }
+
   /** Every rule with its counts, in rule order. */
   stats(): RuleStats[] {
-    return this.states.map(({ rule, hits, fires }) => ({ rule, hits, fires }));
+    return this.states.map(({ rule, hits, fires, idle }) => ({ rule, hits, fires, ...(idle > 0 ? { idle } : {}) }));
   }
 
   /** The rules that fired at least once. */
@@ -153,7 +165,8 @@ export function describeUnfired(stats: RuleStats): string {
   ];
   return (
     `${rule.action} at ${rule.point} (rule ${rule.id}${limits.length ? `, ${limits.join(', ')}` : ''}) ` +
-    `never fired: ${stats.hits} hit${stats.hits === 1 ? '' : 's'}`
+    `never fired: ${stats.hits} hit${stats.hits === 1 ? '' : 's'}` +
+    (stats.idle ? `, ${stats.idle} of them fired and did nothing (no request it aims at came)` : '')
   );
 }
 

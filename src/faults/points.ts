@@ -36,6 +36,11 @@ export const FAILPOINT_DESCRIPTORS = {
   heartbeat: { passedBy: 'worker', step: false, where: 'just before it renews a held lease' },
   before_complete: { passedBy: 'worker', step: false, where: 'just before it writes done' },
   during_compensation: { passedBy: 'coordinator', step: true, where: 'just before it calls the tool that undoes a step' },
+  before_release: {
+    passedBy: 'coordinator',
+    step: false,
+    where: "in its sweep, just before it takes back a job whose holder's lease expired (after asking the world about a step in doubt)",
+  },
   enqueue: { passedBy: 'producer', step: false, where: 'just before it enqueues a job' },
   after_enqueue: {
     passedBy: 'producer',

@@ -51,6 +51,8 @@ export interface SpawnOptions {
   control?: ControlFactory;
   /** The compiled JS file the child runs (test fixtures run their own). @default CLI_PATH, the queue-drill CLI */
   script?: string;
+  /** Added to this child's environment over the supervisor's (its own servers' URLs, say). */
+  env?: Readonly<Record<string, string>>;
 }
 
 const liveGroups = new Set<number>();
@@ -96,7 +98,12 @@ export class Supervisor {
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
     const script = options.script ?? CLI_PATH;
     const common = { detached: true, cleanup: false, reject: false } as const;
-    const env = { ...this.env, ...reaperEnv(), ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}) };
+    const env = {
+      ...this.env,
+      ...options.env,
+      ...reaperEnv(),
+      ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}),
+    };
     const execaOptions: Options = options.control
       ? {
           ...common,

@@ -98,9 +98,15 @@ export const TIMELINE_KINDS = [
   'starved',
   'enqueue-again',
   'server-restart',
+  'network',
   'approve',
   'note',
 ] as const;
+/** The writes a network fault can aim at by what they are (drop_reply's `write`), whatever a queue's wire calls them (QueueAdapter.wireRequests). */
+export const WIRE_WRITES = ['complete'] as const;
+/** One such write. */
+export type WireWrite = (typeof WIRE_WRITES)[number];
+
 /** One kind of timeline event. */
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 

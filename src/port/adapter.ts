@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { InputError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.js';
-import type { EvidenceKind, InvariantId } from '../kernel/vocabulary.js';
+import type { EvidenceKind, InvariantId, WireWrite } from '../kernel/vocabulary.js';
 import type { SagaStore, TxEntry } from './checkpoint.js';
 import type { Claim, DeliveryHandler, WorkOptions, WriteResult } from './delivery.js';
 import type { QueueOptionSpecs, QueueOptionValues } from './queue-options.js';
@@ -65,6 +65,14 @@ export interface Capabilities {
   /** Whose clock leases and delays run on: the caller's (ConnectOptions.clock, so a test can move it), or the queue's server. */
   clock: 'caller' | 'server';
 }
+
+/** A request on the wire: its name's start (a PostgreSQL statement, a Redis command, a script's name), and a text its transaction or arguments hold. */
+export interface WireRequestSpec {
+  command: string;
+  within?: string;
+}
+
+export type { WireWrite };
 
 /** Servers an adapter may need, from the command line, the environment, or the scenario. */
 export interface ServerSettings {
@@ -317,6 +325,17 @@ export interface QueueAdapter {
   soundness: 'sound' | 'broken' | 'observed';
   /** For a broken implementation: the invariants its mistake breaks; the self-test holds it to being caught by one of them. */
   breaks?: readonly InvariantId[];
+  /**
+   * The names of the server-side scripts its processes call by SHA-1 (BullMQ's Lua scripts, called with EVALSHA), so a
+   * network fault can aim at one by name (drop_reply's command: moveToFinished). @default none: a script is named by its SHA-1
+   */
+  scriptNames?(): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The request on the wire that carries each of its writes (the reference on PostgreSQL: a complete is the COMMIT
+   * of a transaction that set status = 'done'; BullMQ: the moveToFinished script with a returnvalue), so a network
+   * fault can aim at a write by what it is (drop_reply's `write: complete`) on any queue. @default none: such a fault is not judged
+   */
+  wireRequests?: Readonly<Partial<Record<WireWrite, WireRequestSpec>>>;
   /** The servers this queue needs (compare names them in its column; each is checked by `preflight`). */
   needs?: readonly (keyof ServerSettings)[];
   /** What a locator (`--store`) names: a file (which must exist to be observed), or a name on a server (a schema). */

@@ -10,7 +10,7 @@ import { openReference } from '../reference/sqlite/open-reference.js';
 import { sqliteAdapter } from '../reference/sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from '../reference/sqlite/sqlite-queue.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
-import { BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
+import { BROKEN_SERVER_VARIANTS, BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
 import { ADAPTER_PREFIX, canonicalQueueName, importAdapterModule } from './adapter-module.js';
 
 /** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
@@ -52,6 +52,7 @@ export const QUEUE_IMPLS: readonly QueueImpl[] = [
   rabbitmqAdapter,
   natsJetstreamAdapter,
   ...SQLITE_QUEUES.slice(1).map(sqliteImpl),
+  ...BROKEN_SERVER_VARIANTS,
 ];
 
 /** Thrown for a `--queue` name that is not known; lists the ones that are. */

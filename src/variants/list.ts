@@ -1,3 +1,4 @@
+import type { QueueAdapter } from '../port/adapter.js';
 import { openReference } from '../reference/sqlite/open-reference.js';
 import type { SqliteQueueSpec } from '../reference/sqlite/sqlite-adapter.js';
 import { openStore } from '../reference/sqlite/store.js';
@@ -14,6 +15,7 @@ import { FAILED_COMPENSATION_OK_RULES } from './failed-compensation-ok/rules.js'
 import { HeartbeatRetakesSweptJobQueue } from './heartbeat-retakes-swept-job/heartbeat-retakes-swept-job-queue.js';
 import { HistoryGapQueue } from './history-gap/history-gap-queue.js';
 import { LeaseNeverExpiresQueue } from './lease-never-expires/lease-never-expires-queue.js';
+import { leaseTrustedAfterPartition } from './lease-trusted-after-partition/lease-trusted-adapter.js';
 import { NoBackoffQueue } from './no-backoff/no-backoff-queue.js';
 import { NoJitterQueue } from './no-jitter/no-jitter-queue.js';
 import { PayloadEncodedInErrorQueue } from './payload-encoded-in-error/payload-encoded-in-error-queue.js';
@@ -199,3 +201,6 @@ export const BROKEN_VARIANTS: readonly SqliteImpl[] = [
     open: (file, options) => new SweepBeforeLeaseEndQueue(openStore(file), options),
   },
 ];
+
+/** The broken variants on a server (the reference on PostgreSQL with one mistake): the self-test runs them where the server answers. */
+export const BROKEN_SERVER_VARIANTS: readonly QueueAdapter[] = [leaseTrustedAfterPartition];

@@ -61,12 +61,25 @@ function recordingControl(): FiringControl & { done: string[] } {
       done.push(`hold until claimed again ${ms}`);
       return 'claimed';
     },
+    claimedAgain: async (ms) => {
+      done.push(`until claimed again ${ms}`);
+      return 'claimed';
+    },
     active: true,
     resumed: () => done.push('resumed'),
     restartServer: async () => {
       done.push('restart server');
       return 'restarted';
     },
+    network: () => ({
+      partition: async (ms) => {
+        done.push(`partition ${ms}`);
+      },
+      heal: () => done.push('heal'),
+      setLatency: (ms, jitterMs) => done.push(`latency ${ms} ${jitterMs}`),
+      reset: () => done.push('reset'),
+      dropReply: (target, rule) => done.push(`drop reply ${JSON.stringify(target)} ${rule}`),
+    }),
   };
 }
 
@@ -136,6 +149,23 @@ describe('the fault actions', () => {
     expect(await fired('hang')).toEqual(['answer {"action":"hang"}']);
     expect(await fired('block', { ms: 900 })).toEqual(['answer {"action":"block","ms":900}']);
     expect(await fired('restart_server')).toEqual(['restart server', 'resumed', 'answer {"action":"continue"}']);
+    // The process goes on at once while cut off; the hold ends when the partition heals.
+    expect(await fired('partition', { ms: 1500 })).toEqual(['partition 1500', 'answer {"action":"continue"}', 'resumed']);
+    expect(await fired('partition', { ms: 9000, until: 'claimed_again' })).toEqual([
+      'partition 9000',
+      'answer {"action":"continue"}',
+      'until claimed again 9000',
+      'heal',
+      'resumed',
+    ]);
+    expect(await fired('latency', { ms: 300, jitter_ms: 50 })).toEqual(['latency 300 50', 'answer {"action":"continue"}']);
+    expect(await fired('latency', { ms: 300 })).toEqual(['latency 300 0', 'answer {"action":"continue"}']);
+    expect(await fired('reset')).toEqual(['reset', 'answer {"action":"continue"}']);
+    expect(await fired('drop_reply', { command: ' COMMIT ', within: 'done' })).toEqual([
+      'drop reply {"command":"COMMIT","within":"done"} r1',
+      'answer {"action":"continue"}',
+    ]);
+    expect(await fired('drop_reply', { write: 'complete' })).toEqual(['drop reply {"write":"complete"} r1', 'answer {"action":"continue"}']);
     expect(await fired('error', { kind: 'permanent' })).toEqual([
       'answer {"action":"error","kind":"permanent","message":"injected permanent error at after_write (fault rule r1)"}',
     ]);
@@ -144,7 +174,7 @@ describe('the fault actions', () => {
   it('every answer an action sends is one it recognises as its own, and a malformed one is not', async () => {
     for (const action of POINT_FAULT_ACTIONS) {
       const control = recordingControl();
-      const arg = argOf(action, { ...(action.exhaustive[0]?.fields ?? {}), ms: 5, kind: 'transient' });
+      const arg = argOf(action, { ...(action.exhaustive[0]?.fields ?? {}), ms: 5, kind: 'transient', command: 'COMMIT' });
       await action.fire(action.resolve(arg, { id: 'r', point: 'after_claim' }) as never, control);
       for (const line of control.done.filter((d) => d.startsWith('answer '))) {
         const answer = JSON.parse(line.slice('answer '.length)) as Record<string, unknown>;

@@ -28,6 +28,8 @@ const VARIANTS = [
   'complete-on-done-silently',
   'heartbeat-retakes-swept-job',
   'sweep-before-lease-end',
+  // On a server: the reference on PostgreSQL with one mistake.
+  'lease-trusted-after-partition',
 ];
 
 /** The queues people run, drilled to show what they do. */

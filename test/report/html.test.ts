@@ -60,6 +60,32 @@ describe('report.html', () => {
     }
   });
 
+  it("draws a partition as a span in the cut-off process's lane, from its start to its heal, and a lost reply or a reset as a point", () => {
+    const scenario = drillReport().scenarios[0]!;
+    const at = (ms: number) => new Date(Date.parse(scenario.timeline[0]!.at) + ms).toISOString();
+    const w1 = { process: 'w1#2', pid: 7 };
+    scenario.timeline.push(
+      { at: at(100), kind: 'network', detail: 'partitioned from its servers for 1500 ms at after_verify job 1 attempt 2', ...w1 },
+      { at: at(1600), kind: 'network', detail: 'QD_PG_URL: healed, 728 bytes held go through', ...w1 },
+      { at: at(1600), kind: 'resume', detail: 'the partition from after_verify job 1 attempt 2 healed', ...w1 },
+      {
+        at: at(1700),
+        kind: 'network',
+        detail: 'QD_PG_URL: reply dropped, connection 2: the reply to COMMIT (18 bytes) swallowed, then the connection reset',
+        ...w1,
+      },
+      { at: at(1800), kind: 'network', detail: 'QD_PG_URL: reset, connections 3, 4', ...w1 },
+    );
+    const marks = layoutScenario(scenario, 0).marks.filter((mark) => mark.kind === 'partition' || mark.kind === 'network');
+    expect(marks.map((mark) => [mark.kind, mark.lane, mark.label, mark.end === undefined ? null : mark.end - mark.at])).toEqual([
+      ['partition', 'w1#2', 'partitioned', 1500],
+      ['network', 'w1#2', 'reply lost', null],
+      ['network', 'w1#2', 'reset', null],
+    ]);
+    expect(marks[0]!.title).toBe('w1#2: the partition from after_verify job 1 attempt 2 healed');
+    expect(renderHtml({ ...drillReport(), scenarios: [scenario] })).toContain('class="mark k-partition"');
+  });
+
   it('lays each incarnation of a process out in a lane of its own, and effects in the world’s', () => {
     const layout = layoutScenario(drillReport().scenarios[0]!, 0);
     expect(layout.lanes.map((lane) => lane.id)).toEqual(['w1#1', 'w1#2', 'world']);

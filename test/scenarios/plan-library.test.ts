@@ -66,7 +66,7 @@ describe('the plan library', () => {
   it('gives the shipped drill the same plans, job by job, as when it declared them', () => {
     const shipped = resolveScenarios(loadScenarioFile('scenarios.yaml'), { seed: 1 });
     const asDeclared = resolveScenarios(parseScenarioText(readShippedWithPlansInFull(), 'scenarios.yaml (plans in full)'), { seed: 1 });
-    expect(shipped.length).toBe(42);
+    expect(shipped.length).toBe(47);
     expect(shipped).toEqual(asDeclared);
   });
 

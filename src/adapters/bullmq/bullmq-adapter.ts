@@ -46,6 +46,9 @@ export const bullmqAdapter: QueueAdapter = {
     const { restartRedis } = await import('./restart-redis.js');
     return restartRedis(resolveRedisUrl(servers.redisUrl));
   },
+  // A job's complete is the moveToFinished script with its returnvalue (a fail's carries failedReason).
+  wireRequests: { complete: { command: 'moveToFinished', within: 'returnvalue' } },
+  scriptNames: async () => (await import('./script-names.js')).bullmqScriptNames(),
   async preflight(servers) {
     const { assertRedisReachable, resolveRedisUrl } = await redisModule();
     await assertRedisReachable(resolveRedisUrl(servers.redisUrl));

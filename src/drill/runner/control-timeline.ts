@@ -36,7 +36,7 @@ export function controlTimeline(timeline: Timeline): { onControl(event: ControlE
       const action = pointFaultAction(event.action.type)!;
       if (event.kind === 'resumed') {
         held--;
-        timeline.record('resume', `SIGCONT after the ${action.name} at ${where}`, process, place);
+        timeline.record('resume', action.resumeDetail?.(where) ?? `SIGCONT after the ${action.name} at ${where}`, process, place);
         return;
       }
       if (action.holds) held++;

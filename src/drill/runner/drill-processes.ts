@@ -34,7 +34,15 @@ export class DrillProcesses {
     private readonly control: ControlFactory,
     private readonly timeline: Timeline,
     private readonly restart: Settings['restart'],
+    /** What a process's environment is given besides the drill's (its servers through its own fault proxies). */
+    private readonly envFor: (name: string) => Record<string, string> = () => ({}),
   ) {}
+
+  /** The process `name`'s current incarnation, as the timeline names it; undefined for a name not started. */
+  current(name: string): { name: string; pid: number } | undefined {
+    const role = this.roles.find((r) => r.name === name);
+    return role && this.processOf(role);
+  }
 
   /** Starts a process of the drill. */
   start(spec: RoleSpec): void {
@@ -122,7 +130,7 @@ export class DrillProcesses {
   }
 
   private spawn(spec: RoleSpec): Child {
-    const child = this.supervisor.spawn(spec.name, spec.args, { control: this.control });
+    const child = this.supervisor.spawn(spec.name, spec.args, { control: this.control, env: this.envFor(spec.name) });
     const process = { name: `${spec.name}#${child.incarnation}`, pid: child.pid };
     this.timeline.record(child.incarnation === 1 ? 'spawn' : 'restart', `${spec.kind} ${spec.name}`, process);
     void child.exited.then((exit) => {

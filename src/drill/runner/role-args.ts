@@ -97,3 +97,14 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
   });
   return roles;
 }
+
+/** The name of every process the drill may start: the coordinator, the producers (those that enqueue again too), the workers. */
+export function processNames(scenario: ResolvedScenario): string[] {
+  const { settings } = scenario;
+  const producers = settings.producers * (settings.enqueue_again === false ? 1 : 2);
+  return [
+    ...(settings.coordinator ? ['coordinator'] : []),
+    ...Array.from({ length: producers }, (_, index) => `p${index + 1}`),
+    ...scenario.workers.map((worker) => worker.id),
+  ];
+}

@@ -1,6 +1,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { type Clock, utc } from '../../kernel/clock.js';
 import type { Random } from '../../kernel/random.js';
+import { framersFor, type ReplyFramer, type RequestFramer, type WireProtocol, type WireRequest } from './wire-framing.js';
 
 /*
  * A TCP proxy on 127.0.0.1 between one drill process and one server its
@@ -10,7 +11,10 @@ import type { Random } from '../../kernel/random.js';
  * heals and TCP sends them again), latency (every chunk delayed, in order,
  * jittered from the seed), a reset (every connection closed with RST). Each
  * change and each connection is an event for the drill's timeline, with the
- * bytes held or delivered. The proxy knows no protocol: it moves chunks.
+ * bytes held or delivered. Given the server's protocol (PostgreSQL's, Redis's
+ * RESP), it also frames each connection's requests and replies, so it can
+ * swallow the reply to one named request (a COMMIT, BullMQ's moveToFinished)
+ * and cut that connection: the request ran, and the client never hears of it.
  */
 
 /** Where the proxy forwards to. */
@@ -22,7 +26,7 @@ export interface ProxyTarget {
 /** One thing the proxy did, for the timeline. */
 export interface ProxyEvent {
   at: string;
-  kind: 'connected' | 'closed' | 'partitioned' | 'healed' | 'latency' | 'reset';
+  kind: 'connected' | 'closed' | 'partitioned' | 'healed' | 'latency' | 'reset' | 'reply-dropped';
   /** The connection it concerns (numbered from 1 in the order they came), or null for every one. */
   connection: number | null;
   detail: string;
@@ -33,6 +37,16 @@ export interface FaultProxyOptions {
   /** The jitter's source (the drill's seed). */
   random: Random;
   onEvent?: (event: ProxyEvent) => void;
+  /** The server's wire protocol, for dropReply: its requests and replies are framed. @default none: chunks only */
+  protocol?: WireProtocol;
+  /** Script names by SHA-1, so an EVALSHA is named by its script (RESP). */
+  scripts?: ReadonlyMap<string, string>;
+}
+
+/** A drop armed on the proxy: the next request whose name matches has its reply swallowed. */
+interface ArmedDrop {
+  matches: (request: WireRequest) => boolean;
+  dropped: (what: string) => void;
 }
 
 type Direction = 'to-server' | 'to-client';
@@ -94,6 +108,14 @@ interface Link {
   client: Socket;
   server: Socket;
   lanes: Record<Direction, Lane>;
+  /** The requests and replies framed (a protocol given), how many of each have ended, and the request whose reply is to be swallowed. */
+  wire?: {
+    requests: RequestFramer;
+    replies: ReplyFramer;
+    sent: number;
+    answered: number;
+    target?: { index: number; name: string; swallowed: number } & ArmedDrop;
+  };
 }
 
 export class FaultProxy {
@@ -101,6 +123,7 @@ export class FaultProxy {
   private count = 0;
   private latency = { ms: 0, jitterMs: 0 };
   private healTimer: NodeJS.Timeout | undefined;
+  private drop: ArmedDrop | undefined;
   partitioned = false;
 
   private constructor(
@@ -139,10 +162,18 @@ export class FaultProxy {
     client.setNoDelay(true);
     const server = createConnection({ host: this.target.host, port: this.target.port, noDelay: true, allowHalfOpen: true });
     const link: Link = { id, client, server, lanes: { 'to-server': new Lane(server, this), 'to-client': new Lane(client, this) } };
+    const { protocol, scripts } = this.options;
+    if (protocol) link.wire = { ...framersFor(protocol, scripts), sent: 0, answered: 0 };
     this.links.add(link);
     this.emit('connected', id, `to ${this.target.host}:${this.target.port}`);
-    client.on('data', (chunk: Buffer) => link.lanes['to-server'].push(chunk));
-    server.on('data', (chunk: Buffer) => link.lanes['to-client'].push(chunk));
+    client.on('data', (chunk: Buffer) => {
+      this.requested(link, chunk);
+      link.lanes['to-server'].push(chunk);
+    });
+    server.on('data', (chunk: Buffer) => {
+      const passed = this.answered(link, chunk);
+      if (passed.length > 0) link.lanes['to-client'].push(passed);
+    });
     let ended = false;
     const end = (why: string) => {
       if (ended) return;
@@ -161,6 +192,67 @@ export class FaultProxy {
     server.on('error', (error) => end(`the server's socket failed: ${error.message}`));
     client.on('close', () => end('the client closed'));
     server.on('close', () => end('the server closed'));
+  }
+
+  /** Frames the client's requests; the first that an armed drop matches becomes the one whose reply is swallowed. */
+  private requested(link: Link, chunk: Buffer): void {
+    const wire = link.wire;
+    if (!wire) return;
+    for (const request of wire.requests.push(chunk)) {
+      const index = wire.sent++;
+      if (this.drop && wire.target === undefined && this.drop.matches(request)) {
+        wire.target = { index, name: request.name, swallowed: 0, ...this.drop };
+        this.drop = undefined;
+      }
+    }
+  }
+
+  /** What of the server's chunk goes on to the client: all of it, but the reply to a targeted request (and what follows it). */
+  private answered(link: Link, chunk: Buffer): Buffer {
+    const wire = link.wire;
+    if (!wire) return chunk;
+    const target = wire.target;
+    let passed = target && wire.answered >= target.index ? 0 : chunk.length;
+    let complete = false;
+    for (const end of wire.replies.push(chunk)) {
+      const index = wire.answered++;
+      if (target && index === target.index - 1) passed = end;
+      if (target && index === target.index) complete = true;
+    }
+    if (!target) return chunk;
+    target.swallowed += chunk.length - passed;
+    if (complete) {
+      const what = `connection ${link.id}: the reply to ${target.name} (${target.swallowed} bytes) swallowed, then the connection reset`;
+      this.emit('reply-dropped', link.id, what);
+      target.dropped(what);
+      setImmediate(() => {
+        link.client.resetAndDestroy();
+        link.server.resetAndDestroy();
+      });
+    }
+    return chunk.subarray(0, passed);
+  }
+
+  /**
+   * Swallows the reply to the next request (on any connection, now or new) whose name `matches`, then closes that
+   * connection with RST both ways: the server ran the request, and the client never hears whether it did.
+   * `dropped` is told what was swallowed. Needs the protocol; one drop is armed at a time (a new one replaces it).
+   */
+  dropReply(matches: (request: WireRequest) => boolean, dropped: (what: string) => void): void {
+    if (!this.options.protocol) throw new Error("the fault proxy was given no protocol: it cannot tell one request's reply from another's");
+    this.drop = { matches, dropped };
+  }
+
+  /** Whether it frames its connections' requests and replies (it was given the server's protocol). */
+  get frames(): boolean {
+    return this.options.protocol !== undefined;
+  }
+
+  /** Takes back a drop that found no request: whether one was still armed. */
+  disarmDrop(): boolean {
+    const armed = this.drop !== undefined;
+    this.drop = undefined;
+    return armed;
   }
 
   /** Black-holes every connection, now and new ones, for `ms` (or until heal()): nothing passes, nothing is closed. */

@@ -71,7 +71,7 @@ export class PgLeaseStore implements LeaseStore {
     this.pool = openPool(location.url, location.schema, POOL_SIZE, { idleInTransactionMs: Math.max(this.leaseMs, MIN_IDLE_IN_TRANSACTION_MS) });
   }
 
-  private transaction<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
+  protected transaction<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work);
   }
 

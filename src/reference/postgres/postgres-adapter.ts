@@ -4,9 +4,11 @@ import { holdOwnerComment } from '../../adapters/pg/owner-comment.js';
 import { createSchema, dropSchema, schemaNameFor } from '../../adapters/pg/provision.js';
 import { restartPostgresServer } from '../../adapters/pg/restart-server.js';
 import { toolVersion } from '../../kernel/version.js';
-import type { QueueAdapter } from '../../port/adapter.js';
+import type { ConnectOptions, QueueAdapter, QueueConnection } from '../../port/adapter.js';
+import type { LeaseStore } from '../lease-store.js';
 import { referenceCapabilities } from '../reference-capabilities.js';
 import { referenceConnection } from '../reference-connection.js';
+import type { PgQueueLocation } from './pg-lease-store.js';
 import { SCHEMA_SQL } from './schema.js';
 
 /** The environment variable the drill's processes find the server in (never their command line: a URL may carry a password). */
@@ -27,6 +29,8 @@ export const postgresAdapter: QueueAdapter = {
   soundness: 'sound',
   locatorKind: 'name',
   needs: ['pgUrl'],
+  // Every write is a transaction (pg-lease-store.ts); a complete's is the one that sets the job done.
+  wireRequests: { complete: { command: 'COMMIT', within: "status = 'done'" } },
   async preflight(servers) {
     await assertPgReachable(resolvePgUrl(servers.pgUrl));
   },
@@ -48,12 +52,22 @@ export const postgresAdapter: QueueAdapter = {
     };
   },
   restartServer: restartPostgresServer,
-  async connect(locator, options) {
-    const url = resolvePgUrl(options.servers?.pgUrl);
-    // A server that does not answer is one line naming it, not a driver's stack trace at the first query.
-    await assertPgReachable(url);
-    // Loaded here: the driver it needs costs every process on another queue start-up time (the registry imports this file).
-    const { PgLeaseStore } = await import('./pg-lease-store.js');
-    return referenceConnection(new PgLeaseStore({ url, schema: locator }, options), { leaseMs: options.leaseMs });
-  },
+  connect: (locator, options) =>
+    connectPgStore(locator, options, async (location, storeOptions) => {
+      // Loaded here: the driver it needs costs every process on another queue start-up time (the registry imports this file).
+      const { PgLeaseStore } = await import('./pg-lease-store.js');
+      return new PgLeaseStore(location, storeOptions);
+    }),
 };
+
+/** Connects to the reference's queue on PostgreSQL through the store `open` makes (the reference's, or a broken variant's). */
+export async function connectPgStore(
+  locator: string,
+  options: ConnectOptions,
+  open: (location: PgQueueLocation, options: ConnectOptions) => Promise<LeaseStore>,
+): Promise<QueueConnection> {
+  const url = resolvePgUrl(options.servers?.pgUrl);
+  // A server that does not answer is one line naming it, not a driver's stack trace at the first query.
+  await assertPgReachable(url);
+  return referenceConnection(await open({ url, schema: locator }, options), { leaseMs: options.leaseMs });
+}

@@ -30,6 +30,7 @@ export interface Lane {
 export type MarkKind =
   | 'lease'
   | 'pause'
+  | 'partition'
   | 'starved'
   | 'claim'
   | 'release'
@@ -41,6 +42,7 @@ export type MarkKind =
   | 'incident'
   | 'fault'
   | 'kill'
+  | 'network'
   | 'restart'
   | 'enqueue'
   | 'note';
@@ -198,6 +200,7 @@ function jobMarks(scenario: ScenarioReport, index: number, lanes: readonly Lane[
 function harnessMarks(scenario: ScenarioReport, index: number, origin: number): Mark[] {
   const marks: Mark[] = [];
   const pauses = new Map<string, number>();
+  const partitions = new Map<string, number>();
   scenario.timeline.forEach((event, n) => {
     if (!event.process) return;
     const at = ms(event.at, origin);
@@ -217,6 +220,11 @@ function harnessMarks(scenario: ScenarioReport, index: number, origin: number): 
       case 'pause':
         pauses.set(event.process, at);
         break;
+      case 'network':
+        // A partition is a span from its start to its heal (the `resume`); a reset, a lost reply, a slow link, a point.
+        if (event.detail.startsWith('partitioned')) partitions.set(event.process, at);
+        else if (!/: healed, /.test(event.detail)) mark('network', networkLabel(event.detail));
+        break;
       case 'starved': {
         // A span with no end (a report edited by hand) is drawn as long as it says it was late.
         const end = event.until !== undefined ? ms(event.until, origin) : at + (event.ms ?? 0);
@@ -233,6 +241,20 @@ function harnessMarks(scenario: ScenarioReport, index: number, origin: number): 
         break;
       }
       case 'resume': {
+        const cut = partitions.get(event.process);
+        if (cut !== undefined) {
+          marks.push({
+            id,
+            lane: event.process,
+            kind: 'partition',
+            at: cut,
+            end: at,
+            label: 'partitioned',
+            title: `${event.process}: ${event.detail}`,
+          });
+          partitions.delete(event.process);
+          break;
+        }
         const from = pauses.get(event.process);
         if (from !== undefined)
           marks.push({ id, lane: event.process, kind: 'pause', at: from, end: at, label: 'paused', title: `${event.process}: ${event.detail}` });
@@ -244,6 +266,15 @@ function harnessMarks(scenario: ScenarioReport, index: number, origin: number): 
     }
   });
   return marks;
+}
+
+/** A network event's mark label: what happened to the link, in a word or two. */
+function networkLabel(detail: string): string {
+  if (/reply dropped/.test(detail)) return 'reply lost';
+  if (/: reset, /.test(detail)) return 'reset';
+  if (/each way/.test(detail)) return 'slow link';
+  if (/to be lost, armed/.test(detail)) return 'drop armed';
+  return 'network';
 }
 
 /** The lanes and marks of one scenario (its index in the report names its elements). */

@@ -49,6 +49,7 @@ svg.timeline .life { stroke: #999; stroke-width: 1; stroke-dasharray: 2 3; } svg
 .mark text { fill: var(--ink); stroke: none; font-size: 10px; }
 .mark .ink, .mark .cross { fill: none; stroke-width: 2.5; } .mark .ring { fill: #fff; stroke-width: 2; }
 .k-lease rect { fill: #dbe7f7; stroke: #3a5f8f; } .k-pause rect { fill: #eee; stroke: var(--ink); stroke-dasharray: 3 2; }
+.k-partition rect { fill: #fbe3d6; stroke: #a0522d; stroke-dasharray: 6 2; } .k-network .ink { stroke: #a0522d; }
 .k-starved rect { fill: url(#qd-starved-hatch) #ddd; stroke: #888; stroke-width: 1; stroke-dasharray: 1 2; }
 .k-claim { fill: #3a5f8f; } .k-release { fill: #fff; } .k-done { fill: var(--good); } .k-done .ink { stroke: #fff; }
 .k-review { fill: #fff; stroke-width: 2; } .k-refused .cross { stroke: var(--bad); } .k-kill .cross { stroke: var(--ink); stroke-width: 4; }

@@ -22,6 +22,7 @@ const PLOT = WIDTH - LABEL_WIDTH - 16;
 export const MARK_MEANING: Record<MarkKind, string> = {
   lease: 'a lease held (job, epoch)',
   pause: 'the process stopped (a pause fault)',
+  partition: "the process cut off from its queue's server (a partition)",
   starved: 'starved: the machine did not run the process (load, not a fault)',
   claim: 'claimed',
   release: 'released (retry, compensating)',
@@ -33,6 +34,7 @@ export const MARK_MEANING: Record<MarkKind, string> = {
   incident: 'an incident',
   fault: 'a fault fired',
   kill: 'SIGKILL',
+  network: 'its link to the server: connections reset, a reply lost, a slow link',
   restart: 'started again',
   enqueue: 'enqueued',
   note: 'a note',
@@ -69,6 +71,8 @@ function shape(kind: MarkKind, x: number, y: number): string {
       return `<path d="M${x},${y - 8}L${x + 7},${y + 6}L${x - 7},${y + 6}Z"/>`;
     case 'restart':
       return `<circle class="ring" cx="${x}" cy="${y}" r="6"/>`;
+    case 'network':
+      return `<path class="ink" d="M${x - 7},${y}L${x - 3},${y - 5}L${x + 3},${y + 5}L${x + 7},${y}"/>`;
     case 'enqueue':
       return `<path class="cross" d="M${x - 6},${y}L${x + 6},${y}M${x},${y - 6}L${x},${y + 6}"/>`;
     default:
@@ -147,7 +151,7 @@ export function legendSvg(): string {
       at: 0,
       label: '',
       title: MARK_MEANING[kind],
-      ...(kind === 'lease' || kind === 'pause' || kind === 'starved' ? { end: 1 } : {}),
+      ...(kind === 'lease' || kind === 'pause' || kind === 'partition' || kind === 'starved' ? { end: 1 } : {}),
     };
     const icon = mark.end !== undefined ? `<rect x="2" y="4" width="24" height="14" rx="2"/>` : shape(kind, 14, 11);
     const svg = `<svg viewBox="0 0 28 22" width="28" height="22" aria-hidden="true"><g class="mark k-${kind}">${icon}</g></svg>`;

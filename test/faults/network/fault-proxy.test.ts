@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultProxy, type ProxyEvent } from '../../../src/faults/network/fault-proxy.js';
+import type { WireProtocol } from '../../../src/faults/network/wire-framing.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
@@ -19,11 +20,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function proxyTo(url: string, events: ProxyEvent[] = [], seed = 1): Promise<{ proxy: FaultProxy; url: string }> {
+async function proxyTo(url: string, events: ProxyEvent[] = [], seed = 1, protocol?: WireProtocol): Promise<{ proxy: FaultProxy; url: string }> {
   const target = new URL(url);
   const proxy = await FaultProxy.start(
     { host: target.hostname, port: Number(target.port) },
-    { clock: systemClock(), random: seededRandom(seed), onEvent: (event) => events.push(event) },
+    { clock: systemClock(), random: seededRandom(seed), onEvent: (event) => events.push(event), ...(protocol ? { protocol } : {}) },
   );
   cleanup.push(() => proxy.close());
   target.hostname = '127.0.0.1';
@@ -68,7 +69,8 @@ describe('the fault proxy', () => {
     'passes a PostgreSQL connection through unchanged: 3000 statements and a megabyte',
     async () => {
       const events: ProxyEvent[] = [];
-      const { url } = await proxyTo(PG_URL, events);
+      // Framing on: the proxy reads every message, and must change none.
+      const { url } = await proxyTo(PG_URL, events, 1, 'postgres');
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       cleanup.push(() => client.end());
@@ -86,7 +88,7 @@ describe('the fault proxy', () => {
   it.skipIf(skipWithoutRedis('the fault proxy on Redis'))(
     'passes a Redis connection through unchanged: 3000 pipelined and 500 sequential commands',
     async () => {
-      const { url } = await proxyTo(REDIS_URL);
+      const { url } = await proxyTo(REDIS_URL, [], 1, 'resp');
       const client = redisThrough(url);
       await client.connect();
       const key = `qd-proxy-test-${process.pid}`;
@@ -163,5 +165,87 @@ describe('the fault proxy', () => {
     expect(proxy.open).toBe(0);
     expect(events.map((e) => e.kind)).toEqual(['connected', 'partitioned', 'reset', 'closed']);
     expect(events[2]!.detail).toBe('connections 1');
+  });
+
+  it.skipIf(skipWithoutPg('the fault proxy on PostgreSQL'))(
+    "drops the reply to one transaction's COMMIT: the row is committed, the client hears only that its connection was cut",
+    async () => {
+      const events: ProxyEvent[] = [];
+      const { proxy, url } = await proxyTo(PG_URL, events, 1, 'postgres');
+      const direct = new pg.Client({ connectionString: PG_URL });
+      await direct.connect();
+      const table = `qd_proxy_drop_${process.pid}`;
+      await direct.query(`CREATE TABLE ${table} (id int primary key, status text)`);
+      cleanup.push(async () => {
+        await direct.query(`DROP TABLE IF EXISTS ${table}`);
+        await direct.end();
+      });
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+      const dropped: string[] = [];
+      proxy.dropReply(
+        (request) => request.name === 'COMMIT' && request.context.includes("'done'"),
+        (what) => dropped.push(what),
+      );
+      // A transaction that does not match goes through untouched.
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO ${table} VALUES (1, 'running')`);
+      await client.query('COMMIT');
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO ${table} VALUES (2, $1)`, ['x']);
+      await client.query(`UPDATE ${table} SET status = 'done' WHERE id = 1`);
+      await expect(client.query('COMMIT')).rejects.toThrow();
+      const { rows } = await direct.query(`SELECT id, status FROM ${table} ORDER BY id`);
+      expect(rows).toEqual([
+        { id: 1, status: 'done' },
+        { id: 2, status: 'x' },
+      ]);
+      expect(dropped).toEqual(['connection 1: the reply to COMMIT (18 bytes) swallowed, then the connection reset']);
+      expect(events.filter((e) => e.kind === 'reply-dropped').map((e) => e.connection)).toEqual([1]);
+      // One drop, taken: nothing more is armed.
+      expect(proxy.disarmDrop()).toBe(false);
+    },
+  );
+
+  it.skipIf(skipWithoutRedis('the fault proxy on Redis'))(
+    'drops the reply to one pipelined command: the replies before it arrive, it ran, and the connection is cut',
+    async () => {
+      const { proxy, url } = await proxyTo(REDIS_URL, [], 1, 'resp');
+      const client = redisThrough(url);
+      await client.connect();
+      const key = `qd-proxy-drop-${process.pid}`;
+      const direct = new Redis(REDIS_URL);
+      cleanup.push(async () => {
+        await direct.del(key);
+        direct.disconnect();
+      });
+      await direct.set(key, '5');
+      proxy.dropReply(
+        (request) => request.name === 'INCR',
+        () => {},
+      );
+      const [before, incr] = [client.get(key), client.incr(key).catch((error: unknown) => error)];
+      expect(await before).toBe('5');
+      expect(await incr).toBeInstanceOf(Error);
+      expect(await direct.get(key)).toBe('6');
+    },
+  );
+
+  it('cannot drop a reply without knowing the protocol, and takes back a drop no request met', async () => {
+    const { proxy } = await proxyTo(REDIS_URL);
+    expect(() =>
+      proxy.dropReply(
+        () => true,
+        () => {},
+      ),
+    ).toThrow(/no protocol/);
+    const { proxy: framed } = await proxyTo(REDIS_URL, [], 1, 'resp');
+    framed.dropReply(
+      () => true,
+      () => {},
+    );
+    expect(framed.disarmDrop()).toBe(true);
+    expect(framed.disarmDrop()).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import type { Lease, LeaseWriteResult } from '../../job.js';
 import { writeUnderLease } from './write-under-lease.js';
 
 /** Marks a held job done with its verified result digest (checked before anything is written), outcome `done`. Run in a transaction. */
-export async function complete(db: Queryable, lease: Lease, resultDigest: string): Promise<LeaseWriteResult> {
+export async function complete(db: Queryable, lease: Lease, resultDigest: string, leaseGuard?: string): Promise<LeaseWriteResult> {
   assertDigest(resultDigest);
   return writeUnderLease(
     db,
@@ -17,5 +17,6 @@ export async function complete(db: Queryable, lease: Lease, resultDigest: string
       reason: `done, verified result ${resultDigest.slice(0, 12)}`,
     }),
     { to: 'done', what: 'complete' },
+    leaseGuard,
   );
 }

@@ -24,14 +24,14 @@ export interface RefusedWrite {
 
 // The fencing guard: the job, the worker, and the epoch of this very claim. A
 // lease is held on a running job (a worker) or a compensating one (the coordinator).
-const GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_by = @workerId AND lease_fence = @fence`;
+export const FENCED_GUARD = `id = @jobId AND status IN ('running', 'compensating') AND leased_by = @workerId AND lease_fence = @fence`;
 
 // Locked under the guard: a write in flight elsewhere on this job (a claim's
 // sweep, a coordinator's release) is waited for, and once it commits the guard
 // is checked again against what it wrote (READ COMMITTED's re-check), so a
 // holder that lost its lease meanwhile is refused, never let through on a
 // stale read. FOR NO KEY UPDATE: see claim.ts.
-const HELD = `SELECT ${JOB_COLUMNS} FROM agent_jobs WHERE ${GUARD} FOR NO KEY UPDATE`;
+const heldUnder = (guard: string) => `SELECT ${JOB_COLUMNS} FROM agent_jobs WHERE ${guard} FOR NO KEY UPDATE`;
 // Locked too: the refusal's read of the job and its history row must not fall between a concurrent claim's
 // update and its event (a refusal naming attempt 2 after the claim of attempt 3 breaks the history's order).
 const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs WHERE id = @jobId FOR NO KEY UPDATE`;
@@ -50,15 +50,17 @@ export async function writeUnderLease(
   actor: Actor,
   plan: (held: JobRow) => LeaseWritePlan,
   onRefused: RefusedWrite,
+  /** The SQL that says the lease is still the writer's (a broken variant weakens it). @default FENCED_GUARD */
+  leaseGuard: string = FENCED_GUARD,
 ): Promise<LeaseWriteResult> {
   const guard = { jobId: lease.jobId, workerId: lease.workerId, fence: lease.fence };
-  const held = await firstRow<JobRow>(db, HELD, guard);
+  const held = await firstRow<JobRow>(db, heldUnder(leaseGuard), guard);
   if (!held) return refuse(db, lease, actor, onRefused);
   const write = plan(held);
   // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
   const after = await firstRow<{ status: JobStatus; lease_until: string | null }>(
     db,
-    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${GUARD} RETURNING status, ${iso('lease_until')}`,
+    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${leaseGuard} RETURNING status, ${iso('lease_until')}`,
     { ...write.params, ...guard },
   );
   if (!after) throw new HarnessError('QD_PG_LOCKED_ROW_CHANGED', `job ${lease.jobId} changed under its row lock`);
