@@ -58,9 +58,10 @@ export async function writeUnderLease(
   if (!held) return refuse(db, lease, actor, onRefused);
   const write = plan(held);
   // The status the row has now, not the one the plan names: a write that sets none (a heartbeat) leaves it.
-  const after = await firstRow<{ status: JobStatus; lease_until: string | null }>(
+  const after = await firstRow<{ status: JobStatus; lease_until: string | null; written_at: string }>(
     db,
-    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${leaseGuard} RETURNING status, ${iso('lease_until')}`,
+    `UPDATE agent_jobs SET ${write.set}, updated_at = clock.now FROM ${CLOCK} WHERE ${leaseGuard} ` +
+      `RETURNING status, ${iso('lease_until')}, clock.now::text AS written_at`,
     { ...write.params, ...guard },
   );
   if (!after) throw new HarnessError('QD_PG_LOCKED_ROW_CHANGED', `job ${lease.jobId} changed under its row lock`);
@@ -76,6 +77,7 @@ export async function writeUnderLease(
       actor,
       reason: write.reason,
       delayMs: write.delayMs ?? null,
+      at: after.written_at,
     });
   }
   // A lease still held after the write: a renewal, whose holder is told the lease's new end.
