@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import { type FaultActionName, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
-import { FAILPOINTS, type FailpointName, STEP_FAILPOINTS } from '../faults/points.js';
+import type { FaultActionName } from '../faults/actions/index.js';
+import { type FailpointName, STEP_FAILPOINTS } from '../faults/points.js';
 import { type Random, randomInt, seededRandom } from '../kernel/random.js';
 import { CATALOGUE, isToolName } from '../world/catalogue.js';
 import { TOOL_EFFECT_KINDS, type ToolEffectKind, toolEffectKind, toolsOfKind } from '../world/effect-kinds.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
+import { type ExploredAction, type ExploreScope, NO_NETWORK } from './action-scope.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { everyHitAllowed, type PointFaultSpec, type Schedule, type WorldFaultSpec } from './schedule.js';
 
@@ -12,33 +13,36 @@ import { everyHitAllowed, type PointFaultSpec, type Schedule, type WorldFaultSpe
  * Explore's covering schedules. The first runs of an explore walk them, in an
  * order drawn from the seed, before fast-check's random draws follow (as
  * examples, which fast-check shrinks like any value it drew). Between them
- * they arm every fault action explore draws at every named point, for a step
- * of every kind of effect at the points reached for a step (a point tied to
- * no step counts once), and every world fault action on a step of every kind
- * of effect. So what explore reaches does not hang on luck: it needs only as
- * many runs as there are covering schedules (coverSchedules(seed).length).
+ * they arm every fault action explore draws on the queue (action-scope.ts) at
+ * every point it draws it at, for a step of every kind of effect at the points
+ * reached for a step (a point tied to no step counts once, and so does a
+ * network action's point: it cuts the link whatever the step), and every
+ * world fault action on a step of every kind of effect. So what explore
+ * reaches does not hang on luck: it needs only as many runs as there are
+ * covering schedules (coverSchedules(seed, scope).length).
  *
  * Each cell is armed by a bundle on one job: one point fault, with the world
  * faults that lead to its point (a slow answer for on_timeout and heartbeat,
  * a lost one for response_lost, a permanent failure of a later step for
- * during_compensation); world fault actions that no point needed get bundles
- * of their own. A schedule packs two bundles, each limited to a job of its
- * own, so faults never keep each other from their points (one job's crash or
- * error ends that job's attempt, not the other's). The rest (the action's
- * fields, first, a third job, workers and producers) is drawn from the seed,
- * except where a zombie's cell needs its cast (castOf): a holder frozen at
- * before_complete gets other workers, and a pause long enough for one of
- * them to take its job over and finish it, so its complete lands on a done
- * job; a holder frozen at heartbeat is the only worker, so nobody claims its
- * job once the lease is swept, and its renewal lands on a job nobody holds.
+ * during_compensation; on a queue with a network, a holder killed after its
+ * claim for before_release); world fault actions that no point needed get
+ * bundles of their own. A schedule packs two bundles, each limited to a job
+ * of its own, so faults never keep each other from their points (one job's
+ * crash or error ends that job's attempt, not the other's). The rest (the
+ * action's fields, first, a third job, workers and producers) is drawn from
+ * the seed, except where a zombie's cell needs its cast (castOf): a holder
+ * frozen (or cut off from its server) at before_complete gets other workers,
+ * and a pause long enough for one of them to take its job over and finish
+ * it, so its complete lands on a done job; a holder frozen at heartbeat is
+ * the only worker, so nobody claims its job once the lease is swept, and its
+ * renewal lands on a job nobody holds.
  */
 
-/** One combination the covering schedules arm: a point fault for a kind of step (null: a point tied to no step), or a world fault. */
+/** One combination the covering schedules arm: a point fault for a kind of step (null: a point tied to no step, or a network fault), or a world fault. */
 export type CoverCell =
   | { family: 'point'; action: FaultActionName; at: FailpointName; kind: ToolEffectKind | null }
   | { family: 'world'; action: WorldFaultActionName; kind: ToolEffectKind };
 
-const POINT_ACTIONS = POINT_FAULT_ACTIONS.filter((action) => action.explore !== undefined);
 const WORLD_ACTIONS = WORLD_FAULT_ACTIONS.filter((action) => action.explore !== undefined);
 
 /** World actions that apply a call and leave its caller without a usable answer: what leads to response_lost. */
@@ -53,6 +57,13 @@ const TAKEOVER_AND_FINISH_MS = 1_800;
 /** The actions after which a holder stopped past its lease goes on as if it still held its job: a zombie. */
 const ZOMBIE_ACTIONS: ReadonlySet<FaultActionName> = new Set<FaultActionName>(['pause', 'block']);
 
+/**
+ * A holder cut off from its server runs on, and its held writes land when the link heals: a zombie too, at
+ * before_complete. Not at heartbeat alone: a partition until the job is claimed again would then outlast
+ * the drill's no-progress watchdog, with nobody left to claim it.
+ */
+const CUT_OFF_ACTIONS: ReadonlySet<FaultActionName> = new Set<FaultActionName>(['partition']);
+
 /** The workers a bundle's cell needs: others to take its job over and finish it, or its holder alone. */
 type Cast = 'others' | 'alone';
 
@@ -65,6 +76,7 @@ type Cast = 'others' | 'alone';
  * ground, zombie-worker's and zombie-complete's).
  */
 function castOf(at: FailpointName, action: FaultActionName): Cast | undefined {
+  if (CUT_OFF_ACTIONS.has(action)) return at === 'before_complete' ? 'others' : undefined;
   if (!ZOMBIE_ACTIONS.has(action)) return undefined;
   if (at === 'before_complete') return 'others';
   return at === 'heartbeat' ? 'alone' : undefined;
@@ -79,11 +91,18 @@ export function kindsAt(at: FailpointName): Array<ToolEffectKind | null> {
   return TOOL_EFFECT_KINDS.filter((kind) => toolsOfKind(kind).some((tool) => CATALOGUE[tool].compensationTool !== null));
 }
 
-/** Every combination explore must reach. */
-export function coverCells(): CoverCell[] {
+/** The kinds of effect an action's cells at a point are for: a network action's one, null, cuts the link whatever the step's kind. */
+function cellKindsAt(action: ExploredAction, at: FailpointName): Array<ToolEffectKind | null> {
+  return action.network ? [null] : kindsAt(at);
+}
+
+/** Every combination explore must reach on a queue that gets `scope`'s actions. */
+export function coverCells(scope: ExploreScope = NO_NETWORK): CoverCell[] {
   return [
-    ...POINT_ACTIONS.flatMap((action) =>
-      FAILPOINTS.flatMap((at) => kindsAt(at).map((kind): CoverCell => ({ family: 'point', action: action.name as FaultActionName, at, kind }))),
+    ...scope.actions.flatMap((action) =>
+      scope
+        .pointsOf(action.name)
+        .flatMap((at) => cellKindsAt(action, at).map((kind): CoverCell => ({ family: 'point', action: action.name as FaultActionName, at, kind }))),
     ),
     ...WORLD_ACTIONS.flatMap((action) => TOOL_EFFECT_KINDS.map((kind): CoverCell => ({ family: 'world', action: action.name, kind }))),
   ];
@@ -100,11 +119,11 @@ interface Place {
   stepIndex: number;
 }
 
-/** Where a step of a kind sits in the explore plans; for a compensation, only a reversible step with a later step to fail. */
-function placesOf(kind: ToolEffectKind, at: FailpointName | null): Place[] {
+/** Where a step of a kind (null: any) sits in the explore plans; for a compensation, only a reversible step with a later step to fail. */
+function placesOf(kind: ToolEffectKind | null, at: FailpointName | null): Place[] {
   return Object.entries(EXPLORE_PLANS).flatMap(([plan, { steps }]) =>
     steps.flatMap((step, stepIndex) => {
-      if (!isToolName(step.tool) || toolEffectKind(step.tool) !== kind) return [];
+      if (!isToolName(step.tool) || (kind !== null && toolEffectKind(step.tool) !== kind)) return [];
       if (at === 'during_compensation' && (step.compensation === null || stepIndex === steps.length - 1)) return [];
       return [{ plan, stepIndex }];
     }),
@@ -124,8 +143,24 @@ function world(action: WorldFaultActionName, stepIndex: number, fields: Record<s
   return { kind: 'world', job: 0, stepIndex, action, fields, times: 1 };
 }
 
-/** The world faults that lead a schedule to its point at this place (`nth`: which action of the cell's point this is). */
-function leadTo(at: FailpointName, place: Place, nth: number, random: Random): WorldFaultSpec[] {
+/** A holder killed right after its job's first claim, so the coordinator's sweep finds its expired lease to take back. */
+const DEAD_HOLDER: PointFaultSpec = {
+  kind: 'point',
+  at: 'after_claim',
+  action: 'crash',
+  fields: {},
+  stepIndex: null,
+  attempt: null,
+  first: 1,
+  job: 0,
+};
+
+/**
+ * The faults that lead a schedule to its point at this place (`nth`: which action of the cell's point this is): world
+ * faults on the job, or for before_release its holder killed (as the exhaustive matrix reaches it): the coordinator's
+ * sweep finds an expired lease only where a holder died.
+ */
+function leadTo(at: FailpointName, place: Place, nth: number, random: Random): Array<PointFaultSpec | WorldFaultSpec> {
   const last = EXPLORE_PLANS[place.plan]!.steps.length - 1;
   switch (at) {
     case 'on_timeout':
@@ -138,6 +173,8 @@ function leadTo(at: FailpointName, place: Place, nth: number, random: Random): W
       return [world(LOST_ANSWERS[nth % LOST_ANSWERS.length]!, place.stepIndex, {})];
     case 'during_compensation':
       return [world('fail', last, { status: pick(random, [401, 403]) })];
+    case 'before_release':
+      return [DEAD_HOLDER];
     default:
       return [];
   }
@@ -150,14 +187,16 @@ interface Bundle {
   cast?: Cast;
 }
 
-/** The bundle arming one point cell, its fields drawn from the seed. */
-function pointBundle(cell: Extract<CoverCell, { family: 'point' }>, nth: number, random: Random): Bundle {
+/** The bundle arming one point cell, its fields drawn from the seed (a network cell at a step's point: led to a step of any kind). */
+function pointBundle(cell: Extract<CoverCell, { family: 'point' }>, nth: number, random: Random, scope: ExploreScope): Bundle {
   const place: Place =
-    cell.kind === null ? { plan: pick(random, Object.keys(EXPLORE_PLANS)), stepIndex: 0 } : pick(random, placesOf(cell.kind, cell.at));
-  const action = POINT_ACTIONS.find((a) => a.name === cell.action)!;
+    cell.kind === null && !isStepPoint(cell.at)
+      ? { plan: pick(random, Object.keys(EXPLORE_PLANS)), stepIndex: 0 }
+      : pick(random, placesOf(cell.kind, cell.at));
+  const action = scope.actions.find((a) => a.name === cell.action)!;
   const roll = random.next();
   const cast = castOf(cell.at, cell.action);
-  const fields = drawn(random, action.explore!(fc));
+  const fields = drawn(random, action.explore(fc));
   const fault: PointFaultSpec = {
     kind: 'point',
     at: cell.at,
@@ -225,14 +264,14 @@ function worldCellsOf(bundle: Bundle): string[] {
   });
 }
 
-/** The covering schedules, in an order drawn from the seed: each arms two cells (one per job), every cell is armed. */
-export function coverSchedules(seed: number): Schedule[] {
+/** The covering schedules of a queue that gets `scope`'s actions, in an order drawn from the seed: each arms two cells (one per job), every cell is armed. */
+export function coverSchedules(seed: number, scope: ExploreScope = NO_NETWORK): Schedule[] {
   const random = seededRandom(seed);
-  const cells = coverCells();
+  const cells = coverCells(scope);
   const points = cells.flatMap((cell) => {
     if (cell.family !== 'point') return [];
-    const nth = POINT_ACTIONS.findIndex((a) => a.name === cell.action);
-    return [pointBundle(cell, nth, random)];
+    const nth = scope.actions.findIndex((a) => a.name === cell.action);
+    return [pointBundle(cell, nth, random, scope)];
   });
   const armed = new Set(points.flatMap(worldCellsOf));
   const worlds = cells.flatMap((cell) => (cell.family === 'world' && !armed.has(cellName(cell)) ? [worldBundle(cell, random)] : []));

@@ -12,6 +12,7 @@ import type { ScenarioReport } from '../report/schema.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { resolveScenarios } from '../scenarios/resolve.js';
 import { ScenarioFileSchema } from '../scenarios/schema.js';
+import { type ExploreScope, exploreScope } from './action-scope.js';
 import { exploreLanes, type Lane } from './lanes.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
 import { exploreFile, scheduleScenario } from './to-scenario.js';
@@ -164,6 +165,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const worlds = new WorldHost(options.out, true);
   const exploring: Exploring = {
     options,
+    scope: exploreScope(options.adapter),
     worlds,
     cut: AbortSignal.any([options.signal, budget.signal]),
     started,
@@ -172,7 +174,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     flaky: [],
   };
   try {
-    await Promise.all(exploreLanes(options.seed, options.runs, options.parallel).map((lane) => exploreLane(lane, exploring)));
+    await Promise.all(exploreLanes(options.seed, options.runs, options.parallel, exploring.scope).map((lane) => exploreLane(lane, exploring)));
   } finally {
     clearTimeout(timer);
     await worlds.stop();
@@ -200,6 +202,8 @@ const BUDGET_CAUSE = 'the time budget';
 /** What explore's lanes share: the options, the world host, the signal that cuts runs off, and what was found. */
 interface Exploring {
   options: ExploreOptions;
+  /** The point actions the queue gets: network ones only where it reaches a server over the network. */
+  scope: ExploreScope;
   worlds: WorldHost;
   /** Aborted by the time budget or the caller's signal: each run in flight stops, and is judged not at all. */
   cut: AbortSignal;
@@ -253,7 +257,7 @@ async function exploreLane({ index, seed, numRuns, examples }: Lane, exploring: 
   };
   // fast-check stops waiting for a run at the time budget; the run itself is cut off then and ends soon after.
   let inFlight: Promise<boolean> = Promise.resolve(true);
-  const property = fc.asyncProperty(scheduleArbitrary(), (schedule) => {
+  const property = fc.asyncProperty(scheduleArbitrary(exploring.scope), (schedule) => {
     inFlight = runOne(schedule);
     return inFlight;
   });

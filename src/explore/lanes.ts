@@ -1,3 +1,4 @@
+import { type ExploreScope, NO_NETWORK } from './action-scope.js';
 import { coverSchedules } from './cover.js';
 import type { Schedule } from './schedule.js';
 
@@ -21,10 +22,10 @@ export interface Lane {
   examples: Array<[Schedule]>;
 }
 
-/** The lanes of an explore of `runs` schedules from `seed`, `parallel` side by side (at most one a run). */
-export function exploreLanes(seed: number, runs: number, parallel: number): Lane[] {
+/** The lanes of an explore of `runs` schedules from `seed`, `parallel` side by side (at most one a run), on a queue that gets `scope`'s actions. */
+export function exploreLanes(seed: number, runs: number, parallel: number, scope: ExploreScope = NO_NETWORK): Lane[] {
   const count = Math.max(1, Math.min(parallel, runs));
-  const cover = coverSchedules(seed);
+  const cover = coverSchedules(seed, scope);
   return Array.from({ length: count }, (_, index) => ({
     index,
     seed: seed + index,

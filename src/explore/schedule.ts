@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { type FaultActionName, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
-import { FAILPOINTS, type FailpointName, isHoldersPoint, STEP_FAILPOINTS } from '../faults/points.js';
+import type { FaultActionName } from '../faults/actions/index.js';
+import { type FailpointName, isHoldersPoint, STEP_FAILPOINTS } from '../faults/points.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
+import { type ExploredAction, type ExploreScope, NO_NETWORK } from './action-scope.js';
 import { EXPLORE_PLANS } from './plans.js';
 import { shrinkableFields } from './shrinkable-fields.js';
 
@@ -15,7 +16,7 @@ import { shrinkableFields } from './shrinkable-fields.js';
  * can, a map() carries its inverse, and the actions' own draws are wrapped.
  */
 
-/** A fault at a point: any failpoint, any action explore draws (each action says how it draws its fields). */
+/** A fault at a point: any failpoint, any action explore draws on the queue (each action says how it draws its fields; action-scope.ts). */
 export interface PointFaultSpec {
   kind: 'point';
   at: FailpointName;
@@ -59,34 +60,39 @@ export function everyHitAllowed(at: FailpointName): boolean {
   return isHoldersPoint(at);
 }
 
-/** The points tied to no step: a fault there names none. */
-const OTHER_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((p) => !(STEP_FAILPOINTS as readonly string[]).includes(p));
+const isStepPoint = (at: FailpointName): boolean => (STEP_FAILPOINTS as readonly string[]).includes(at);
 
 const attempt = fc.option(fc.integer({ min: 1, max: 2 }), { nil: null });
 // Every hit one draw in four; shrinks toward 1 (a bounded first), with or without fast-check's context.
 const first = fc.mapToConstant<number | null>({ num: 3, build: (i) => (i < 2 ? 1 : 2) }, { num: 1, build: () => null });
 
-/** One action's point faults: at a step's points, maybe limited to a step of the first job; elsewhere, never. */
-function pointFaults(action: (typeof POINT_FAULT_ACTIONS)[number], explore: NonNullable<(typeof POINT_FAULT_ACTIONS)[number]['explore']>) {
-  const shape = (points: readonly FailpointName[], stepIndex: fc.Arbitrary<number | null>) =>
+/** One action's point faults at its points: at a step's points, maybe limited to a step of the first job; elsewhere, never. */
+function pointFaults(action: ExploredAction, points: readonly FailpointName[]) {
+  const shape = (at: readonly FailpointName[], stepIndex: fc.Arbitrary<number | null>) =>
     fc
       .record({
         kind: fc.constant('point' as const),
-        at: fc.constantFrom(...points),
+        at: fc.constantFrom(...at),
         action: fc.constant(action.name as FaultActionName),
-        fields: shrinkableFields(explore(fc)),
+        fields: shrinkableFields(action.explore(fc)),
         stepIndex,
         attempt,
         first,
         job: fc.nat(2),
       })
       .filter((fault) => fault.first !== null || everyHitAllowed(fault.at));
-  return [shape(STEP_FAILPOINTS, fc.option(fc.nat(2), { nil: null })), shape(OTHER_FAILPOINTS, fc.constant(null))];
+  const steps = points.filter(isStepPoint);
+  const others = points.filter((at) => !isStepPoint(at));
+  return [
+    ...(steps.length > 0 ? [shape(steps, fc.option(fc.nat(2), { nil: null }))] : []),
+    ...(others.length > 0 ? [shape(others, fc.constant(null))] : []),
+  ];
 }
 
-const pointFault: fc.Arbitrary<PointFaultSpec> = fc.oneof(
-  ...POINT_FAULT_ACTIONS.flatMap((action) => (action.explore ? pointFaults(action, action.explore) : [])),
-);
+/** A point fault of any action explore draws on the queue, at any of its points. */
+function pointFault(scope: ExploreScope): fc.Arbitrary<PointFaultSpec> {
+  return fc.oneof(...scope.actions.flatMap((action) => pointFaults(action, scope.pointsOf(action.name))));
+}
 
 const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ...WORLD_FAULT_ACTIONS.flatMap((action) =>
@@ -112,10 +118,13 @@ const worldFault: fc.Arbitrary<WorldFaultSpec> = fc.oneof(
   ),
 );
 
-/** Fault schedules: up to 4 faults (two jobs' point faults and what leads to them), 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers. */
-export function scheduleArbitrary(): fc.Arbitrary<Schedule> {
+/**
+ * Fault schedules: up to 4 faults (two jobs' point faults and what leads to them), 1 to 3 jobs, 1 to 3 workers, 1 or 2 producers.
+ * `scope`: the point actions the queue gets (action-scope.ts); without a network, none of the network's.
+ */
+export function scheduleArbitrary(scope: ExploreScope = NO_NETWORK): fc.Arbitrary<Schedule> {
   return fc.record({
-    faults: fc.array(fc.oneof(pointFault, worldFault), { minLength: 1, maxLength: 4 }),
+    faults: fc.array(fc.oneof(pointFault(scope), worldFault), { minLength: 1, maxLength: 4 }),
     jobs: fc.array(fc.constantFrom(...Object.keys(EXPLORE_PLANS)), { minLength: 1, maxLength: 3 }),
     workers: fc.integer({ min: 1, max: 3 }),
     producers: fc.integer({ min: 1, max: 2 }),

@@ -6,6 +6,7 @@ import { WorldHost } from '../drill/runner/world-host.js';
 import { makeOutDir } from '../report/out-dir.js';
 import type { ScenarioReport } from '../report/schema.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
+import { type ExploreScope, exploreScope, NO_NETWORK } from './action-scope.js';
 import { coverSchedules } from './cover.js';
 import { broken, EXPLORED_NAME, replayOfFile, runSchedule } from './explore.js';
 import { type Schedule, scheduleArbitrary } from './schedule.js';
@@ -62,11 +63,11 @@ export interface SoakResult {
 /**
  * The schedules of a soak, the same list every time for one seed: explore's
  * cover first (every fault action at every point, for every kind of effect),
- * then fast-check's draws from the seed.
+ * then fast-check's draws from the seed; `scope`: the point actions the queue gets (action-scope.ts).
  */
-export function soakSchedules(seed: number, runs: number): Schedule[] {
-  const cover = coverSchedules(seed).slice(0, runs);
-  const drawn = runs > cover.length ? fc.sample(scheduleArbitrary(), { seed, numRuns: runs - cover.length }) : [];
+export function soakSchedules(seed: number, runs: number, scope: ExploreScope = NO_NETWORK): Schedule[] {
+  const cover = coverSchedules(seed, scope).slice(0, runs);
+  const drawn = runs > cover.length ? fc.sample(scheduleArbitrary(scope), { seed, numRuns: runs - cover.length }) : [];
   return [...cover, ...drawn];
 }
 
@@ -74,7 +75,7 @@ export function soakSchedules(seed: number, runs: number): Schedule[] {
 export async function soak(options: SoakOptions): Promise<SoakResult> {
   const started = Date.now();
   makeOutDir(options.out);
-  const schedules = soakSchedules(options.seed, options.runs);
+  const schedules = soakSchedules(options.seed, options.runs, exploreScope(options.adapter));
   const violations: SoakViolation[] = [];
   let next = 0;
   let runs = 0;

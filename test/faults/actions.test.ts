@@ -160,6 +160,7 @@ describe('the fault actions', () => {
     ]);
     expect(await fired('latency', { ms: 300, jitter_ms: 50 })).toEqual(['latency 300 50', 'answer {"action":"continue"}']);
     expect(await fired('latency', { ms: 300 })).toEqual(['latency 300 0', 'answer {"action":"continue"}']);
+    expect(await fired('latency', { ms: 300, for_ms: 0 })).toEqual(['latency 300 0', 'answer {"action":"continue"}']);
     expect(await fired('reset')).toEqual(['reset', 'answer {"action":"continue"}']);
     expect(await fired('drop_reply', { command: ' COMMIT ', within: 'done' })).toEqual([
       'drop reply {"command":"COMMIT","within":"done"} r1',

@@ -82,7 +82,7 @@ interface Case {
 const allowed = (values: readonly unknown[]): string => `allowed: ${values.join(', ')}`;
 const SETTINGS_KEYS =
   'queue, pg_url, redis_url, amqp_url, nats_url, lease_ms, skew_margin_ms, call_timeout_ms, poll_ms, tick_ms, no_progress_ms, timeout_ms, max_attempts, producers, coordinator, approve, retry, restart, enqueue_again, queue_options, world_fences';
-const POINT_FAULT_KEYS = 'at, action, code, ms, until, kind, message, jitter_ms, write, command, within, where, first, probability';
+const POINT_FAULT_KEYS = 'at, action, code, ms, until, kind, message, jitter_ms, for_ms, write, command, within, where, first, probability';
 
 const CASES: Case[] = [
   {

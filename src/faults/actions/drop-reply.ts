@@ -66,7 +66,10 @@ export const dropReply: PointFaultAction<'drop_reply', DropReply> = {
   isAnswer: () => false,
   carryOut: async () => undefined,
   timeline: (action, where) => [{ kind: 'network', detail: `the reply to its next ${requestText(action)} to be lost, armed at ${where}` }],
-  // Neither explore nor the exhaustive matrix draws it yet: they run on any queue, and an embedded one has no network.
+  // Explore draws it as the loss of the reply to a worker's complete, only on a queue reached over the network that
+  // names the request carrying that write (src/explore/action-scope.ts).
+  explore: (fc) => fc.constant({ write: 'complete' }),
+  // Not in the exhaustive matrix: it runs on any queue, and an embedded one has no network.
   exhaustive: [],
 };
 

@@ -52,6 +52,10 @@ export const partition: PointFaultAction<'partition', Partition> = {
         : `partitioned from its servers for ${action.ms} ms at ${where}`,
     },
   ],
-  // Neither explore nor the exhaustive matrix draws it yet: they run on any queue, and an embedded one has no network.
+  // Explore draws it only on a queue reached over the network (src/explore/action-scope.ts), and heals it within
+  // explore's no-progress window: a partition waiting for a claim that cannot come (one worker, a producer's point)
+  // would end the drill for want of progress and blame the queue.
+  explore: (fc) => fc.constant({ ms: 1500 }),
+  // Not in the exhaustive matrix: it runs on any queue, and an embedded one has no network.
   exhaustive: [],
 };

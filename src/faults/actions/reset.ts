@@ -22,6 +22,8 @@ export const reset: PointFaultAction<'reset', { type: 'reset' }> = {
   isAnswer: () => false,
   carryOut: async () => undefined,
   timeline: (_action, where) => [{ kind: 'network', detail: `its connections to its servers reset at ${where}` }],
-  // Neither explore nor the exhaustive matrix draws it yet: they run on any queue, and an embedded one has no network.
+  // Explore draws it only on a queue reached over the network (src/explore/action-scope.ts).
+  explore: (fc) => fc.constant({}),
+  // Not in the exhaustive matrix: it runs on any queue, and an embedded one has no network.
   exhaustive: [],
 };
