@@ -188,7 +188,7 @@ function drillReport(drill: DrillState, finished: boolean): DrillReport {
     .filter((_, index) => results[index] === undefined)
     .map(({ scenario, repeat }) => ({ name: scenario.name, repeat, queue: scenario.settings.queue }));
   const summary = summarize(scenarios, notStarted.length);
-  const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance) : undefined;
+  const compared = options.baseline ? compareWithBaseline(options.baseline.baseline, scenarios, options.baseline.tolerance, options.only) : undefined;
   const regressed = (compared?.regressions.length ?? 0) > 0;
   const now = Date.now();
   return {

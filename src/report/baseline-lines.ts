@@ -14,6 +14,9 @@ export function baselineLines(baseline: NonNullable<DrillReport['baseline']>): {
       ...baseline.improvements.map((line) => `improved: ${line}`),
       ...baseline.added.map((name) => `new: ${name} (not in the baseline)`),
       ...baseline.missing.map((name) => `gone: ${name} (in the baseline, not run now)`),
+      ...(baseline.notRun
+        ? [`not compared: ${baseline.notRun} of the baseline's scenario run${baseline.notRun === 1 ? '' : 's'}, left out by --only`]
+        : []),
     ],
   };
 }

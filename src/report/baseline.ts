@@ -103,6 +103,8 @@ export interface BaselineComparison {
   improvements: string[];
   added: string[];
   missing: string[];
+  /** With --only: how many of the baseline's scenario runs this run left out on purpose (neither compared nor listed as missing). */
+  notRun?: number;
 }
 
 const keyOf = (s: { name: string; repeat: number }) => `${s.name}#${s.repeat}`;
@@ -156,11 +158,15 @@ function regressionsOf(then: BaselineScenario, now: ScenarioReport, tolerance: R
   return found;
 }
 
-/** This run's scenarios against the baseline's. */
+/**
+ * This run's scenarios against the baseline's. `only`: the names the run was asked for (--only); a baseline
+ * scenario not among them was left out on purpose, counted in `notRun`, never listed as gone.
+ */
 export function compareWithBaseline(
   baseline: Baseline,
   scenarios: readonly ScenarioReport[],
   tolerance: RecoveryTolerance = DEFAULT_RECOVERY_TOLERANCE,
+  only: readonly string[] = [],
 ): BaselineComparison {
   const earlier = new Map(baseline.scenarios.map((s) => [keyOf(s), s]));
   const comparison: BaselineComparison = { baseline: baseline.path, tolerance, regressions: [], improvements: [], added: [], missing: [] };
@@ -177,6 +183,9 @@ export function compareWithBaseline(
     }
   }
   const present = new Set(scenarios.map(keyOf));
-  comparison.missing = baseline.scenarios.filter((s) => !present.has(keyOf(s))).map(label);
+  const absent = baseline.scenarios.filter((s) => !present.has(keyOf(s)));
+  const leftOut = absent.filter((s) => only.length > 0 && !only.includes(s.name));
+  comparison.missing = absent.filter((s) => !leftOut.includes(s)).map(label);
+  if (only.length > 0) comparison.notRun = leftOut.length;
   return comparison;
 }

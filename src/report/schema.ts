@@ -419,6 +419,11 @@ export const BaselineComparisonSchema = z.strictObject({
   improvements: z.array(text()),
   added: z.array(text()).describe('scenarios the baseline did not run'),
   missing: z.array(text()).describe('scenarios the baseline ran and this run did not'),
+  notRun: z
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("with --only: how many of the baseline's scenario runs this run left out on purpose (neither compared nor listed in missing)"),
 });
 
 type Issue = (path: PropertyKey[], message: string) => void;

@@ -109,7 +109,7 @@ function jobSteps(groups: unknown, plans: Raw, at: Segment[], issues: CrossIssue
   return countable ? jobs : null;
 }
 
-/** A fault that names a job the scenario does not have, or a step its job's plan does not have. */
+/** A fault that names a job the scenario does not have, or a step its job's plan (a point fault with no job: any job's) does not have. */
 function referenceIssues(fault: Raw, jobs: ReadonlyArray<string[] | undefined>): CrossIssue[] {
   const point = 'at' in fault;
   const where = record(point ? fault.where : fault.world);
@@ -117,11 +117,43 @@ function referenceIssues(fault: Raw, jobs: ReadonlyArray<string[] | undefined>):
   const n = positiveInt(where?.job);
   if (n !== undefined && n > jobs.length)
     return [{ path: [key, 'job'], message: `no job ${n}: this scenario has ${jobs.length} (jobs count from 1)` }];
-  const step = point ? undefined : where?.step;
+  const step = where?.step;
+  if (typeof step !== 'string') return [];
+  if (point && n === undefined) {
+    if (jobs.some((steps) => steps === undefined)) return [];
+    const all = [...new Set(jobs.flatMap((steps) => steps ?? []))];
+    return all.includes(step) ? [] : [{ path: [key, 'step'], message: `no job's plan has a step ${step}; their steps are: ${all.join(', ')}` }];
+  }
   const steps = jobs[(n ?? 1) - 1];
-  if (typeof step === 'string' && steps !== undefined && !steps.includes(step))
+  if (steps !== undefined && !steps.includes(step))
     return [{ path: [key, 'step'], message: `job ${n ?? 1}'s plan has no step ${step}; its steps are: ${steps.join(', ')}` }];
   return [];
+}
+
+/**
+ * The processes a scenario runs, by the names a fault's `where: { worker }` matches: its workers (w1... or the
+ * ids it gives), its producers (p1..., and as many again with enqueue_again), its coordinator; null when they
+ * cannot be told (a setting of the wrong type: the schema says so).
+ */
+function processNamesOf(scenario: Raw, defaults: Raw): string[] | null {
+  const setting = (name: string, fallback: unknown) => scenario[name] ?? defaults[name] ?? fallback;
+  const workers = setting('workers', 2);
+  const ids = Array.isArray(workers) ? workers.map((w) => record(w)?.id) : Array.from({ length: positiveInt(workers) ?? 0 }, (_, i) => `w${i + 1}`);
+  const producers = positiveInt(setting('producers', 1));
+  if (ids.length === 0 || ids.some((id) => typeof id !== 'string') || producers === undefined) return null;
+  const again = setting('enqueue_again', false) === false ? 1 : 2;
+  return [
+    ...(ids as string[]),
+    ...Array.from({ length: producers * again }, (_, i) => `p${i + 1}`),
+    ...(setting('coordinator', true) === false ? [] : ['coordinator']),
+  ];
+}
+
+/** A point fault limited to a process the scenario does not run: it could never fire. */
+function processIssues(fault: Raw, names: readonly string[] | null): CrossIssue[] {
+  const worker = 'at' in fault ? record(fault.where)?.worker : undefined;
+  if (names === null || typeof worker !== 'string' || names.includes(worker)) return [];
+  return [{ path: ['where', 'worker'], message: `no process ${worker} in this scenario: it runs ${names.join(', ')}` }];
 }
 
 /** What a fault's action needs and does not take; a world fault that says no calls. */
@@ -155,15 +187,16 @@ function checksIssues(scenario: Raw, here: Segment[]): CrossIssue[] {
 }
 
 /** One scenario's problems of reference, at their paths from the file's root. */
-function scenarioIssues(scenario: Raw, index: number, plans: Raw): CrossIssue[] {
+function scenarioIssues(scenario: Raw, index: number, file: { plans: Raw; defaults: Raw }): CrossIssue[] {
   const here: Segment[] = ['scenarios', index];
   const issues: CrossIssue[] = queueIssues([...here, 'queue'], scenario.queue);
-  const jobs = jobSteps(scenario.jobs, plans, here, issues);
+  const jobs = jobSteps(scenario.jobs, file.plans, here, issues);
+  const processes = processNamesOf(scenario, file.defaults);
   issues.push(...checksIssues(scenario, here));
   list(scenario.faults).forEach((raw, f) => {
     const fault = record(raw);
     if (!fault) return;
-    const found = [...(jobs === null ? [] : referenceIssues(fault, jobs)), ...actionIssues(fault)];
+    const found = [...(jobs === null ? [] : referenceIssues(fault, jobs)), ...processIssues(fault, processes), ...actionIssues(fault)];
     issues.push(...found.map((issue) => ({ path: [...here, 'faults', f, ...issue.path], message: issue.message })));
   });
   return issues;
@@ -183,7 +216,7 @@ export function crossFileIssues(data: unknown): CrossIssue[] {
       if (names.has(scenario.name)) issues.push({ path: ['scenarios', index, 'name'], message: `scenario ${scenario.name} is named twice` });
       names.add(scenario.name);
     }
-    issues.push(...scenarioIssues(scenario, index, plans));
+    issues.push(...scenarioIssues(scenario, index, { plans, defaults: record(file.defaults) ?? {} }));
   });
   return issues;
 }

@@ -63,12 +63,12 @@ describe('run --baseline', () => {
 
   it('fails a scenario whose fault fired there and never fires now', { timeout: 60_000 }, async () => {
     const file = join(run.dir, 'unfired.yaml');
-    // The same scenario, its crash now limited to a worker that does not exist: a change that stopped the fault from firing.
+    // The same scenario, its crash now limited to an attempt no job reaches: a change that stopped the fault from firing.
     writeFileSync(
       file,
       readFileSync(SMALL, 'utf8').replace(
         'faults: [{ at: after_claim, action: crash, first: 1 }]',
-        'faults: [{ at: after_claim, action: crash, first: 1, where: { worker: w9 } }]',
+        'faults: [{ at: after_claim, action: crash, first: 1, where: { attempt: 9 } }]',
       ),
     );
     const now = await drill('vacuous', file, '--baseline', baseline);

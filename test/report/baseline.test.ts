@@ -2,6 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BaselineError, compareWithBaseline, readBaseline } from '../../src/report/baseline.js';
+import { baselineLines } from '../../src/report/baseline-lines.js';
 import { checkReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { drillReport, inconclusiveScenario } from './fixture.js';
@@ -25,6 +26,23 @@ describe('compareWithBaseline', () => {
     expect(compared.improvements).toEqual([`${then.scenarios[1]!.name}: fail in the baseline, pass now`]);
     expect(compared.added).toEqual(['brand-new']);
     expect(compared.missing).toEqual([then.scenarios[3]!.name]);
+  });
+
+  it("with --only, compares the scenarios run and counts the baseline's others in one line, never as gone", () => {
+    const then = drillReport();
+    const asked = [then.scenarios[0]!.name, 'brand-new'];
+    const now = [then.scenarios[0]!, { ...then.scenarios[0]!, name: 'brand-new' }];
+    const compared = compareWithBaseline(asBaseline(then), now, undefined, asked);
+    expect(compared).toMatchObject({ regressions: [], added: ['brand-new'], missing: [], notRun: 3 });
+    expect(baselineLines(compared).others).toEqual([
+      'new: brand-new (not in the baseline)',
+      "not compared: 3 of the baseline's scenario runs, left out by --only",
+    ]);
+    // A scenario asked for and not run (interrupted, say) is still gone.
+    const short = compareWithBaseline(asBaseline(then), [then.scenarios[0]!], undefined, [then.scenarios[0]!.name, then.scenarios[1]!.name]);
+    expect(short).toMatchObject({ missing: [then.scenarios[1]!.name], notRun: 2 });
+    // Without --only, nothing is left out on purpose.
+    expect(compareWithBaseline(asBaseline(then), [then.scenarios[0]!]).notRun).toBeUndefined();
   });
 
   it('takes a slower recovery for a regression only past both the ratio and the slack', () => {

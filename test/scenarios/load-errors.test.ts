@@ -514,6 +514,33 @@ describe('several mistakes at once', () => {
     ]);
   });
 
+  // A fault limited to a process or a step the scenario does not have could never fire: bad input at load, not a vacuous run.
+  test("a fault's where naming a process or a step the scenario does not have, at its line", () => {
+    const text = yaml`
+      version: 1
+      defaults: { producers: 2 }
+      ${PLANS.trim().split('\n').join('\n      ')}
+      scenarios:
+        - name: a
+          description: d
+          workers: 2
+          coordinator: false
+          jobs: [{ plan: one, expect: done }]
+          faults:
+            - { at: after_claim, action: crash, where: { worker: w5 } } #@w5
+            - { at: enqueue, action: crash, where: { worker: p2 } }
+            - { at: after_claim, action: crash, where: { worker: coordinator } } #@coordinator
+            - { at: after_write, action: crash, where: { step: email } } #@step
+            - { at: after_write, action: crash, where: { step: write, worker: w2 } }
+    `;
+    const issues = issuesOf(text);
+    expect(issues.map((i) => [i.path, i.line, i.message])).toEqual([
+      ['scenarios[0].faults[0].where.worker', lineOf(text, 'w5'), 'no process w5 in this scenario: it runs w1, w2, p1, p2'],
+      ['scenarios[0].faults[2].where.worker', lineOf(text, 'coordinator'), 'no process coordinator in this scenario: it runs w1, w2, p1, p2'],
+      ['scenarios[0].faults[3].where.step', lineOf(text, 'step'), "no job's plan has a step email; their steps are: write"],
+    ]);
+  });
+
   test('YAML problems are all reported too (and validation waits for them)', () => {
     const text = yaml`
       version: 1
