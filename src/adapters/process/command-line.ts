@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { InputError } from '../../kernel/errors.js';
 import { redactCommandLine } from '../../kernel/redact-command-line.js';
 
@@ -46,4 +48,27 @@ export function splitCommand(line: string): string[] {
 /** A child's command line as a message, a log or a report may show it: a `--token` value or a `password=` it holds redacted. */
 export function shownCommand(command: string | readonly string[]): string {
   return redactCommandLine(typeof command === 'string' ? command : command.join(' '));
+}
+
+/**
+ * Throws BadCommandError unless `program` can be run as a spawn would find it: a path (it holds a /) to an
+ * executable file, or a name found executable on the PATH. Said at once, as bad input, instead of a check
+ * whose every step fails because the child never started.
+ */
+export function assertRunnable(program: string, path = process.env.PATH ?? ''): void {
+  const runnable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const found = program.includes('/') ? runnable(program) : path.split(delimiter).some((dir) => dir !== '' && runnable(join(dir, program)));
+  if (!found)
+    throw new BadCommandError(
+      program.includes('/')
+        ? `no program ${program}: not an executable file`
+        : `no program ${program} on the PATH: give the command that runs your queue's child, e.g. "python3 queue.py"`,
+    );
 }

@@ -39,7 +39,8 @@ export const protocolCheckCommand = defineCommand({
     const unknown = (only ?? []).filter((name) => !PROTOCOL_STEP_NAMES.includes(name));
     if (unknown.length > 0) throw new UsageError(`--only ${unknown.join(', ')}: no such step; the steps are: ${PROTOCOL_STEP_NAMES.join(', ')}`);
     // A command that does not split is bad input, said before the machine is measured (once, before the first child starts).
-    (await import('../../adapters/process/command-line.js')).splitCommand(command);
+    const { assertRunnable, splitCommand } = await import('../../adapters/process/command-line.js');
+    assertRunnable(splitCommand(command)[0]!);
     const timing = await checkTimeScale(given, calibrate);
     if (!args.json) process.stderr.write(`${renderTimeScale(timing)}\n`);
     const results = await runProtocolCheck(command, { only, timeScale: timing.scale });

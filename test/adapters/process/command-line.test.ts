@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadCommandError, splitCommand } from '../../../src/adapters/process/command-line.js';
+import { assertRunnable, BadCommandError, splitCommand } from '../../../src/adapters/process/command-line.js';
 import { joinWords } from '../../../src/cli/command.js';
 import { queueImpl } from '../../../src/queues/registry.js';
 
@@ -30,5 +30,17 @@ describe('a process: command, split as a shell would without one', () => {
     expect(impl.locatorKind).toBe('file');
     expect(queueImpl('process:python3 examples/python-queue/queue_drill_queue.py')).toBe(impl);
     expect(() => queueImpl('process:')).toThrow(BadCommandError);
+  });
+});
+
+describe('a program protocol-check is to run', () => {
+  it('is found on the PATH or as an executable file, else refused as bad input naming it', () => {
+    expect(() => assertRunnable('node')).not.toThrow();
+    expect(() => assertRunnable(process.execPath)).not.toThrow();
+    expect(() => assertRunnable('nonexistent-cmd')).toThrow(BadCommandError);
+    expect(() => assertRunnable('nonexistent-cmd')).toThrow(/^no program nonexistent-cmd on the PATH/);
+    expect(() => assertRunnable('./package.json')).toThrow(/^no program \.\/package\.json: not an executable file$/);
+    // A directory on the PATH named like the program is no program.
+    expect(() => assertRunnable('src', process.cwd())).toThrow(BadCommandError);
   });
 });

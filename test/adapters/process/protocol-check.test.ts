@@ -69,6 +69,17 @@ describe('protocol-check', () => {
 /** Runs the built CLI's protocol-check with `args`, never throwing on its exit code. */
 const protocolCheck = (...args: string[]) => execa(process.execPath, [CLI_PATH, 'protocol-check', ...args], { reject: false });
 
+describe('queue-drill protocol-check of a program that is not there', () => {
+  it('is bad input, exit 2, one line naming it, before any step or measurement', async () => {
+    const run = await protocolCheck('nonexistent-cmd');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^queue-drill: no program nonexistent-cmd on the PATH: .* \[QD_BAD_PROCESS_COMMAND\]$/),
+    ]);
+    expect(run.stdout).toBe('');
+  });
+});
+
 describe('queue-drill protocol-check --time-scale', () => {
   it.each(['fast', '0', '101', ''])('refuses %j with exit 2, naming the flag', async (scale) => {
     const run = await protocolCheck('--time-scale', scale, 'python3', 'q.py');
