@@ -26,7 +26,11 @@ function filesOf(path) {
 
 function inputsHash() {
   const hash = createHash('sha256');
-  for (const file of INPUTS.flatMap(filesOf)) hash.update(`${file}\0`).update(readFileSync(join(ROOT, file))).update('\0');
+  for (const file of INPUTS.flatMap(filesOf))
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 
