@@ -138,9 +138,12 @@ function referenceIssues(fault: Raw, jobs: ReadonlyArray<string[] | undefined>):
 function processNamesOf(scenario: Raw, defaults: Raw): string[] | null {
   const setting = (name: string, fallback: unknown) => scenario[name] ?? defaults[name] ?? fallback;
   const workers = setting('workers', 2);
-  const ids = Array.isArray(workers) ? workers.map((w) => record(w)?.id) : Array.from({ length: positiveInt(workers) ?? 0 }, (_, i) => `w${i + 1}`);
-  const producers = positiveInt(setting('producers', 1));
-  if (ids.length === 0 || ids.some((id) => typeof id !== 'string') || producers === undefined) return null;
+  const count = Array.isArray(workers) ? workers.length : (positiveInt(workers) ?? 0);
+  const producers = positiveInt(setting('producers', 1)) ?? 0;
+  // Out of the schema's range the schema says so; counting out millions of names would run out of memory first.
+  if (count === 0 || count > MAX_PROCESSES || producers === 0 || producers > MAX_PROCESSES) return null;
+  const ids = Array.isArray(workers) ? workers.map((w) => record(w)?.id) : Array.from({ length: count }, (_, i) => `w${i + 1}`);
+  if (ids.some((id) => typeof id !== 'string')) return null;
   const again = setting('enqueue_again', false) === false ? 1 : 2;
   return [
     ...(ids as string[]),
@@ -148,6 +151,9 @@ function processNamesOf(scenario: Raw, defaults: Raw): string[] | null {
     ...(setting('coordinator', true) === false ? [] : ['coordinator']),
   ];
 }
+
+/** More workers or producers than any scenario may have (the schema allows 32 and 16). */
+const MAX_PROCESSES = 64;
 
 /** A point fault limited to a process the scenario does not run: it could never fire. */
 function processIssues(fault: Raw, names: readonly string[] | null): CrossIssue[] {
