@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FaultActionName } from '../faults/actions/index.js';
-import { type FailpointName, STEP_FAILPOINTS } from '../faults/points.js';
+import { type FailpointName, isStepPoint } from '../faults/points.js';
 import { type Random, randomInt, seededRandom } from '../kernel/random.js';
 import { CATALOGUE, isToolName } from '../world/catalogue.js';
 import { TOOL_EFFECT_KINDS, type ToolEffectKind, toolEffectKind, toolsOfKind } from '../world/effect-kinds.js';
@@ -81,8 +81,6 @@ function castOf(at: FailpointName, action: FaultActionName): Cast | undefined {
   if (at === 'before_complete') return 'others';
   return at === 'heartbeat' ? 'alone' : undefined;
 }
-
-const isStepPoint = (at: FailpointName): boolean => (STEP_FAILPOINTS as readonly string[]).includes(at);
 
 /** The kinds of effect a point is reached for: none for a point tied to no step, those that can be undone for during_compensation. */
 export function kindsAt(at: FailpointName): Array<ToolEffectKind | null> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FaultActionName } from '../faults/actions/index.js';
-import { type FailpointName, isHoldersPoint, STEP_FAILPOINTS } from '../faults/points.js';
+import { type FailpointName, isHoldersPoint, isStepPoint } from '../faults/points.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionName } from '../world/fault-actions/index.js';
 import { type ExploredAction, type ExploreScope, NO_NETWORK } from './action-scope.js';
 import { EXPLORE_PLANS } from './plans.js';
@@ -59,8 +59,6 @@ export interface Schedule {
 export function everyHitAllowed(at: FailpointName): boolean {
   return isHoldersPoint(at);
 }
-
-const isStepPoint = (at: FailpointName): boolean => (STEP_FAILPOINTS as readonly string[]).includes(at);
 
 const attempt = fc.option(fc.integer({ min: 1, max: 2 }), { nil: null });
 // Every hit one draw in four; shrinks toward 1 (a bounded first), with or without fast-check's context.

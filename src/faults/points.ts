@@ -64,6 +64,11 @@ export const FAILPOINTS = Object.keys(FAILPOINT_DESCRIPTORS) as [FailpointName, 
 /** The points reached for one step of a plan: their context names the step and its tool (the rest name at most a job). */
 export const STEP_FAILPOINTS: readonly FailpointName[] = FAILPOINTS.filter((point) => FAILPOINT_DESCRIPTORS[point].step);
 
+/** Whether a point is reached for one step of a plan (its context names the step and its tool). */
+export function isStepPoint(point: FailpointName): boolean {
+  return FAILPOINT_DESCRIPTORS[point].step;
+}
+
 /** Whether a worker reaches this point while it holds a job (an attempt of it): every point but the producers' and the compensator's. */
 export function isHoldersPoint(point: FailpointName): boolean {
   return FAILPOINT_DESCRIPTORS[point].passedBy === 'worker';

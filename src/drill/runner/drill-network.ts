@@ -1,6 +1,6 @@
 import type { NetworkControl } from '../../faults/action.js';
 import { pointFaultAction } from '../../faults/actions/index.js';
-import { type LinkEvent, NetworkLinkError, NetworkLinks } from '../../faults/network/network-links.js';
+import { type LinkEvent, NetworkLinks } from '../../faults/network/network-links.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { WireWrite } from '../../kernel/vocabulary.js';
 import type { WireRequestSpec } from '../../port/adapter.js';
@@ -58,25 +58,11 @@ export async function openDrillNetwork(
     seed: scenario.seed,
     onEvent,
     ...(scripts ? { scripts } : {}),
+    ...(run.writes ? { writes: run.writes } : {}),
   });
   return {
     envFor: (process) => links.envFor(process),
-    linkOf: (process) => {
-      const link = links.of(process);
-      if (!link) return undefined;
-      return {
-        partition: (ms) => link.partition(ms),
-        heal: () => link.heal(),
-        setLatency: (ms, jitterMs) => link.setLatency(ms, jitterMs),
-        reset: () => link.reset(),
-        dropReply: (target, rule) => {
-          const request = 'write' in target ? run.writes?.[target.write] : target;
-          if (!request)
-            throw new NetworkLinkError(`the drill's queue names no request on the wire for its ${(target as { write: string }).write} write`);
-          link.dropReply(request, rule);
-        },
-      };
-    },
+    linkOf: (process) => links.of(process),
     placeEvents: (place) => {
       current = place;
     },

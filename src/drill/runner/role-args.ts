@@ -21,18 +21,20 @@ export function producerNames(scenario: Pick<ResolvedScenario, 'settings'>): str
   return Array.from({ length: scenario.settings.producers }, (_, index) => `p${index + 1}`);
 }
 
+/** The names of the producers that enqueue every key again (`enqueue_again`): p(N+1) … p(2N); none without it. */
+function againProducerNames(scenario: Pick<ResolvedScenario, 'settings'>): string[] {
+  const { producers, enqueue_again } = scenario.settings;
+  return enqueue_again === false ? [] : Array.from({ length: producers }, (_, index) => `p${producers + index + 1}`);
+}
+
 /** The producers that enqueue every key again (`enqueue_again`): p(N+1) … p(2N), the same jobs, let go at once (no barrier). */
 export function againProducerSpecs(scenario: ResolvedScenario, context: RoleContext): RoleSpec[] {
-  const { settings } = scenario;
-  if (settings.enqueue_again === false) return [];
-  return producerNames(scenario).map((_, index) => {
-    const name = `p${settings.producers + index + 1}`;
-    return {
-      name,
-      kind: 'producer' as const,
-      args: ['producer', '--store', context.locator, '--queue', settings.queue, '--jobs', context.jobsFile, '--name', name],
-    };
-  });
+  const { queue } = scenario.settings;
+  return againProducerNames(scenario).map((name) => ({
+    name,
+    kind: 'producer' as const,
+    args: ['producer', '--store', context.locator, '--queue', queue, '--jobs', context.jobsFile, '--name', name],
+  }));
 }
 
 /** The drill's processes, in the order they start: the coordinator (if the scenario has one), the producers, the workers. */
@@ -100,11 +102,10 @@ export function roleSpecs(scenario: ResolvedScenario, context: RoleContext): Rol
 
 /** The name of every process the drill may start: the coordinator, the producers (those that enqueue again too), the workers. */
 export function processNames(scenario: ResolvedScenario): string[] {
-  const { settings } = scenario;
-  const producers = settings.producers * (settings.enqueue_again === false ? 1 : 2);
   return [
-    ...(settings.coordinator ? ['coordinator'] : []),
-    ...Array.from({ length: producers }, (_, index) => `p${index + 1}`),
+    ...(scenario.settings.coordinator ? ['coordinator'] : []),
+    ...producerNames(scenario),
+    ...againProducerNames(scenario),
     ...scenario.workers.map((worker) => worker.id),
   ];
 }

@@ -1,5 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
+import type { WireWrite } from '../../kernel/vocabulary.js';
+import type { NetworkControl } from '../action.js';
 import { FaultProxy, type ProxyEvent } from './fault-proxy.js';
 import type { WireProtocol } from './wire-framing.js';
 
@@ -34,8 +36,14 @@ export interface LinkEvent extends ProxyEvent {
   server: string;
 }
 
+/** The request on the wire a drop aims at: a name's start, and a text its context holds. */
+export interface WireRequestAim {
+  command: string;
+  within?: string;
+}
+
 /** One process's links to its servers: what a network fault acts on. */
-export class NetworkLink {
+export class NetworkLink implements NetworkControl {
   private healTimer: NodeJS.Timeout | undefined;
   private healed: (() => void) | undefined;
   /** The rule of the drop armed and not yet taken, if any. */
@@ -44,6 +52,8 @@ export class NetworkLink {
   constructor(
     readonly process: string,
     private readonly proxies: ReadonlyMap<string, FaultProxy>,
+    /** The requests the drill's queue says carry its writes (QueueAdapter.wireRequests). */
+    private readonly writes: Readonly<Partial<Record<WireWrite, WireRequestAim>>> = {},
   ) {}
 
   /** The servers this process reaches through the link (their variables' names). */
@@ -85,9 +95,12 @@ export class NetworkLink {
    * Swallows the reply to the next request of the process whose name starts with `command` (case aside: `COMMIT`, a
    * BullMQ script such as `moveToFinished`), on whichever server it goes to, then resets that connection; `rule` names
    * the fault, for the drill's count of drops that found no request. With `within`, only a request whose context holds
-   * that text: a COMMIT whose transaction ran it (PostgreSQL), a command with it among its arguments (Redis).
+   * that text: a COMMIT whose transaction ran it (PostgreSQL), a command with it among its arguments (Redis). A
+   * `write` is the request the drill's queue says carries it.
    */
-  dropReply(request: { command: string; within?: string }, rule: string): void {
+  dropReply(target: WireRequestAim | { write: WireWrite }, rule: string): void {
+    const request = 'write' in target ? this.writes[target.write] : target;
+    if (!request) throw new NetworkLinkError(`the drill's queue names no request on the wire for its ${(target as { write: string }).write} write`);
     const { command, within } = request;
     const framed = [...this.proxies.values()].filter((proxy) => proxy.frames);
     if (framed.length === 0) throw new NetworkLinkError(`${this.process}'s servers speak no protocol the fault proxy frames (PostgreSQL, Redis)`);
@@ -136,7 +149,13 @@ export class NetworkLinks {
   static async open(
     env: Readonly<Record<string, string>>,
     processes: readonly string[],
-    options: { clock: Clock; seed: number; onEvent?: (event: LinkEvent) => void; scripts?: ReadonlyMap<string, string> },
+    options: {
+      clock: Clock;
+      seed: number;
+      onEvent?: (event: LinkEvent) => void;
+      scripts?: ReadonlyMap<string, string>;
+      writes?: Readonly<Partial<Record<WireWrite, WireRequestAim>>>;
+    },
   ): Promise<NetworkLinks> {
     const targets = Object.entries(env).filter(([name]) => name in SERVER_URL_VARS);
     if (targets.length === 0) throw new NetworkLinkError('the queue reaches no server over the network (no server URL in its environment)');
@@ -162,7 +181,7 @@ export class NetworkLinks {
           proxies.set(name, proxy);
           rewritten[name] = throughPort(url, proxy.port);
         }
-        links.set(process, new NetworkLink(process, proxies));
+        links.set(process, new NetworkLink(process, proxies, options.writes));
         urls.set(process, rewritten);
       }
     } catch (error) {

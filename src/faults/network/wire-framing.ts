@@ -166,17 +166,12 @@ export class PgReplyFramer implements ReplyFramer {
 
 // --- RESP (Redis) ---------------------------------------------------------------
 
-/** The end of the line starting at `from` (the index of its \r), or -1 when it has not all come. */
-function lineEnd(bytes: Buffer, from: number): number {
-  const end = bytes.indexOf('\r\n', from);
-  return end;
-}
-
 /** The index just past one whole RESP value starting at `from`, or -1 when it has not all come. */
 function valueEnd(bytes: Buffer, from: number): number {
   if (from >= bytes.length) return -1;
   const type = String.fromCharCode(bytes[from]!);
-  const end = lineEnd(bytes, from);
+  // The end of its first line (the index of its \r), or -1 when it has not all come.
+  const end = bytes.indexOf('\r\n', from);
   if (end === -1) return -1;
   const header = bytes.subarray(from + 1, end).toString('latin1');
   const after = end + 2;
@@ -241,13 +236,8 @@ export class RespRequestFramer implements RequestFramer {
     for (;;) {
       const bytes = this.pending.bytes;
       if (bytes.length === 0) break;
-      const end =
-        bytes[0] === 0x2a
-          ? valueEnd(bytes, 0)
-          : (() => {
-              const line = lineEnd(bytes, 0);
-              return line === -1 ? -1 : line + 2;
-            })();
+      // An array of bulk strings, or an inline command: one line, as valueEnd reads any value that is not an aggregate.
+      const end = valueEnd(bytes, 0);
       if (end === -1) break;
       const words = commandWords(bytes, end);
       names.push({ name: this.nameOf(words), context: words.slice(1).join(' ') });

@@ -7,6 +7,7 @@ import { systemClock } from '../../../src/kernel/clock.js';
 import { seededRandom } from '../../../src/kernel/random.js';
 import { PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 import { REDIS_URL, skipWithoutRedis } from '../../helpers/redis.js';
+import { within } from '../../helpers/within.js';
 
 /*
  * The fault proxy between a client and a real server: unchanged when no fault
@@ -37,19 +38,6 @@ function redisThrough(url: string): Redis {
   client.on('error', () => {});
   cleanup.push(() => client.disconnect());
   return client;
-}
-
-/** Resolves to 'pending' when `promise` has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe('the fault proxy', () => {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type LinkEvent, NetworkLinkError, NetworkLinks } from '../../../src/faults/network/network-links.js';
 import { systemClock } from '../../../src/kernel/clock.js';
 import { REDIS_URL, skipWithoutRedis } from '../../helpers/redis.js';
+import { within } from '../../helpers/within.js';
 
 /*
  * Every process of a drill gets proxies of its own, one per server its queue
@@ -20,19 +21,6 @@ async function open(env: Record<string, string>, processes: string[], events: Li
   const links = await NetworkLinks.open(env, processes, { clock: systemClock(), seed: 1, onEvent: (event) => events.push(event) });
   cleanup.push(() => links.close());
   return links;
-}
-
-/** Resolves to 'pending' when `promise` has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe('the network links of a drill', () => {
