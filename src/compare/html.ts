@@ -4,6 +4,7 @@ import { BASE_STYLE, COPY_SCRIPT } from '../report/html/page-assets.js';
 import { anchorOf } from '../report/html/render-html.js';
 import { cellsHeadline, columnCounts } from './column-counts.js';
 import { CELL_VERDICTS, type Cell, type CellVerdict, type Column, type CompareReport } from './schema.js';
+import { evidenceHtml } from './short-ids.js';
 
 /*
  * compare.html: the comparison as one page that needs nothing else (no
@@ -15,7 +16,8 @@ import { CELL_VERDICTS, type Cell, type CellVerdict, type Column, type CompareRe
  * inconclusive cell: what starvation explains, naming the starved process), its
  * recovery time, whether it was what was expected, and a link to that
  * scenario in its column's own report.html, by a path relative to this page,
- * so the comparison's directory can be moved or archived whole.
+ * so the comparison's directory can be moved or archived whole. A long id in
+ * a cell's evidence is shortened, whole in its title (./short-ids.ts).
  */
 
 const WORD: Record<CellVerdict, string> = {
@@ -43,15 +45,27 @@ const SHAPE: Record<CellVerdict, string> = {
   flaky: '<path d="M1 4 4 1 7 4 10 1M1 11 4 8 7 11 10 8" class="stroke"/>',
 };
 
+/*
+ * The matrix fits the page's 1,280 px with five queues: its columns are laid
+ * out fixed (the scenario's a set width, the queues' equal shares of the rest),
+ * so no long word in one cell can widen its column and push the next off the
+ * page; every text in a cell wraps, anywhere when it must, and long ids are
+ * shortened (./short-ids.ts). Past a column's smallest useful width (--queues
+ * columns of 180 px) the matrix scrolls sideways inside its box, its scenario
+ * names held in view, instead of squeezing cells to a few characters.
+ */
 const COMPARE_STYLE = `
 .shape { width: 12px; height: 12px; vertical-align: -1px; margin-right: 4px; fill: currentColor; stroke: currentColor; }
 .shape .stroke { stroke-width: 2.5; fill: none; } .shape .hollow { fill: none; stroke-width: 1.5; }
-table.matrix td.cell { min-width: 220px; }
+table.matrix { table-layout: fixed; min-width: calc(11rem + var(--queues, 1) * 180px); } table.matrix col.scenario { width: 11rem; }
 .v-flaky .verdict { color: var(--warn); border-style: dashed; }
-table th code { word-break: normal; white-space: nowrap; }
-table.matrix th[scope=row] { position: sticky; left: 0; background: #fff; }
+table th code { word-break: normal; overflow-wrap: break-word; }
+table.matrix th[scope=row] { position: sticky; left: 0; z-index: 1; background: #fff; }
+td.cell { overflow-wrap: anywhere; } td.cell code, table.queues td code { word-break: normal; overflow-wrap: anywhere; }
+table.queues td { overflow-wrap: break-word; } table.queues td a { white-space: nowrap; }
 td.cell ul { margin: 4px 0; padding-left: 18px; } td.cell p { margin: 4px 0; }
 td.cell .line { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, monospace; } td.cell .go { display: block; margin-top: 4px; }
+abbr.id { text-decoration: underline dotted; cursor: help; white-space: nowrap; }
 td.unexpected { outline: 3px dashed var(--bad); outline-offset: -3px; } .unexpected-mark { color: var(--bad); }
 .meta, .muted { color: var(--muted); font-size: 13px; } .wide { overflow-x: auto; }
 ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; padding: 0; }
@@ -142,7 +156,8 @@ function matrix(report: CompareReport, dir: string): string {
   return (
     '<section><h2>The matrix</h2><p class="meta">Each cell: the verdict, each invariant that broke with one line of its evidence, ' +
     "the recovery time (from a kill to the job settled again, the longest in the scenario), and that scenario in its column's own report.</p>" +
-    `<div class="wide"><table class="matrix"><thead><tr><th>scenario</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`
+    `<div class="wide"><table class="matrix" style="--queues: ${report.queues.length}"><colgroup><col class="scenario">` +
+    `${'<col>'.repeat(report.queues.length)}</colgroup><thead><tr><th>scenario</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`
   );
 }
 
@@ -152,8 +167,10 @@ function cellHtml(cell: Cell | undefined, column: Column, index: number, dir: st
   const expected = cell.matched ? '' : ` <strong class="unexpected-mark">not as expected (expected ${h(cell.expected.join(' or '))})</strong>`;
   // An inconclusive cell's liveness breaches are starvation's doing: its line says what starvation explains, instead of a list of breaches.
   const inconclusive = cell.verdict === 'inconclusive';
-  const broken = inconclusive ? [] : cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${h(b.evidence)}</span></li>`);
-  const why = (broken.length === 0 || cell.verdict === 'flaky') && cell.why !== null ? `<p class="line">${h(cell.why)}</p>` : '';
+  const broken = inconclusive
+    ? []
+    : cell.broken.map((b) => `<li><code>${h(b.id)}</code>: <span class="line">${evidenceHtml(b.evidence)}</span></li>`);
+  const why = (broken.length === 0 || cell.verdict === 'flaky') && cell.why !== null ? `<p class="line">${evidenceHtml(cell.why)}</p>` : '';
   const unchecked =
     cell.verdict === 'pass' && cell.notJudged.length > 0
       ? `<p class="muted">not judged: ${cell.notJudged.map((n) => `<code title="${h(n.reason)}">${h(n.id)}</code>`).join(', ')}</p>`

@@ -6,11 +6,13 @@ import { PASSED } from '../../src/compare/expectations.js';
 import { renderCompareHtml } from '../../src/compare/html.js';
 import { columnFolder } from '../../src/compare/run-compare.js';
 import { COMPARE_VERSION, type Column, type CompareReport } from '../../src/compare/schema.js';
+import { evidenceHtml, ID_MAX, shortId } from '../../src/compare/short-ids.js';
 import { writeCompare } from '../../src/compare/write-compare.js';
 import type { DrillReport } from '../../src/report/schema.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { drillReport, HOSTILE_EVIDENCE } from '../report/fixture.js';
+import { BULL_ID, DEDUPE_KEY, fiveQueueReport, PGBOSS_ID, QUEUES } from './five-queues.js';
 
 /*
  * compare.html from a fixture comparison written to disk as `compare` writes
@@ -193,5 +195,41 @@ describe('compare.html', () => {
 
   it('is the same page for the same comparison', () => {
     expect(renderCompareHtml(report, dir)).toBe(html);
+  });
+});
+
+describe('a long id in a cell', () => {
+  it('is shown as its head and tail, whole in the title of the <abbr> that holds it', () => {
+    expect(BULL_ID).toHaveLength(90);
+    expect(shortId(BULL_ID)).toBe('bull:qd-dr…0000-017');
+    expect(shortId(PGBOSS_ID)).toBe('0b9f6e3c-2…8e1f2a6b');
+    expect(evidenceHtml(`job ${BULL_ID} held by w1#2`)).toBe(`job <abbr class="id" title="${BULL_ID}">bull:qd-dr…0000-017</abbr> held by w1#2`);
+  });
+
+  it("keeps what is not the id outside it: a key's name before =, a named suffix, the sentence's colon", () => {
+    expect(evidenceHtml(`ledger: charge key=${PGBOSS_ID}:charge applied`)).toBe(
+      `ledger: charge key=<abbr class="id" title="${PGBOSS_ID}">0b9f6e3c-2…8e1f2a6b</abbr>:charge applied`,
+    );
+    expect(evidenceHtml(`job ${DEDUPE_KEY}: stuck.`)).toBe(`job <abbr class="id" title="${DEDUPE_KEY}">sha256:9f8…b0f00a08</abbr>: stuck.`);
+  });
+
+  it('leaves alone what is short, a long name without a digit, and a URL: they wrap', () => {
+    const id = `${'a'.repeat(ID_MAX - 1)}1`;
+    const line = `job 17 of ${id} at 2026-12-01T10:00:00.000Z: coordinator-crash-during-compensation, postgres://postgres@127.0.0.1:5432/postgres`;
+    expect(evidenceHtml(line)).toBe(line);
+  });
+
+  it('is escaped, in the text and in the title', () => {
+    expect(evidenceHtml(`<b>${BULL_ID}</b> & "x"`)).toBe(
+      `&lt;b&gt;<abbr class="id" title="${BULL_ID}">bull:qd-dr…0000-017</abbr>&lt;/b&gt; &amp; &quot;x&quot;`,
+    );
+    expect(evidenceHtml(HOSTILE_EVIDENCE)).not.toMatch(/[<>\u0000\u001b]/);
+  });
+
+  it('in compare.html: every long id of an evidence line shortened, the matrix laid out fixed, a column each', () => {
+    const page = renderCompareHtml(fiveQueueReport(dir), dir);
+    expect(page).toContain(`<abbr class="id" title="${BULL_ID}">bull:qd-dr…0000-017</abbr>`);
+    expect(page).not.toContain(`>${BULL_ID}`);
+    expect(page).toContain(`<table class="matrix" style="--queues: 5"><colgroup><col class="scenario">${'<col>'.repeat(QUEUES.length)}</colgroup>`);
   });
 });
