@@ -1,60 +1,10 @@
 #!/usr/bin/env node
 import { UsageError } from '../kernel/errors.js';
-import { type Command, parseFast, withOptions, yargsCommandName } from './command.js';
-import { approveCommand } from './commands/approve.js';
-import { cleanCommand } from './commands/clean.js';
-import { compareCommand } from './commands/compare.js';
-import { contractCommand } from './commands/contract.js';
-import { coordinatorCommand } from './commands/coordinator.js';
-import { demoCommand } from './commands/demo.js';
-import { docsCommand } from './commands/docs.js';
-import { enqueueCommand } from './commands/enqueue.js';
-import { exploreCommand } from './commands/explore.js';
-import { historyCommand } from './commands/history.js';
-import { keyCommand } from './commands/key.js';
-import { mergeCommand } from './commands/merge.js';
-import { producerCommand } from './commands/producer.js';
-import { protocolCheckCommand } from './commands/protocol-check.js';
-import { queuesCommand } from './commands/queues.js';
-import { runCommand } from './commands/run.js';
-import { schemaCommand } from './commands/schema.js';
-import { selftestCommand } from './commands/selftest.js';
-import { soakCommand } from './commands/soak.js';
-import { statusCommand } from './commands/status.js';
-import { workerCommand } from './commands/worker.js';
-import { worldCommand } from './commands/world.js';
-import { worldHostCommand } from './commands/world-host.js';
+import { parseFast, withOptions, yargsCommandName } from './command.js';
+import { COMMANDS, topLevelHelp } from './command-table.js';
 import { withExitCode } from './exit-code.js';
 
-// Each command has its own option types; the table only needs what every command shares.
-// biome-ignore lint/suspicious/noExplicitAny: commands differ in their options' types, which run() checks for itself.
-const COMMANDS: readonly Command<any>[] = [
-  runCommand,
-  mergeCommand,
-  exploreCommand,
-  soakCommand,
-  compareCommand,
-  cleanCommand,
-  queuesCommand,
-  selftestCommand,
-  contractCommand,
-  protocolCheckCommand,
-  demoCommand,
-  keyCommand,
-  workerCommand,
-  producerCommand,
-  worldCommand,
-  worldHostCommand,
-  coordinatorCommand,
-  enqueueCommand,
-  approveCommand,
-  statusCommand,
-  historyCommand,
-  schemaCommand,
-  docsCommand,
-];
-
-/** Runs one command through yargs: help, strict options, and the same checks as the fast path. */
+/** Runs one command through yargs: its help, strict options, and the same checks as the fast path. */
 async function viaYargs(argv: string[]): Promise<void> {
   const { default: yargs } = await import('yargs');
   let y = yargs(argv).scriptName('queue-drill');
@@ -84,6 +34,25 @@ async function viaYargs(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
+/**
+ * Where a command line that is not a command's fast path goes: 'top' for the grouped help (yargs would list every
+ * command in one list), else the arguments yargs is given. `help [command]` is read as `[command] --help`; a first
+ * word that names no command is refused here, so yargs never falls back to its own ungrouped list.
+ */
+function route(argv: readonly string[]): 'top' | string[] {
+  const known = (word: string | undefined) => COMMANDS.some((command) => command.name === word);
+  if (argv[0] === 'help') {
+    if (argv.length === 1) return 'top';
+    if (argv.length === 2 && known(argv[1])) return [argv[1]!, '--help'];
+    throw new UsageError(`help ${argv.slice(1).join(' ')}: no such command\nRun queue-drill --help for the commands.`);
+  }
+  // Only --help and --version come before a command, so the first word that is no flag names it.
+  const word = argv.find((arg) => !arg.startsWith('-'));
+  if (word === undefined) return argv.includes('--help') ? 'top' : [...argv];
+  if (!known(word)) throw new UsageError(`Unknown command: ${word}\nRun queue-drill --help for the commands.`);
+  return [...argv];
+}
+
 /** How long a command's process may linger once its work is done and its output written. */
 const LINGER_AFTER_WORK_MS = 2_000;
 
@@ -92,8 +61,14 @@ async function main(argv: string[]): Promise<void> {
   await withExitCode(async () => {
     const [name, ...rest] = argv;
     const fast = COMMANDS.find((command) => command.fast && command.name === name);
-    if (fast && !rest.includes('--help')) await fast.run(parseFast(fast.options, rest, fast.positional ?? [], fast.variadic));
-    else await viaYargs(argv);
+    if (fast && !rest.includes('--help')) {
+      await fast.run(parseFast(fast.options, rest, fast.positional ?? [], fast.variadic));
+      return;
+    }
+    const routed = route(argv);
+    // As wide as yargs' own help (80 columns, narrower on a narrow terminal), so the two read alike.
+    if (routed === 'top') process.stdout.write(topLevelHelp(Math.min(80, process.stdout.columns || 80)));
+    else await viaYargs(routed);
   });
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFast } from '../../src/cli/command.js';
+import { COMMANDS } from '../../src/cli/command-table.js';
 import { UsageError } from '../../src/kernel/errors.js';
 
 const OPTIONS = {
@@ -45,5 +46,20 @@ describe('parseFast with positionals', () => {
     [['--store', 'q'], /Missing required argument: job/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseFast(WITH_JOB, argv, ['job'])).toThrow(message);
+  });
+});
+
+describe('the command table', () => {
+  it('names each command once', () => {
+    const names = COMMANDS.map((command) => command.name);
+    expect(names).toEqual([...new Set(names)]);
+  });
+
+  // What --help shows beside each option (test/cli/help.test.ts reads it from the built CLI's help, too).
+  it.each(COMMANDS.map((command) => [command.name, command] as const))('%s describes every option', (_name, command) => {
+    const undescribed = Object.entries(command.options as Record<string, { describe?: string }>)
+      .filter(([, spec]) => !spec.describe?.trim())
+      .map(([option]) => option);
+    expect(undescribed).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ export const approveCommand = defineCommand({
   describe: 'approve the prepared high-risk step a job waits on in review (a recorded human action)',
   positional: ['job'],
   options: {
-    job: { type: 'string', demandOption: true },
+    job: { type: 'string', demandOption: true, describe: 'the job id (queue-drill status lists the jobs waiting in review)' },
     ...QUEUE_OPTIONS,
     by: { type: 'string', default: process.env.USER ?? 'operator', describe: 'who approves' },
   },

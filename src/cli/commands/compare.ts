@@ -13,7 +13,9 @@ function list(value: string | undefined): string[] {
 /** `queue-drill compare`: the same scenarios, same seed, against several queues, as one matrix. */
 export const compareCommand = defineCommand({
   name: 'compare',
-  describe: 'run the same scenarios (same seed) against several queues and write one matrix: compare.json, compare.md, junit.xml',
+  describe:
+    'run the same scenarios (same seed) against several queues and write one matrix to OUT/<UTC time>/: ' +
+    'compare.html (the matrix as one page), compare.md, compare.json (with compare.schema.json), junit.xml',
   positional: ['file'],
   options: {
     file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },
@@ -41,7 +43,7 @@ export const compareCommand = defineCommand({
         '(queue-drill queues lists what each accepts and its defaults)',
     },
     parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'how many scenarios of one queue run at once (queues run one after another)' },
-    out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/)' },
+    out: { type: 'string', default: 'compare-runs', describe: 'where comparisons are made (OUT/<UTC time>/, and OUT/latest pointing at the newest)' },
     expect: {
       type: 'string',
       describe: "a YAML file of the verdicts expected per queue and scenario ('*' for the rest) [default: every cell passes]",

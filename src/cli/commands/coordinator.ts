@@ -14,14 +14,14 @@ export const coordinatorCommand = defineCommand({
   fast: true,
   options: {
     queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
-    store: { type: 'string', demandOption: true },
+    store: { type: 'string', demandOption: true, describe: 'where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)' },
     world: { type: 'string', demandOption: true, describe: 'base URL of the world service' },
-    id: { type: 'string', default: 'coordinator' },
+    id: { type: 'string', default: 'coordinator', describe: 'its id, written as the holder of the leases and sagas it takes over' },
     'lease-ms': { type: 'number', default: DEFAULT_LEASE_MS, describe: 'how long it holds a saga it compensates' },
-    'skew-margin-ms': { type: 'number', default: DEFAULT_SKEW_MARGIN_MS },
+    'skew-margin-ms': { type: 'number', default: DEFAULT_SKEW_MARGIN_MS, describe: 'slack before an expired lease is taken back' },
     'tick-ms': { type: 'number', default: 100, describe: 'how often it looks' },
-    'call-timeout-ms': { type: 'number', default: 2_000 },
-    seed: { type: 'number', default: 1 },
+    'call-timeout-ms': { type: 'number', default: 2_000, describe: 'a call to the world without an answer by then has an unknown outcome' },
+    seed: { type: 'number', default: 1, describe: 'seed of the retry jitter of the jobs it sends back' },
   },
   async run(args) {
     const { runCoordinator } = await import('../../coordinator/coordinator.js');

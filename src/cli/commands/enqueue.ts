@@ -13,8 +13,8 @@ export const enqueueCommand = defineCommand({
     ...QUEUE_OPTIONS,
     plan: { type: 'string', demandOption: true, describe: 'the plan as JSON text, or a file holding it' },
     key: { type: 'string', describe: "idempotency key [default: derived from the plan with the queue sketch's key]" },
-    'max-attempts': { type: 'number', default: 3 },
-    'workflow-version': { type: 'string', default: 'queue-drill-plan-v1' },
+    'max-attempts': { type: 'number', default: 3, describe: 'attempts the job may take; after the last it goes to review' },
+    'workflow-version': { type: 'string', default: 'queue-drill-plan-v1', describe: 'the workflow version, part of the derived key' },
   },
   async run(args) {
     const { enqueuePlan } = await import('../../saga/enqueue-plan.js');

@@ -16,7 +16,7 @@ export const historyCommand = defineCommand({
       type: 'string',
       describe: "the world's ledger file, for the effects (a drill's is ledger.db in the scenario's run directory); without it they are left out",
     },
-    json: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false, describe: 'print JSON' },
   },
   async run(args) {
     const { jobHistory, renderHistory } = await import('../../observe/history.js');

@@ -11,9 +11,9 @@ export const keyCommand = defineCommand({
   options: {
     repo: { type: 'string', demandOption: true, describe: 'repository, trimmed and lowercased' },
     branch: { type: 'string', demandOption: true, describe: 'branch, trimmed' },
-    action: { type: 'string', demandOption: true },
+    action: { type: 'string', demandOption: true, describe: 'the action, as it is' },
     payload: { type: 'string', demandOption: true, describe: 'the payload as JSON text' },
-    'workflow-version': { type: 'string', demandOption: true },
+    'workflow-version': { type: 'string', demandOption: true, describe: 'the workflow version, as it is' },
   },
   run(args) {
     let key: string;

@@ -11,21 +11,26 @@ export const producerCommand = defineCommand({
   describe: 'enqueue a deterministic batch of jobs (two producers with the same options race on every key)',
   fast: true,
   options: {
-    store: { type: 'string', demandOption: true },
+    store: { type: 'string', demandOption: true, describe: 'where the queue is: the SQLite file, or the PostgreSQL schema (the URL from QD_PG_URL)' },
     count: { type: 'number', describe: 'how many demo jobs' },
     jobs: { type: 'string', describe: 'a JSON file of plan jobs [{key, plan, maxAttempts}] to enqueue instead' },
     name: { type: 'string', default: 'producer', describe: 'the name failpoints see' },
-    queue: { type: 'string', default: 'reference' },
+    queue: { type: 'string', default: 'reference', describe: 'the queue implementation (queue-drill queues lists them)' },
     'start-barrier': {
       type: 'string',
       describe:
         'with --jobs: a start barrier directory; say ready there and begin when the harness lets every producer go, so they race from one instant',
     },
     start: { type: 'number', default: 0, describe: 'number of the first job' },
-    action: { type: 'string', default: 'record', choices: ['record', 'sleep', 'fail'] },
+    action: {
+      type: 'string',
+      default: 'record',
+      choices: ['record', 'sleep', 'fail'],
+      describe: 'what the demo jobs do: record an effect, sleep, or fail (payload kind and failAttempts say how)',
+    },
     payload: { type: 'string', default: '{}', describe: 'extra payload fields as a JSON object' },
-    'max-attempts': { type: 'number', default: 3 },
-    'workflow-version': { type: 'string', default: 'queue-drill-demo-v1' },
+    'max-attempts': { type: 'number', default: 3, describe: 'attempts each job may take; after the last it goes to review' },
+    'workflow-version': { type: 'string', default: 'queue-drill-demo-v1', describe: "the workflow version, part of each demo job's key" },
   },
   async run(args) {
     if ((args.count === undefined) === (args.jobs === undefined)) throw new UsageError('give either --count or --jobs');

@@ -17,7 +17,9 @@ function parseShard(text: string): { index: number; count: number } {
 /** `queue-drill run`: the drill: every scenario on real processes, judged, and a recovery report. */
 export const runCommand = defineCommand({
   name: 'run',
-  describe: 'run the scenarios of a scenarios.yaml on real processes and write the recovery report',
+  describe:
+    'run the scenarios of a scenarios.yaml on real processes and write the recovery report to OUT/<UTC time>/: ' +
+    'report.html, report.md, report.json, junit.xml',
   positional: ['file'],
   options: {
     file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file' },

@@ -10,14 +10,14 @@ export const selftestCommand = defineCommand({
   name: 'selftest',
   describe: 'run the drills against every broken variant and the reference queue: prove the judge catches them',
   options: {
-    file: { type: 'string', default: 'scenarios.yaml' },
+    file: { type: 'string', default: 'scenarios.yaml', describe: 'the scenarios file every implementation is drilled with' },
     only: { type: 'string', describe: 'only these scenarios (comma-separated)' },
     queues: { type: 'string', describe: 'only these implementations (comma-separated; queue-drill queues lists them)' },
     'explore-runs': { type: 'number', default: 10, describe: 'explore runs for the reference and for variants the scenarios missed' },
-    seed: { type: 'number', default: 1 },
-    parallel: { type: 'number', default: DEFAULT_PARALLEL },
+    seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from, the same for every implementation' },
+    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'how many scenarios of one implementation run at once' },
     out: { type: 'string', describe: 'where runs go [default: drill-runs/selftest-<UTC time>]' },
-    json: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false, describe: 'print the rows (one per implementation) as JSON instead of the table' },
   },
   async run(args) {
     const { selftest, renderSelftest } = await import('../../selftest/selftest.js');
