@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlanInputSchema } from '../saga/plan-input.js';
 import { ScenarioFileSchema } from './schema.js';
 
 /*
@@ -11,11 +12,28 @@ import { ScenarioFileSchema } from './schema.js';
 /** The file name, at the repository root beside scenarios.yaml. */
 export const SCENARIO_SCHEMA_FILE = 'scenarios.schema.json';
 
+/**
+ * Descriptions for fields whose schema lives outside src/scenarios (a plan's
+ * own shape, src/saga/plan-input.ts, which describes its steps' fields but
+ * not the list of steps): given here so every property of the file has one.
+ * A description the schema itself carries wins.
+ */
+const DESCRIBED_HERE = new Map<z.core.$ZodType, string>([
+  [PlanInputSchema.shape.steps, "The plan's steps, run in order: 1 to 50, each one call to a tool of the world. Required."],
+]);
+
 /** The JSON Schema of scenarios.yaml, as an editor should see it. */
 export function scenarioJsonSchema(): Record<string, unknown> {
   // The input side: a field with a default is optional to the author, though always set once loaded.
   // Draft-07 because the YAML language server (VS Code, and editors on its server) validates with draft-07.
-  const { $schema, ...schema } = z.toJSONSchema(ScenarioFileSchema, { io: 'input', target: 'draft-07' });
+  const { $schema, ...schema } = z.toJSONSchema(ScenarioFileSchema, {
+    io: 'input',
+    target: 'draft-07',
+    override: ({ zodSchema, jsonSchema }) => {
+      const description = DESCRIBED_HERE.get(zodSchema);
+      if (description !== undefined) jsonSchema.description ??= description;
+    },
+  });
   return {
     $schema,
     $id: 'urn:queue-drill:scenarios-file:1',
