@@ -1,3 +1,4 @@
+import { DRILL_APPROVER } from '../kernel/drill-approver.js';
 import { effectLine, incidentLine, placedLine, stateLine, stepLine } from '../kernel/life-lines.js';
 import type { JobEvent, JobReport } from './schema.js';
 
@@ -28,13 +29,23 @@ function eventText(event: JobEvent): string {
   }
 }
 
+/** The steps the drill itself approved (`approve: true`), in order: its decisions, which the report names as the drill's. */
+export function drillApprovals(job: JobReport): string[] {
+  return job.events.flatMap((e) => (e.kind === 'checkpoint' && e.action === 'approve' && e.worker === `human:${DRILL_APPROVER}` ? [e.step] : []));
+}
+
+function approvedNote(job: JobReport): string {
+  const steps = drillApprovals(job);
+  return steps.length === 0 ? '' : `; the drill approved ${steps.map((s) => `step ${s}`).join(', ')} (a recorded human action)`;
+}
+
 /** A planned job's life, one line per event under its head; a job the store does not hold, one line saying so. */
 export function jobLife(job: JobReport): string[] {
   const key = `${job.key.slice(0, 16)}…`;
   if (job.id === null) return [`no job with key ${key} in the store`];
   const reason = job.actual.reason !== null ? [`  review: ${job.actual.reason}`] : [];
   return [
-    `job ${job.id} key ${key}: ${job.actual.status}, attempt ${job.attempts} of ${job.maxAttempts}`,
+    `job ${job.id} key ${key}: ${job.actual.status}, attempt ${job.attempts} of ${job.maxAttempts}${approvedNote(job)}`,
     ...reason,
     ...(job.approve !== null ? [`  approve: ${job.approve}`] : []),
     ...job.events.map(eventLine),

@@ -439,6 +439,22 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
           ['requeue', '(job)', 'human:bob', 1, 1],
         ]);
       });
+
+      it("grants an approval's run on top of the job's attempts, where a plain requeue allows only one past those spent", async () => {
+        const approval: TxEntry = { stepId: 'transfer', action: 'approve', key: 'step-key-2', status: 'success', detail: 'approved' };
+        const approved = await add('a', 2);
+        const held = await add('b', 2);
+        const first = await claimBy('w1');
+        await store.review(first.lease, 'step 2 prepared', undefined, 'awaiting_approval');
+        const second = await claimBy('w1');
+        await store.review(second.lease, 'step 2 prepared', undefined, 'awaiting_approval');
+        expect([first.job.id, second.job.id]).toEqual([approved, held]);
+        expect(await store.requeueFromReview(approved, 'bob', 'approved transfer', approval)).toBe(true);
+        expect(await store.requeueFromReview(held, 'bob', 'looked at it')).toBe(true);
+        // The approved job still has both its attempts after the one that asked; the other has the one it had left.
+        expect((await row(approved)).max_attempts).toBe(3);
+        expect((await row(held)).max_attempts).toBe(2);
+      });
     });
 
     describe('checkpoints', () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DrillEnding } from '../../judge/drill-record.js';
 import { withDeadline } from '../../kernel/deadline.js';
+import { DRILL_APPROVER } from '../../kernel/drill-approver.js';
 import { HarnessError } from '../../kernel/errors.js';
 import type { QueueConnection } from '../../port/adapter.js';
 import type { JobSnapshot } from '../../port/snapshot.js';
@@ -208,7 +209,7 @@ function startSecondWave(drill: Supervised, wave: SecondWave, now: number): void
 async function approveWaiting(drill: Supervised, jobs: readonly JobSnapshot[]): Promise<void> {
   for (const job of jobs) {
     if (job.status !== 'review' || job.outcome !== 'awaiting_approval') continue;
-    const step = await approveStep(drill.queue, job.id, 'drill', job);
-    drill.timeline.record('approve', `job ${job.id} step ${step} approved by drill (a recorded human action)`, undefined, { job: job.id, step });
+    const step = await approveStep(drill.queue, job.id, DRILL_APPROVER, job);
+    drill.timeline.record('approve', `job ${job.id} step ${step} approved by the drill (a recorded human action)`, undefined, { job: job.id, step });
   }
 }

@@ -1,18 +1,20 @@
 import { utc } from '../../../kernel/clock.js';
 import type { TxEntry } from '../../../port/checkpoint.js';
+import { attemptGranted } from '../../approval-grant.js';
 import { type Db, statement } from '../store.js';
 import { appendEvent } from './append-event.js';
 import { appendCheckedTx } from './append-tx.js';
 
 const SQL = `
 UPDATE agent_jobs
-SET status = 'pending', next_run_at = @at, updated_at = @at, max_attempts = MAX(max_attempts, attempts + 1), review_reason = NULL, outcome = NULL
+SET status = 'pending', next_run_at = @at, updated_at = @at, max_attempts = MAX(max_attempts + @granted, attempts + 1), review_reason = NULL, outcome = NULL
 WHERE id = @jobId AND status = 'review'
 RETURNING attempts, lease_fence, idempotency_key`;
 
 /**
  * The one way out of review: a person's recorded decision to run the job again,
- * with one more attempt allowed, recorded in the history and as a `requeue`
+ * with one more attempt allowed (an approval's run on top of the job's own:
+ * attemptGranted), recorded in the history and as a `requeue`
  * checkpoint (with `checkpoint`, an approval, before it), all in one
  * transaction. Returns false when the job is not in review.
  */
@@ -23,7 +25,7 @@ export function requeueFromReview(
   return db
     .transaction(() => {
       const at = utc(input.now);
-      const row = statement(db, SQL).get({ jobId: input.jobId, at }) as
+      const row = statement(db, SQL).get({ jobId: input.jobId, at, granted: attemptGranted(input.checkpoint) }) as
         | { attempts: number; lease_fence: number; idempotency_key: string }
         | undefined;
       if (!row) return false;
