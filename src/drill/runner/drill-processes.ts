@@ -1,9 +1,10 @@
 import { statSync } from 'node:fs';
 import type { ControlFactory } from '../../faults/control-channel.js';
 import type { Child, Supervisor } from '../../harness/supervisor.js';
+import { HarnessError } from '../../kernel/errors.js';
 import type { Settings } from '../../scenarios/schema.js';
 import type { Timeline } from '../timeline.js';
-import { lastErrorLine } from './exit-reason.js';
+import { entryFailed, lastErrorLine } from './exit-reason.js';
 import { afterExit } from './restart-decision.js';
 import type { RoleSpec } from './role-args.js';
 
@@ -19,7 +20,19 @@ interface Role extends RoleSpec {
   spoke: boolean;
   /** When this incarnation was spawned (epoch ms): its start-up runs from here to its first line. */
   spawnedAt: number;
+  /** How many incarnations in a row exited on their own before their first line (a start that failed). */
+  failedStarts: number;
 }
+
+/**
+ * How many starts in a row may fail to load the drill's own code before the
+ * drill gives up on a process: one whose entry is gone (dist/ rebuilt under a
+ * running drill) or broken exercises no recovery, so the drill is the
+ * harness's error, not a queue's failure judged from jobs nobody could run. A
+ * start that fails in the queue's hands (its server down for a restart or a
+ * partition) is the restart rule's business, as before.
+ */
+const FAILED_STARTS_LIMIT = 3;
 
 /**
  * The drill's processes under the scenario's restart rule: each started under
@@ -46,7 +59,16 @@ export class DrillProcesses {
 
   /** Starts a process of the drill. */
   start(spec: RoleSpec): void {
-    this.roles.push({ ...spec, child: this.spawn(spec), restarts: 0, finished: false, restartAt: null, spoke: false, spawnedAt: Date.now() });
+    this.roles.push({
+      ...spec,
+      child: this.spawn(spec),
+      restarts: 0,
+      finished: false,
+      restartAt: null,
+      spoke: false,
+      spawnedAt: Date.now(),
+      failedStarts: 0,
+    });
   }
 
   /** A producer has not yet finished its part. */
@@ -115,7 +137,9 @@ export class DrillProcesses {
     for (const role of this.roles) {
       if (role.child.alive || role.finished) continue;
       if (role.restartAt === null) {
-        const decision = afterExit(role, await role.child.exited, this.restart, now);
+        const exit = await role.child.exited;
+        this.countFailedStart(role, exit);
+        const decision = afterExit(role, exit, this.restart, now);
         if (decision.kind === 'restart') role.restartAt = decision.at;
         else role.finished = true;
         if (decision.kind === 'not-restarted') this.timeline.record('note', `${role.name} is not restarted (${decision.why})`);
@@ -127,6 +151,18 @@ export class DrillProcesses {
         role.restartAt = null;
       }
     }
+  }
+
+  /** Counts a start whose code could not load (an exit before the first line, Node naming the entry); three in a row end the drill as an error. */
+  private countFailedStart(role: Role, exit: { exitCode: number | undefined; signal?: string | undefined }): void {
+    const why = exit.signal || exit.exitCode === 0 || this.hasSpoken(role) ? null : lastErrorLine(`${role.child.logFile}.err`);
+    role.failedStarts = why !== null && entryFailed(why) ? role.failedStarts + 1 : 0;
+    if (role.failedStarts < FAILED_STARTS_LIMIT) return;
+    throw new HarnessError(
+      'QD_PROCESS_NEVER_STARTED',
+      `${role.kind} ${role.name} exited ${role.failedStarts} times in a row before its first line (${why}): ` +
+        'the drill could not start its processes, so nothing of the queue is judged',
+    );
   }
 
   private spawn(spec: RoleSpec): Child {

@@ -14,7 +14,12 @@ const TAIL_BYTES = 4096;
 /** How long the reason may be on the timeline. */
 const MAX_REASON = 300;
 
-/** The last non-empty line of `file` (redacted, shortened), or null when there is none. */
+/** The line Node.js ends an uncaught error's report with: its version, which says nothing of why. */
+const NODE_TRAILER = /^Node\.js v\d/;
+/** A line that names an error: the CLI's own (`queue-drill: …`) or a thrown one (`Error: …`, `TypeError [CODE]: …`). */
+const ERROR_LINE = /^(?:queue-drill:|(?:[A-Z]\w*)?Error\b)/;
+
+/** The last line of `file` that names an error, else its last line but Node's version trailer (redacted, shortened); null when none. */
 export function lastErrorLine(file: string): string | null {
   let fd: number | undefined;
   try {
@@ -24,12 +29,13 @@ export function lastErrorLine(file: string): string | null {
     const buffer = Buffer.alloc(length);
     fd = openSync(file, 'r');
     readSync(fd, buffer, 0, length, size - length);
-    const line = buffer
+    const lines = buffer
       .toString('utf8')
       .split('\n')
       .map((text) => text.trim())
-      .filter(Boolean)
-      .at(-1);
+      .filter((text) => text !== '' && !NODE_TRAILER.test(text));
+    // An uncaught error's stack ends with its code and Node's version: the line that names the error says why.
+    const line = lines.findLast((text) => ERROR_LINE.test(text)) ?? lines.at(-1);
     if (!line) return null;
     const clean = redact(line);
     return clean.length > MAX_REASON ? `${clean.slice(0, MAX_REASON - 1)}…` : clean;
@@ -38,4 +44,9 @@ export function lastErrorLine(file: string): string | null {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** Whether an error line is Node failing to load a process's code (its entry or a module missing, a file cut short), before any of it ran. */
+export function entryFailed(line: string): boolean {
+  return /Cannot find module|ERR_MODULE_NOT_FOUND|^SyntaxError\b/.test(line);
 }

@@ -70,3 +70,53 @@ describe('DrillProcesses.starting', () => {
     expect(processes.starting).toBe(true);
   });
 });
+
+describe('a process that cannot start', () => {
+  it("ends the drill as the harness's error after three failed starts in a row, naming the error its stderr gave", async () => {
+    // The entry is missing (a build replaced under a running drill did this): Node prints its stack and exits 1.
+    const missing = join(temp.dir, 'gone', 'child-main.js');
+    const supervisor = {
+      spawn: (name: string, args: readonly string[], options: SpawnOptions = {}) => real.spawn(name, args, { ...options, script: missing }),
+    };
+    const timeline = new Timeline(systemClock());
+    const processes = new DrillProcesses(supervisor as Supervisor, () => ({ stop() {} }), timeline, RESTART);
+    processes.start({ name: 'w1', kind: 'worker', args: [] });
+    const failure = await waitFor(
+      async () => {
+        try {
+          await processes.tend(Date.now());
+          return false;
+        } catch (error) {
+          return error as Error & { code?: string };
+        }
+      },
+      { timeoutMs: 20_000, intervalMs: 5, what: 'the third failed start' },
+    );
+    expect(failure.code).toBe('QD_PROCESS_NEVER_STARTED');
+    expect(failure.message).toMatch(/^worker w1 exited 3 times in a row before its first line \(Error: Cannot find module '.*child-main\.js'\)/);
+    expect(real.all()).toHaveLength(3);
+    // Each exit on the timeline says why in the error's own words, not Node's version line after the stack.
+    const exits = timeline.events.filter((e) => e.kind === 'exit').map((e) => e.detail);
+    expect(exits[0]).toMatch(/^exit code 1: Error: Cannot find module/);
+  });
+
+  it("leaves a start that failed in the queue's hands (the CLI's own error: its server away) to the restart rule", async () => {
+    const refused = join(temp.dir, 'refused.mjs');
+    writeFileSync(
+      refused,
+      "process.stderr.write('queue-drill: could not reach the queue (connect ECONNREFUSED 127.0.0.1:5432) [QD_X]\\n'); process.exit(3);\n",
+    );
+    const supervisor = {
+      spawn: (name: string, args: readonly string[], options: SpawnOptions = {}) => real.spawn(name, args, { ...options, script: refused }),
+    };
+    const processes = new DrillProcesses(supervisor as Supervisor, () => ({ stop() {} }), new Timeline(systemClock()), RESTART);
+    processes.start({ name: 'w1', kind: 'worker', args: [] });
+    await waitFor(
+      async () => {
+        await processes.tend(Date.now());
+        return real.all().length >= 5;
+      },
+      { timeoutMs: 20_000, intervalMs: 5, what: 'five starts' },
+    );
+  });
+});
