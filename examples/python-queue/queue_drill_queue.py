@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Seed 000's SQLite queue, speaking queue-drill's process protocol (docs/protocol.md).
+"""The queue sketch's SQLite queue (docs/design.md#origin), speaking queue-drill's
+process protocol (docs/protocol.md).
 
 Run by the drill, never by hand: `queue-drill run --queue "process:python3 THIS_FILE"`.
 Standard library only (Python 3.11). JSON lines in on stdin, out on stdout;
@@ -214,7 +215,7 @@ class Child:
 
     def op_hello(self, request):
         return {"name": NAME, "version": VERSION, "protocol": PROTOCOL,
-                "description": "seed 000's SQLite queue in Python (standard library), built right: leases taken back, "
+                "description": "the queue sketch's SQLite queue in Python (standard library), built right: leases taken back, "
                                "writes fenced by epoch, refusals recorded, review left only by a person",
                 "capabilities": {"evidence": EVIDENCE, "fencing": True, "takeover": "coordinator", "clock": "caller",
                                  "saga_store": "in-queue"},

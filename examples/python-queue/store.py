@@ -1,4 +1,4 @@
-"""The queue itself: seed 000's SQLite job queue, built right.
+"""The queue itself: the queue sketch's SQLite job queue (docs/design.md#origin), built right.
 
 One SQLite file holds the jobs, their history and nothing else (the saga's
 checkpoints live beside the run, in the drill's own file). Every operation is
