@@ -1,4 +1,5 @@
 import { baselineLines } from './baseline-lines.js';
+import { failureReason } from './failure-reason.js';
 import { jobLife } from './job-life.js';
 import { describeReproduction } from './reproduction-line.js';
 import { faultLimits, invariantOutcomes, jobGroups, jobsConcerned } from './scenario-facts.js';
@@ -13,7 +14,7 @@ import { visibleText } from './visible-text.js';
 /*
  * The report as a person reads it in a pull request or an issue: a summary,
  * not the whole record. First what was run and what it found (the verdict
- * table, the seed, the time scale and how it was chosen, the command), then what did not pass with its evidence,
+ * table, each row saying why a scenario did not pass, the seed, the time scale and how it was chosen, the command), then what did not pass with its evidence,
  * the lives of the jobs concerned and the eventful part of its timeline, and
  * the command that replays it (an inconclusive one with what starvation
  * explains: the process and span that starved it); then each scenario in a
@@ -170,14 +171,16 @@ function scenarioTable(report: DrillReport, out: string[]): void {
   }
   const runs = allRuns(report);
   out.push(
-    row(['Scenario', 'Verdict', 'Fault points', 'Fired/armed', 'Jobs as expected', 'Duplicated effects', 'Recovery', 'Duration']),
-    row(Array.from({ length: 8 }, () => '---')),
+    row(['Scenario', 'Verdict', 'Broke', 'Fault points', 'Fired/armed', 'Jobs as expected', 'Duplicated effects', 'Recovery', 'Duration']),
+    row(Array.from({ length: 9 }, () => '---')),
   );
   for (const scenario of report.scenarios) {
     out.push(
       row([
         code(scenarioLabel(scenario, runs)),
         `${MARKER[scenario.verdict]} ${WORD[scenario.verdict]}${retriedNote(scenario)}`,
+        // Why it did not pass, never blank beside a verdict that is not a pass (failure-reason.ts): the row's other cells can all look fine.
+        text(failureReason(scenario)?.text ?? '—'),
         scenario.faultPoints.length > 0 ? scenario.faultPoints.map(code).join(', ') : '—',
         firedOfArmed(scenario),
         jobsCell(scenario),

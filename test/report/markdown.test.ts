@@ -76,17 +76,50 @@ describe('renderMarkdown', () => {
     expect(head).toMatch(/- The whole report: \[report\.html\]\(report\.html\), each scenario with its timeline .*\[report\.json\]\(report\.json\)/);
   });
 
-  it('has a table with one row of eight cells per scenario and the facts of each', () => {
+  it('has a table with one row of nine cells per scenario and the facts of each', () => {
     const rows = tableRows(markdown, 'Scenario');
     expect(rows).toHaveLength(4);
-    for (const row of rows) expect(row).toHaveLength(8);
+    for (const row of rows) expect(row).toHaveLength(9);
     const [pass, fail, vacuous, error] = rows;
-    expect(pass).toEqual(['`crash_after_write`', '✅ pass', '`after_write`', '1/1', '1/1', 'none', 'settled in 1.40 s (1 kill)', '3.41 s']);
-    expect(fail!.slice(0, 4)).toEqual(['`timeout_blind_retry`', '❌ fail', '`on_timeout`', '1/1']);
-    expect(fail![4]).toBe('0/1: `1` expected review, got done');
-    expect(fail![5]).toBe('`charge` ×2 (`ab12cd34ef56ab78:charge`)');
-    expect(vacuous!.slice(1, 4)).toEqual(['⚠️ vacuous', '`after_verify`', '0/1']);
-    expect(error!.slice(1, 4)).toEqual(['❌ error', '—', '—']);
+    expect(pass).toEqual(['`crash_after_write`', '✅ pass', '—', '`after_write`', '1/1', '1/1', 'none', 'settled in 1.40 s (1 kill)', '3.41 s']);
+    expect(fail!.slice(0, 2)).toEqual(['`timeout_blind_retry`', '❌ fail']);
+    expect(fail!.slice(3, 5)).toEqual(['`on_timeout`', '1/1']);
+    expect(fail![5]).toBe('0/1: `1` expected review, got done');
+    expect(fail![6]).toBe('`charge` ×2 (`ab12cd34ef56ab78:charge`)');
+    expect(vacuous!.slice(1, 5)).toEqual([
+      '⚠️ vacuous',
+      'crash at after\\_verify (rule kill-after-verify, worker=w9) never fired: 0 hits',
+      '`after_verify`',
+      '0/1',
+    ]);
+    expect(error!.slice(1, 5)).toEqual([
+      '❌ error',
+      'the harness failed: QD\\_WORLD\\_NOT\\_READY: the world did not answer on 127.0.0.1 within 5000 ms its log ends: EADDRINUSE',
+      '—',
+      '—',
+    ]);
+  });
+
+  it('says in its Broke column why each scenario did not pass, even where every other cell of its row looks fine', () => {
+    // The broken invariants first, with the first line of evidence (escaped: a pipe, a backtick, markup), though its jobs
+    // column says something else went wrong too.
+    const fail = tableRows(markdown, 'Scenario')[1]!;
+    expect(fail[2]).toMatch(/^broke no-duplicate-effect, review-routing: ledger: charge key=ab12cd34:charge applied by w1#1 and w1#2 \\<both\\> /);
+    expect(fail[2]).toContain('\\| \\`tick\\`');
+    // A failure whose other cells are all green (no duplicate, every job as expected, nothing to recover) still says what broke.
+    const report = drillReport();
+    const quiet = report.scenarios[1]!;
+    quiet.jobs = quiet.jobs.map((job) => ({ ...job, matches: true, expected: { status: 'done' }, duplicatedEffects: [] }));
+    quiet.expectations = [];
+    quiet.duplicatedEffects = [];
+    quiet.invariants = quiet.invariants.map((v) =>
+      v.id === 'single-holder'
+        ? { ...v, status: 'broken', evidence: ['job 1: w1 wrote done after w2 claimed it (epoch 2)'] }
+        : { ...v, status: 'held', evidence: [] },
+    );
+    const row = tableRows(renderMarkdown(report), 'Scenario')[1]!;
+    expect(row.slice(5, 7)).toEqual(['1/1', 'none']);
+    expect(row[2]).toBe('broke single-holder: job 1: w1 wrote done after w2 claimed it (epoch 2)');
   });
 
   it('explains every scenario that did not pass, and only those, with its evidence and replay', () => {
@@ -196,7 +229,7 @@ describe('renderMarkdown', () => {
     const md = renderMarkdown(hostile);
 
     const rows = tableRows(md, 'Scenario');
-    for (const row of rows) expect(row).toHaveLength(8);
+    for (const row of rows) expect(row).toHaveLength(9);
     expect(rows[1]![0]).toBe('`` pipe\\|and`tick` ``');
     // The evidence fence is longer than the fence inside it, so the line after it is still evidence.
     expect(md).toContain('  ````text\n');
@@ -312,9 +345,10 @@ describe('renderMarkdown, for an interrupted drill', () => {
   });
 
   it('calls the half-run interrupted, not a failure: no broken invariant, no job held to what was expected', () => {
-    expect(tableRows(markdown, 'Scenario')[1]!.slice(0, 5)).toEqual([
+    expect(tableRows(markdown, 'Scenario')[1]!.slice(0, 6)).toEqual([
       '`zombie_worker`',
       '⏹️ interrupted',
+      `interrupted, so not judged: ${INTERRUPTED_LINE}`,
       '`on_timeout`',
       '1/2',
       'not judged: 1 running when stopped',

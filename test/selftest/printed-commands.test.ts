@@ -94,7 +94,8 @@ describe('the commands queue-drill prints, pasted as printed', () => {
 
     const shown = await paste(history);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/^job 1 \(plan\) key [0-9a-f]{16}…: pending, attempt 1 of 3$/m);
+    // The approval grants the run it resumes on top of the job's three attempts.
+    expect(shown.stdout).toMatch(/^job 1 \(plan\) key [0-9a-f]{16}…: pending, attempt 1 of 4$/m);
     expect(shown.stdout).toMatch(/step {4}charge {7}approve {4}success/);
     expect(shown.stdout, 'with the ledger, nothing is said to be left out').not.toContain('left out');
   });

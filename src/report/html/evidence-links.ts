@@ -8,6 +8,8 @@ import { jobEventId } from './lanes.js';
  * "job 3 (key …)", eventLabel "event #12 …", txLabel "tx #4 …", a duplicated
  * effect's "key 3f1c…:charge"), so they are read back by those shapes; a line
  * that names nothing drawable links to nothing, and says so by having no link.
+ * A job that did not end as expected is evidence by where it ended: its last
+ * event.
  */
 
 /** The element ids of the timeline marks an evidence line names. */
@@ -35,4 +37,22 @@ export function evidenceTargets(line: string, scenario: ScenarioReport, index: n
     }
   }
   return targets;
+}
+
+/** The marks where each job that did not end as expected ended (its last event): the evidence of an expectation missed. */
+export function expectationTargets(scenario: ScenarioReport, index: number): string[] {
+  // A half-run's jobs are where they stood, not where they ended: none missed its expectation.
+  if (scenario.interrupted !== null) return [];
+  return scenario.jobs.flatMap((job) => {
+    const last = job.events.at(-1);
+    return !job.matches && job.id !== null && last !== undefined ? [jobEventId(index, job.id, last)] : [];
+  });
+}
+
+/** The band of a scenario's worst starved span on its timeline (its event's id), or null when nothing starved it. */
+export function worstStarvedBand(scenario: ScenarioReport, index: number): string | null {
+  const worst = scenario.starvation.worst;
+  if (worst === null) return null;
+  const n = scenario.timeline.findIndex((e) => e.kind === 'starved' && e.process === worst.process && e.at === worst.from);
+  return n >= 0 ? `s${index}-h${n}` : null;
 }

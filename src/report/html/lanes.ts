@@ -1,3 +1,4 @@
+import { producersReleasedAt } from '../producers-release.js';
 import type { JobEvent, ScenarioReport } from '../schema.js';
 
 /*
@@ -15,6 +16,9 @@ import type { JobEvent, ScenarioReport } from '../schema.js';
  *   - each span the machine did not run a process (`starved`, from `at` to
  *     `until`) in that process's lane; a process with no lane of its own (the
  *     harness, a world host shared by the drill) gets one, so no span is lost.
+ * A job's marks name their line in the job's history (`text`), which the page
+ * prints under the timeline; and the layout says when the producers were
+ * released (`startup`), where the drill proper begins.
  */
 
 /** A lane: a process incarnation, or the world. */
@@ -58,6 +62,8 @@ export interface Mark {
   label: string;
   /** The full text shown on focus or hover. */
   title: string;
+  /** The element id of its line in the job's history (a job's mark links to it, and it back); none for the harness's own. */
+  text?: string;
 }
 
 export interface Layout {
@@ -65,6 +71,8 @@ export interface Layout {
   marks: Mark[];
   /** The span of the whole drill, in ms. */
   span: number;
+  /** When the producers were released (ms since the first event): what came before is start-up; 0 when the timeline does not say. */
+  startup: number;
 }
 
 const WORLD = 'world';
@@ -109,6 +117,11 @@ export function jobEventId(scenarioIndex: number, jobId: string, event: JobEvent
   return `s${scenarioIndex}-j${jobId}-${letter}${n}`;
 }
 
+/** The element id of a job event's line in the job's history under the timeline (its mark's id, and what the mark links to). */
+export function lineIdOf(markId: string): string {
+  return `${markId}-text`;
+}
+
 function transitionKind(event: Extract<JobEvent, { kind: 'transition' | 'refused' }>): MarkKind {
   if (event.kind === 'refused') return 'refused';
   if (event.from === null) return 'enqueue';
@@ -116,6 +129,45 @@ function transitionKind(event: Extract<JobEvent, { kind: 'transition' | 'refused
   if (event.to === 'done') return 'done';
   if (event.to === 'review') return 'review';
   return 'release';
+}
+
+/** The mark of a job's checkpoint (at its writer), effect or incident (in the world's lane); each links to its line in the history. */
+function recordMark(
+  event: Exclude<JobEvent, { kind: 'transition' | 'refused' }>,
+  jobId: string,
+  id: string,
+  at: number,
+  lanes: readonly Lane[],
+): Mark {
+  const mark = { id, text: lineIdOf(id), at };
+  switch (event.kind) {
+    case 'checkpoint':
+      return {
+        ...mark,
+        lane: laneOf(lanes, event.worker, at) ?? WORLD,
+        kind: 'checkpoint',
+        label: `${event.step} ${event.action} ${event.status}`,
+        title: `job ${jobId} tx #${event.id}: ${event.step} ${event.action} ${event.status} (epoch ${event.epoch}, ${event.worker})`,
+      };
+    case 'effect':
+      return {
+        ...mark,
+        lane: WORLD,
+        kind: 'effect',
+        label: `${event.step}${event.compensation ? ' undo' : ''} e${event.epoch ?? '?'}`,
+        title:
+          `job ${jobId}: the world applied ${event.tool} (${event.key}) for ${event.worker}, epoch ${event.epoch ?? 'none'}` +
+          `${event.compensation ? ', a compensation' : ''}`,
+      };
+    case 'incident':
+      return {
+        ...mark,
+        lane: WORLD,
+        kind: 'incident',
+        label: `incident ${event.step}`,
+        title: `job ${jobId} incident #${event.id} at step ${event.step}`,
+      };
+  }
 }
 
 function jobMarks(scenario: ScenarioReport, index: number, lanes: readonly Lane[], origin: number): Mark[] {
@@ -134,6 +186,8 @@ function jobMarks(scenario: ScenarioReport, index: number, lanes: readonly Lane[
         end: at,
         label: `job ${jobId} e${open.epoch}`,
         title: `job ${jobId}: lease of epoch ${open.epoch}, ${how}`,
+        // A lease is told in the history by its claim.
+        text: lineIdOf(open.id),
       });
       open = undefined;
     };
@@ -153,6 +207,7 @@ function jobMarks(scenario: ScenarioReport, index: number, lanes: readonly Lane[
         const change = event.from === null ? `→${event.to}` : `${event.from}→${event.to}`;
         marks.push({
           id,
+          text: lineIdOf(id),
           lane,
           kind,
           at,
@@ -161,35 +216,8 @@ function jobMarks(scenario: ScenarioReport, index: number, lanes: readonly Lane[
             `job ${jobId} event #${event.seq}: ${kind === 'refused' ? `a write (${event.to}) refused` : change} by ${event.worker ?? event.actor}, ` +
             `epoch ${event.epoch}, attempt ${event.attempt}: ${event.reason}`,
         });
-      } else if (event.kind === 'checkpoint') {
-        marks.push({
-          id,
-          lane: laneOf(lanes, event.worker, at) ?? WORLD,
-          kind: 'checkpoint',
-          at,
-          label: `${event.step} ${event.action} ${event.status}`,
-          title: `job ${jobId} tx #${event.id}: ${event.step} ${event.action} ${event.status} (epoch ${event.epoch}, ${event.worker})`,
-        });
-      } else if (event.kind === 'effect') {
-        marks.push({
-          id,
-          lane: WORLD,
-          kind: 'effect',
-          at,
-          label: `${event.step}${event.compensation ? ' undo' : ''} e${event.epoch ?? '?'}`,
-          title:
-            `job ${jobId}: the world applied ${event.tool} (${event.key}) for ${event.worker}, epoch ${event.epoch ?? 'none'}` +
-            `${event.compensation ? ', a compensation' : ''}`,
-        });
-      } else if (event.kind === 'incident') {
-        marks.push({
-          id,
-          lane: WORLD,
-          kind: 'incident',
-          at,
-          label: `incident ${event.step}`,
-          title: `job ${jobId} incident #${event.id} at step ${event.step}`,
-        });
+      } else if (event.kind === 'checkpoint' || event.kind === 'effect' || event.kind === 'incident') {
+        marks.push(recordMark(event, jobId, id, at, lanes));
       }
     }
     closeLease(ms(scenario.timeline.at(-1)?.at ?? job.events.at(-1)?.at ?? new Date(origin).toISOString(), origin), 'still open at the end');
@@ -292,5 +320,7 @@ export function layoutScenario(scenario: ScenarioReport, index: number): Layout 
   if (marks.some((mark) => mark.lane === WORLD)) lanes.push({ id: WORLD, label: 'world (effects)', from: 0, to: undefined });
   // Only lanes with something on them (a world with no effects, a producer that only enqueued, stay visible by their marks).
   const used = new Set(marks.map((mark) => mark.lane));
-  return { lanes: lanes.filter((lane) => used.has(lane.id)), marks, span };
+  const released = producersReleasedAt(scenario);
+  const startup = released !== null && released > origin && released - origin < span ? released - origin : 0;
+  return { lanes: lanes.filter((lane) => used.has(lane.id)), marks, span, startup };
 }

@@ -46,7 +46,7 @@ svg.timeline { display: block; width: 100%; min-width: 900px; font: 11px system-
 svg.timeline .tick { stroke: #e2e2e2; } svg.timeline .axis { fill: var(--muted); text-anchor: middle; }
 svg.timeline .life { stroke: #999; stroke-width: 1; stroke-dasharray: 2 3; } svg.timeline .lane-label { fill: var(--ink); font-weight: 600; }
 .mark { fill: #666; stroke: var(--ink); stroke-width: 1; }
-.mark text { fill: var(--ink); stroke: none; font-size: 10px; }
+svg.timeline .span-label { fill: var(--ink); font-size: 10px; pointer-events: none; }
 .mark .ink, .mark .cross { fill: none; stroke-width: 2.5; } .mark .ring { fill: #fff; stroke-width: 2; }
 .k-lease rect { fill: #dbe7f7; stroke: #3a5f8f; } .k-pause rect { fill: #eee; stroke: var(--ink); stroke-dasharray: 3 2; }
 .k-partition rect { fill: #fbe3d6; stroke: #a0522d; stroke-dasharray: 6 2; } .k-network .ink { stroke: #a0522d; }
@@ -54,9 +54,21 @@ svg.timeline .life { stroke: #999; stroke-width: 1; stroke-dasharray: 2 3; } svg
 .k-claim { fill: #3a5f8f; } .k-release { fill: #fff; } .k-done { fill: var(--good); } .k-done .ink { stroke: #fff; }
 .k-review { fill: #fff; stroke-width: 2; } .k-refused .cross { stroke: var(--bad); } .k-kill .cross { stroke: var(--ink); stroke-width: 4; }
 .k-effect { fill: #222; } .k-fault { fill: var(--hl); stroke-width: 1.5; } .k-checkpoint { fill: #888; stroke: none; }
-.mark.hl > :not(title):not(text) { stroke: var(--bad); stroke-width: 3.5; filter: drop-shadow(0 0 3px var(--hl)); }
+.mark.hl > :not(title) { stroke: var(--bad); stroke-width: 3.5; filter: drop-shadow(0 0 3px var(--hl)); }
 .mark.hl.k-lease rect { stroke-dasharray: none; }
-.mark:target > :not(title):not(text) { stroke: var(--bad); stroke-width: 5; }
+.mark:target > :not(title) { stroke: var(--bad); stroke-width: 5; }
+svg.timeline .startup { fill: #f1f1f1; stroke: #ccc; stroke-dasharray: 2 2; } svg.timeline .band-label { fill: var(--muted); }
+a.mark { cursor: pointer; }
+.broke-first { border: 2px solid var(--ink); padding: 6px 12px; margin: 12px 0; } .broke-first ol { margin: 4px 0; padding-left: 22px; }
+.broke-first li { margin: 4px 0; } .broke-first .first, .reason { font-size: 13px; } .broke-first .first { color: var(--muted); }
+p.why { margin: 4px 0 8px; }
+details.lives > summary { font-weight: 600; margin: 10px 0 4px; }
+.life { margin: 6px 0 10px; } .life p { margin: 0; font: 600 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.life ol { list-style: none; margin: 0; padding-left: 14px; font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.life, .broke-first, .why { overflow-wrap: anywhere; }
+.life li a { color: var(--ink); text-decoration: none; } .life li a:hover { text-decoration: underline; }
+.life li.hl { background: #fff3b0; font-weight: 700; } .life li:target { outline: 2px solid var(--bad); }
+.life.bad p { color: var(--bad); } a.log code { word-break: normal; }
 ul.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; padding: 0; } ul.legend li { display: flex; align-items: center; gap: 4px; }
 @media (max-width: 640px) {
   body { padding: 8px; font-size: 14px; }
@@ -84,12 +96,19 @@ for (const button of document.querySelectorAll('button.copy')) {
 }
 `;
 
-/** report.html's script: the copy buttons, and a link to a mark (evidence) or a band (starvation) that opens the timeline holding it. */
+/**
+ * report.html's script: the copy buttons, and a link within the page (to a mark, a starved band, a line of a job's
+ * history, from either side) that opens every closed box holding its target, so what it points at is shown.
+ */
 export const PAGE_SCRIPT = `${COPY_SCRIPT}
-for (const link of document.querySelectorAll('a.to-mark, a.to-band')) {
-  link.addEventListener('click', () => {
-    const box = document.querySelector(link.getAttribute('href'))?.closest('details');
-    if (box) box.open = true;
-  });
+function reveal(id) {
+  const target = id ? document.getElementById(id) : null;
+  for (let box = target?.closest('details'); box; box = box.parentElement?.closest('details')) box.open = true;
 }
+const idOf = (href) => { try { return decodeURIComponent((href || '').slice(1)); } catch { return ''; } };
+for (const link of document.querySelectorAll('a[href^="#"]')) {
+  link.addEventListener('click', () => reveal(idOf(link.getAttribute('href'))));
+}
+addEventListener('hashchange', () => reveal(idOf(location.hash)));
+reveal(idOf(location.hash));
 `;

@@ -1,4 +1,5 @@
 import { baselineLines } from '../baseline-lines.js';
+import { failuresFirst } from '../failures-first.js';
 import { notJudgedReason } from '../not-judged-reason.js';
 import { describeReproduction } from '../reproduction-line.js';
 import { faultLimits } from '../scenario-facts.js';
@@ -15,34 +16,33 @@ import {
   timeScaleText,
 } from '../starvation-lines.js';
 import { countsLine, interruptionHeadline, plannedRuns } from '../summary-line.js';
+import { brokeFirst } from './broke-first.js';
 import { escapeHtml as h } from './escape.js';
-import { evidenceTargets } from './evidence-links.js';
-import { layoutScenario } from './lanes.js';
+import { evidenceTargets, worstStarvedBand } from './evidence-links.js';
+import { jobHistories } from './job-history.js';
+import { logLink, logsLine } from './log-links.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+import { type ScenarioView, scenarioView } from './scenario-view.js';
 import { HATCH_DEFS, legendSvg, timelineSvg } from './timeline-svg.js';
+import { VERDICT_WORD } from './verdict-word.js';
 
 /*
  * report.html: the report as a person decides from it, in one file that needs
  * nothing else (no network, no fonts, no scripts from elsewhere), to open
- * offline or attach to a CI run. A summary first (verdicts, what broke, the
- * seed, the time scale and how it was chosen, the replay commands to copy),
- * then each scenario: every earlier attempt when it ran again, its timeline, the
- * broken invariants with their evidence linked to the marks on the timeline,
- * and how each job ended against what was expected. The machine's load is
+ * offline or attach to a CI run. A summary first (the counts, the seed, the
+ * time scale and how it was chosen, the command to copy), then what broke
+ * first in each scenario that did not pass, then a row per scenario with why
+ * it did not pass (never blank), failures first (then starved runs, then
+ * vacuous ones), then each scenario in that order: every earlier attempt when
+ * it ran again, the broken invariants with their evidence linked to the marks
+ * on the timeline, its timeline (counted from the producers' release), every
+ * job's history as text linked both ways to the marks, how each job ended
+ * against what was expected, its faults and its logs as links. A scenario's
+ * anchor is its place in the report, whatever order the page lists it in
+ * (compare.html links to it). The machine's load is
  * drawn where it happened: each span a process was starved is a hatched band
  * in its lane, and an inconclusive scenario lists what starvation explains.
  */
-
-const VERDICT_WORD: Record<ScenarioReport['verdict'], string> = {
-  pass: 'PASS',
-  fail: 'FAIL',
-  vacuous: 'VACUOUS',
-  inconclusive: 'INCONCLUSIVE',
-  not_judged: 'NOT JUDGED',
-  not_supported: 'NOT SUPPORTED',
-  interrupted: 'INTERRUPTED',
-  error: 'ERROR',
-};
 
 /** The anchor of a scenario's section: its place in the report, from 1 (a comparison links to it). */
 export function anchorOf(index: number): string {
@@ -53,10 +53,9 @@ function copyable(command: string): string {
   return `<div class="cmd"><code>${h(command)}</code><button type="button" class="copy" data-copy="${h(command)}">copy</button></div>`;
 }
 
-/** What broke, in a row of the summary; in an inconclusive scenario what did not hold is starvation's doing, and says so. */
-function brokeCell(scenario: ScenarioReport, broken: readonly string[]): string {
-  if (broken.length === 0) return scenario.verdict === 'inconclusive' ? 'nothing (starved)' : '-';
-  return `${h(broken.join(', '))}${scenario.verdict === 'inconclusive' ? ' (not held on the starved machine)' : ''}`;
+/** Why a scenario did not pass, in its row of the summary (failure-reason.ts); '-' for a pass. */
+function brokeCell(view: ScenarioView): string {
+  return view.reason !== null ? `<span class="reason">${h(view.reason.text)}</span>` : '-';
 }
 
 /** A verdict reached on a retry, in the summary: the attempts the machine starved before it. */
@@ -66,15 +65,15 @@ function retriedNote(scenario: ScenarioReport): string {
   return ` <span class="retried">at ×${scenario.timeScale}, after ${h(earlier.map((a) => `${a.verdict} at ×${a.timeScale}`).join(', '))}</span>`;
 }
 
-function summaryTable(report: DrillReport): string {
+function summaryTable(report: DrillReport, views: readonly ScenarioView[]): string {
   const runs = allRuns(report);
-  const rows = report.scenarios.map((scenario, i) => {
-    const broken = scenario.invariants.filter((v) => v.status === 'broken').map((v) => v.id);
+  const rows = views.map((view) => {
+    const { scenario } = view;
     const fired = scenario.faults.filter((f) => f.fired > 0).length + scenario.worldFaults.filter((f) => f.fired > 0).length;
     const armed = scenario.faults.length + scenario.worldFaults.length;
     return (
-      `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(i)}">${h(scenarioLabel(scenario, runs))}</a></td>` +
-      `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span>${retriedNote(scenario)}</td><td>${brokeCell(scenario, broken)}</td>` +
+      `<tr class="v-${scenario.verdict}"><td><a href="#${anchorOf(view.index)}">${h(view.label)}</a></td>` +
+      `<td><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span>${retriedNote(scenario)}</td><td>${brokeCell(view)}</td>` +
       `<td>${fired}/${armed}</td><td>${(scenario.durationMs / 1000).toFixed(1)} s</td></tr>`
     );
   });
@@ -122,22 +121,24 @@ function header(report: DrillReport): string {
   );
 }
 
-function invariantsSection(scenario: ScenarioReport, index: number): { html: string; highlighted: Set<string> } {
-  const highlighted = new Set<string>();
+/** The broken invariants, each evidence line linked to the marks it names (the view's highlighted ones). */
+function invariantsSection(view: ScenarioView): string {
+  const { scenario, index } = view;
   const broken = scenario.invariants.filter((v) => v.status === 'broken');
-  if (broken.length === 0) return { html: '', highlighted };
+  if (broken.length === 0) return '';
   // In an inconclusive scenario only liveness broke, and starvation explains it: not a finding against the queue.
   const heading = scenario.verdict === 'inconclusive' ? 'Invariants that did not hold on the starved machine' : 'Broken invariants';
   const items = broken.map((verdict) => {
     const lines = verdict.evidence.map((line) => {
       const targets = evidenceTargets(line, scenario, index);
-      for (const target of targets) highlighted.add(target);
-      const links = targets.map((target, n) => `<a class="to-mark" href="#${target}">on the timeline${targets.length > 1 ? ` (${n + 1})` : ''}</a>`);
+      const links = targets.map(
+        (target, n) => `<a class="to-mark" href="#${h(target)}">on the timeline${targets.length > 1 ? ` (${n + 1})` : ''}</a>`,
+      );
       return `<li><span class="evidence">${h(line)}</span> ${links.join(' ')}</li>`;
     });
     return `<li><strong>${h(verdict.id)}</strong>: ${h(verdict.statement)}<ul>${lines.join('')}</ul></li>`;
   });
-  return { html: `<h3>${heading}</h3><ul class="broken">${items.join('')}</ul>`, highlighted };
+  return `<h3>${heading}</h3><ul class="broken">${items.join('')}</ul>`;
 }
 
 function jobsTable(scenario: ScenarioReport): string {
@@ -160,7 +161,7 @@ function jobsTable(scenario: ScenarioReport): string {
   );
 }
 
-/** Each fault armed, its limits, and where it fired: the process, the time, and that process's log. */
+/** Each fault armed, its limits, and where it fired: the process, the time, and that process's log as a link. */
 function faultsList(scenario: ScenarioReport): string {
   const fired = scenario.timeline.filter((e) => e.kind === 'fault-fired');
   // A process `w1#2` logs to `w1.2.log` in its scenario's directory (listed by name alone, or with a path).
@@ -175,7 +176,7 @@ function faultsList(scenario: ScenarioReport): string {
     ...scenario.worldFaults.map((f) => `<li>${h(`world #${f.id}: ${f.action} on ${f.match} (at most ${f.times}): fired ${f.fired} times`)}</li>`),
     ...fired.map(
       (e) =>
-        `<li class="fired">${h(`${e.at} ${e.process ?? ''}: ${e.detail}`)}${logOf(e.process) ? ` <code>${h(logOf(e.process)!)}</code>` : ''}</li>`,
+        `<li class="fired">${h(`${e.at} ${e.process ?? ''}: ${e.detail}`)}${logOf(e.process) ? ` ${logLink(scenario, logOf(e.process)!)}` : ''}</li>`,
     ),
   ];
   return items.length > 0 ? `<h3>Faults</h3><ul class="faults">${items.join('')}</ul>` : '';
@@ -218,43 +219,51 @@ function attemptsList(scenario: ScenarioReport): string {
 /** How much the machine starved a scenario, its worst span linked to its band on the timeline; '' when nothing starved it. */
 function starvationNote(scenario: ScenarioReport, index: number): string {
   const line = starvationText(scenario.starvation);
-  const worst = scenario.starvation.worst;
-  if (line === null || worst === null) return '';
+  if (line === null) return '';
   // The band layoutScenario drew for the worst span: its timeline event's id.
-  const n = scenario.timeline.findIndex((e) => e.kind === 'starved' && e.process === worst.process && e.at === worst.from);
+  const band = worstStarvedBand(scenario, index);
   // A band, not evidence: its own class, so a link to a mark always leads to the evidence of a finding.
-  const link = n >= 0 ? ` <a class="to-band" href="#s${index}-h${n}">on the timeline</a>` : '';
+  const link = band !== null ? ` <a class="to-band" href="#${band}">on the timeline</a>` : '';
   return `<p class="meta starvation">Starved: ${h(line)}.${link}</p>`;
 }
 
-function scenarioSection(report: DrillReport, scenario: ScenarioReport, index: number): string {
-  const label = scenarioLabel(scenario, allRuns(report));
-  const invariants = invariantsSection(scenario, index);
-  const layout = layoutScenario(scenario, index);
+/** The timeline, with its length counted from the producers' release and the start-up folded before it. */
+function timelineBox(view: ScenarioView): string {
+  const { layout, scenario } = view;
+  if (layout.lanes.length === 0) return '';
+  const svg = timelineSvg(layout, view.highlighted, `timeline of ${view.label}`);
+  const length =
+    layout.startup > 0
+      ? `${((layout.span - layout.startup) / 1000).toFixed(1)} s from the producers' release, after a start-up of ${(layout.startup / 1000).toFixed(1)} s`
+      : `${(layout.span / 1000).toFixed(1)} s`;
+  return (
+    `<details class="timeline-box"${scenario.verdict === 'pass' ? '' : ' open'}><summary>Timeline (${layout.lanes.length} lanes, ` +
+    `${length})</summary><div class="scroll">${svg}</div></details>`
+  );
+}
+
+function scenarioSection(view: ScenarioView): string {
+  const { scenario, index, label } = view;
   const reason = notJudgedReason(scenario);
   const notRun = scenario.verdict === 'not_supported' ? 'Not supported' : 'Not judged';
   const notJudged = reason !== null ? `<p class="problems">${notRun}: ${h(reason)}</p>` : '';
-  const svg = timelineSvg(layout, invariants.highlighted, `timeline of ${label}`);
-  const timeline =
-    layout.lanes.length > 0
-      ? `<details class="timeline-box"${scenario.verdict === 'pass' ? '' : ' open'}><summary>Timeline (${layout.lanes.length} lanes, ` +
-        `${(layout.span / 1000).toFixed(1)} s)</summary><div class="scroll">${svg}</div></details>`
-      : '';
+  const why = view.reason !== null ? `<p class="why"><strong>Why:</strong> ${h(view.reason.text)}</p>` : '';
   return (
     `<section id="${anchorOf(index)}" class="scenario v-${scenario.verdict}">` +
-    `<h2><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span> ${h(label)}</h2>` +
+    `<h2><span class="verdict">${VERDICT_WORD[scenario.verdict]}</span> ${h(label)}</h2>${why}` +
     `<p>${h(scenario.description)}</p>${attemptsList(scenario)}` +
     `<p class="meta">Queue <code>${h(scenario.queue)}</code> (${h(scenario.queueVersion)}), seed ${scenario.seed}, ` +
     `${scenario.timeScale !== 1 ? `every duration ×${scenario.timeScale}, ` : ''}` +
     `${(scenario.durationMs / 1000).toFixed(1)} s, run directory <code>${h(scenario.runDir)}</code>.</p>${starvationNote(scenario, index)}` +
-    `${copyable(scenario.replay)}${notJudged}${inconclusiveBox(scenario)}${problemsList(scenario)}${invariants.html}${timeline}` +
-    `${jobsTable(scenario)}${faultsList(scenario)}</section>`
+    `${copyable(scenario.replay)}${notJudged}${inconclusiveBox(scenario)}${problemsList(scenario)}${invariantsSection(view)}${timelineBox(view)}` +
+    `${jobHistories(scenario, index, view.highlighted)}${jobsTable(scenario)}${faultsList(scenario)}${logsLine(scenario)}</section>`
   );
 }
 
 /** The whole page. The same report always gives the same page. */
 export function renderHtml(report: DrillReport): string {
   const s = report.summary;
+  const views = failuresFirst(report.scenarios).map((index) => scenarioView(report, index));
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -262,10 +271,11 @@ export function renderHtml(report: DrillReport): string {
       `${report.interruption ? ', interrupted' : ''}</title><style>${PAGE_STYLE}</style></head><body>`,
     HATCH_DEFS,
     header(report),
+    brokeFirst(views, anchorOf),
     baselineBox(report),
-    `<nav aria-label="scenarios">${summaryTable(report)}</nav>`,
+    `<nav aria-label="scenarios">${summaryTable(report, views)}</nav>`,
     `<details class="legend-box"><summary>Legend</summary>${legendSvg()}</details>`,
-    `<main>${report.scenarios.map((scenario, i) => scenarioSection(report, scenario, i)).join('')}</main>`,
+    `<main>${views.map(scenarioSection).join('')}</main>`,
     `<script>${PAGE_SCRIPT}</script></body></html>`,
     '',
   ].join('\n');

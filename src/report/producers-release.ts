@@ -1,0 +1,24 @@
+import type { ScenarioReport } from './schema.js';
+
+/*
+ * When a scenario's producers were let go (src/drill/runner/producer-release.ts):
+ * the harness holds them at a start barrier until every one is up, then
+ * releases them at one instant just ahead and writes a `note` on the
+ * timeline saying who went and at what time. Everything before it is the
+ * processes starting up; the drill proper begins there.
+ */
+
+const RELEASED = /\breleased to begin enqueueing together at (\d{4}-\d\d-\d\dT[\d:.]+Z)/;
+
+/** When the producers were released (epoch ms), from the timeline's note; null when the timeline has none (no producers, an older report). */
+export function producersReleasedAt(scenario: Pick<ScenarioReport, 'timeline'>): number | null {
+  for (const event of scenario.timeline) {
+    if (event.kind !== 'note') continue;
+    const match = RELEASED.exec(event.detail);
+    if (match === null) continue;
+    // The note is written when the harness decides; the instant it names, a moment later, is when they went.
+    const at = Date.parse(match[1]!);
+    return Number.isFinite(at) ? at : Date.parse(event.at);
+  }
+  return null;
+}
