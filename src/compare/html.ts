@@ -2,6 +2,7 @@ import { dirname, relative, sep } from 'node:path';
 import { escapeHtml as h } from '../report/html/escape.js';
 import { BASE_STYLE, COPY_SCRIPT } from '../report/html/page-assets.js';
 import { anchorOf } from '../report/html/render-html.js';
+import { VERDICT_WORD } from '../report/html/verdict-word.js';
 import { cellsHeadline, columnCounts } from './column-counts.js';
 import { CELL_VERDICTS, type Cell, type CellVerdict, type Column, type CompareReport } from './schema.js';
 import { evidenceHtml } from './short-ids.js';
@@ -20,17 +21,8 @@ import { evidenceHtml } from './short-ids.js';
  * a cell's evidence is shortened, whole in its title (./short-ids.ts).
  */
 
-const WORD: Record<CellVerdict, string> = {
-  pass: 'PASS',
-  fail: 'FAIL',
-  vacuous: 'VACUOUS',
-  inconclusive: 'INCONCLUSIVE',
-  not_judged: 'NOT JUDGED',
-  not_supported: 'NOT SUPPORTED',
-  interrupted: 'INTERRUPTED',
-  error: 'ERROR',
-  flaky: 'FLAKY',
-};
+/** A cell's verdict in words: a scenario's as report.html writes it, or flaky (its runs disagreed). */
+const WORD: Record<CellVerdict, string> = { ...VERDICT_WORD, flaky: 'FLAKY' };
 
 /** Each verdict's shape, drawn in a 12×12 box: a disc, a cross, a hollow triangle, an hourglass, a bar, a ring, a square, a diamond, a zigzag. */
 const SHAPE: Record<CellVerdict, string> = {

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCompare } from '../../src/compare/write-compare.js';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from '../helpers/chromium.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { BULL_ID, DEDUPE_KEY, fiveQueueReport, PGBOSS_ID } from './five-queues.js';
 
@@ -18,24 +19,9 @@ import { BULL_ID, DEDUPE_KEY, fiveQueueReport, PGBOSS_ID } from './five-queues.j
  * test is skipped with one line saying so, unless QD_REQUIRE_BROWSER=1.
  */
 
-const CHROMIUM = process.env.QD_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = resolve('test-artifacts');
 const WIDTH = 1280;
 
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.QD_REQUIRE_BROWSER === '1')
-  throw new Error(`QD_REQUIRE_BROWSER=1, and no chromium at ${CHROMIUM} (apt-get install chromium)`);
-if (missing)
-  console.warn(`no chromium at ${CHROMIUM}, so skipped: the real-browser test of compare.html (apt-get install chromium, or set QD_CHROMIUM)`);
+const missing = chromiumMissing('compare.html');
 
 /**
  * Run in the page (as text: the test is compiled without the DOM's types):
@@ -75,7 +61,7 @@ describe.skipIf(missing)('compare.html in a real browser', () => {
     temp = tempRunDir('compare-browser');
     const written = writeCompare(temp.dir, fiveQueueReport(temp.dir));
     page = `file://${written.html}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { renderHtml } from '../../src/report/html/render-html.js';
 import { checkReport, type DrillReport } from '../../src/report/schema.js';
 import { summarize } from '../../src/report/verdict.js';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, chromiumMissing } from '../helpers/chromium.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { inconclusiveScenario } from './fixture.js';
 
@@ -25,18 +26,6 @@ import { inconclusiveScenario } from './fixture.js';
  * one line saying so, unless QD_REQUIRE_BROWSER=1 (.ci/run sets it, and
  * installs chromium).
  */
-
-const CHROMIUM = process.env.QD_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = resolve('test-artifacts');
 
 /**
  * The drill, in one file so one `run` drives it all (each scenario on its own queue; they run side by side). The first
@@ -68,11 +57,7 @@ scenarios:
     faults: [{ at: after_claim, action: crash, where: { attempt: 3 }, first: 1 }]
 `;
 
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.QD_REQUIRE_BROWSER === '1')
-  throw new Error(`QD_REQUIRE_BROWSER=1, and no chromium at ${CHROMIUM} (apt-get install chromium)`);
-if (missing)
-  console.warn(`no chromium at ${CHROMIUM}, so skipped: the real-browser test of report.html (apt-get install chromium, or set QD_CHROMIUM)`);
+const missing = chromiumMissing('report.html');
 
 /**
  * The real drill's report, with an inconclusive scenario added: a starved run cannot be had on demand (it needs a machine
@@ -109,7 +94,7 @@ describe.skipIf(missing)('report.html in a real browser', () => {
     writeFileSync(join(dir, 'report.html'), renderHtml(report));
     page = `file://${join(dir, 'report.html')}`;
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   }, 120_000);
 
   afterAll(async () => {
