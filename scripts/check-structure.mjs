@@ -41,7 +41,7 @@ export const LAYERS = {
   compare: ['kernel', 'port', 'queues', 'report', 'scenarios', 'drill'],
   demo: ['kernel', 'port', 'harness', 'queues', 'worker'],
   // The benchmark suite (npm run bench) measures everything below it and is imported by nothing.
-  bench: ['kernel', 'port', 'faults', 'harness', 'adapters', 'reference', 'queues', 'report', 'scenarios', 'drill'],
+  bench: ['kernel', 'port', 'faults', 'harness', 'adapters', 'reference', 'queues', 'report', 'scenarios', 'drill', 'explore'],
   api: [],
   cli: [],
 };

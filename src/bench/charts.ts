@@ -106,3 +106,23 @@ export function drillChart(results: BenchResults): string | null {
   };
   return renderBarChart(chart);
 }
+
+/** Each broken variant, a bar of the seconds explore took to catch it (or ran for, not catching it, within its cap). */
+export function exploreChart(results: BenchResults): string | null {
+  const catches = results.explore?.catches ?? [];
+  if (catches.length === 0) return null;
+  const rate = results.explore!.rate;
+  const chart: BarChart = {
+    title:
+      `Explore: seconds to the first catch of each broken variant (seed ${catches[0]!.seed}); ` +
+      `${rate.schedulesPerSecond.toFixed(2)} schedules a second on the reference`,
+    subtitle: measuredOn(results),
+    parts: ['to the first catch', 'ran out of its cap, not caught'],
+    unit: 's',
+    bars: catches.map((c) => ({
+      label: `${c.variant}, ${c.schedules} schedule${c.schedules === 1 ? '' : 's'}`,
+      parts: c.caught ? [c.elapsedMs / 1000, 0] : [0, c.elapsedMs / 1000],
+    })),
+  };
+  return renderBarChart(chart);
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { exitCodeFor } from '../kernel/errors.js';
 import { toolVersion } from '../kernel/version.js';
 import { runDrillTimes } from './drill/family.js';
+import { runExploreFamily } from './explore/family.js';
 import { describeMachine } from './machine.js';
 import { parseBenchOptions, USAGE } from './options.js';
 import { renderResults } from './print.js';
@@ -22,7 +23,8 @@ import { writeResults } from './write-results.js';
  * what counts): throughput of no-op jobs against worker processes and
  * backlog, beside the store's raw write rate and BullMQ; recovery latency
  * after a SIGKILL at each stage, beside the lease; the shipped drill's wall
- * time, and where it goes. It prints a table per family and writes
+ * time, and where it goes; explore's schedules a second on the reference,
+ * and how long it takes to catch each broken variant. It prints a table per family and writes
  * OUT/<UTC>.json (validated against results.ts) with an SVG chart per family
  * beside it. A family whose server does not answer is skipped with a line.
  */
@@ -73,6 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
       ? await runRecovery(plan.recovery, { dir: dir('recovery'), servers, signal: stop.signal, onLine: progress })
       : null;
     const drill = has('drill') ? await runDrillTimes(plan.drill, { dir: dir('drill'), signal: stop.signal, onLine: progress }) : null;
+    const explore = has('explore') ? await runExploreFamily(plan.explore, { dir: dir('explore'), signal: stop.signal, onLine: progress }) : null;
     if (stop.signal.aborted) {
       progress('interrupted: nothing written');
       return 3;
@@ -88,10 +91,11 @@ async function main(argv: readonly string[]): Promise<number> {
       size: options.size,
       families: options.families,
       machine,
-      skipped: [...skippedServers, ...(throughput?.skipped ?? []), ...(recovery?.skipped ?? [])],
+      skipped: [...skippedServers, ...(throughput?.skipped ?? []), ...(recovery?.skipped ?? []), ...(explore?.skipped ?? [])],
       throughput: throughput ? { cells: throughput.cells, comparisons: comparisons(throughput.cells), skipped: throughput.skipped } : null,
       recovery,
       drill,
+      explore,
     });
     process.stdout.write(`${renderResults(results, files)}\n`);
     return 0;

@@ -16,7 +16,8 @@ export interface BenchOptions {
 }
 
 /** The usage line, for --help and bad flags. */
-export const USAGE = 'usage: npm run bench -- [--only throughput,recovery,drill] [--size tiny|small|full] [--cell-seconds N] [--out DIR] [--keep]';
+export const USAGE =
+  'usage: npm run bench -- [--only throughput,recovery,drill,explore] [--size tiny|small|full] [--cell-seconds N] [--out DIR] [--keep]';
 
 /** Reads the command line; a flag that does not parse is a UsageError (exit 2) naming it. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help' {

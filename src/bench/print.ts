@@ -1,4 +1,5 @@
 import { measuredOn } from './charts.js';
+import { EXPLORE_TARGET_PER_SECOND } from './explore/rate.js';
 import type { BenchResults } from './results.js';
 import { millis, perSecond, renderTable, seconds, share, times } from './table.js';
 import { TARGETS } from './throughput/comparisons.js';
@@ -85,9 +86,68 @@ function drillTable(results: BenchResults): string | null {
   ].join('\n');
 }
 
+/** The explore tables: schedules a second on the reference, against the target; then each broken variant's first catch. */
+function exploreTable(results: BenchResults): string | null {
+  const explore = results.explore;
+  if (!explore) return null;
+  const r = explore.rate;
+  const cpu = (n: number | null) => (n === null ? '—' : seconds(n));
+  const rate = renderTable(
+    ['queue', 'seed', 'lanes', 'schedules', 'wall s', 'schedules/s', 'harness CPU s', 'children CPU s'],
+    [
+      [
+        r.queue,
+        String(r.seed),
+        String(r.lanes),
+        String(r.schedules),
+        seconds(r.wallMs),
+        r.schedulesPerSecond.toFixed(2),
+        cpu(r.harnessCpuMs),
+        cpu(r.childrenCpuMs),
+      ],
+    ],
+  );
+  const reached = r.schedulesPerSecond >= EXPLORE_TARGET_PER_SECOND ? 'reached' : 'not reached';
+  const notes = [
+    ...(r.cutOff > 0 ? [`  ${r.cutOff} schedule(s) cut off by the time budget, not counted`] : []),
+    ...(r.violations > 0 ? [`  ${r.violations} violation(s) on the reference: a finding to look at (queue-drill explore --seed ${r.seed})`] : []),
+  ];
+  const sections = [
+    `Explore: schedules judged a second on the SQLite reference (${r.asked} asked, ${r.vacuous} with a fault that never fired)`,
+    rate,
+    `Target: at least ${EXPLORE_TARGET_PER_SECOND} schedules a second on the reference: ${reached}.`,
+    ...notes,
+  ];
+  if (explore.catches.length > 0) sections.push('', firstCatchTable(explore.catches));
+  return sections.join('\n');
+}
+
+/** Each broken variant: schedules and seconds to explore's first catch, and the invariant, or the cap it ran out of. */
+function firstCatchTable(catches: NonNullable<BenchResults['explore']>['catches']): string {
+  const [first] = catches;
+  const table = renderTable(
+    ['variant', 'schedules', 'seconds', 'caught by', 'lane/run'],
+    catches.map((c) => [
+      c.variant,
+      String(c.schedules),
+      seconds(c.elapsedMs),
+      c.caught ? `${c.invariant}${c.declared ? '' : ' (not one it declares)'}` : 'not caught within cap',
+      c.lane === null ? '—' : `${c.lane}/${c.run}`,
+    ]),
+  );
+  const caught = catches.filter((c) => c.caught).length;
+  return [
+    `Explore to its first catch of each broken variant (seed ${first!.seed}, ${first!.lanes} lanes; ` +
+      `cap ${first!.capSchedules} schedules or ${seconds(first!.capMs)} s): ${caught} of ${catches.length} caught`,
+    table,
+  ].join('\n');
+}
+
 /** Everything a bench run prints: the machine, each family's table, what was skipped, and where the files went. */
 export function renderResults(results: BenchResults, files: readonly string[]): string {
-  const sections = [throughputTable(results), recoveryTable(results), drillTable(results)].filter((s): s is string => s !== null);
+  const sections = [throughputTable(results), recoveryTable(results), drillTable(results), exploreTable(results)].filter(
+    (s): s is string => s !== null,
+  );
   return [
     `queue-drill bench, size ${results.size}: ${measuredOn(results)}`,
     ...sections.map((s) => `\n${s}`),

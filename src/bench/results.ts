@@ -12,7 +12,7 @@ import { THROUGHPUT_TARGETS } from './throughput/child-spec.js';
 export const RESULTS_VERSION = 1;
 
 /** The families of figures `--only` can choose. */
-export const BENCH_FAMILIES = ['throughput', 'recovery', 'drill'] as const;
+export const BENCH_FAMILIES = ['throughput', 'recovery', 'drill', 'explore'] as const;
 
 /** One family. */
 export type BenchFamily = (typeof BENCH_FAMILIES)[number];
@@ -88,6 +88,41 @@ const BreakdownShape = {
   judgeMs: ms(),
 };
 
+const ExploreRateSchema = z.strictObject({
+  queue: z.string(),
+  seed: z.int(),
+  lanes: z.int().min(1),
+  asked: z.int().min(1),
+  schedules: z.int().min(0),
+  cutOff: z.int().min(0),
+  vacuous: z.int().min(0),
+  violations: z.int().min(0),
+  wallMs: ms(),
+  schedulesPerSecond: rate(),
+  harnessCpuMs: ms(),
+  childrenCpuMs: ms().nullable(),
+});
+
+const FirstCatchSchema = z.strictObject({
+  variant: z.string(),
+  expected: z.array(z.string()),
+  seed: z.int(),
+  lanes: z.int().min(1),
+  capSchedules: z.int().min(1),
+  capMs: ms(),
+  caught: z.boolean(),
+  schedules: z.int().min(0),
+  elapsedMs: ms(),
+  lane: z.int().min(1).nullable(),
+  run: z.int().min(1).nullable(),
+  invariant: z.string().nullable(),
+  broken: z.array(z.string()),
+  declared: z.boolean().nullable(),
+});
+
+/** The explore family: explore's rate on the reference, and each broken variant's time to its first catch. */
+export const ExploreResultsSchema = z.strictObject({ rate: ExploreRateSchema, catches: z.array(FirstCatchSchema), skipped: z.array(z.string()) });
+
 /** A bench run's results file. */
 export const BenchResultsSchema = z.strictObject({
   version: z.literal(RESULTS_VERSION),
@@ -116,6 +151,8 @@ export const BenchResultsSchema = z.strictObject({
       notRun: z.array(z.string()),
     })
     .nullable(),
+  /** Absent from results written before the family was (bench/results keeps some): they are still version 1, and valid. */
+  explore: ExploreResultsSchema.nullable().optional(),
   /** The charts written beside this file, by name. */
   charts: z.array(z.string()),
 });

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { drillChart, recoveryChart, throughputChart } from './charts.js';
+import { drillChart, exploreChart, recoveryChart, throughputChart } from './charts.js';
 import { type BenchResults, BenchResultsSchema } from './results.js';
 
 /** A UTC instant as a file name's stem: 2026-12-01T07-18-55.338Z. */
@@ -20,6 +20,7 @@ export function writeResults(out: string, results: Omit<BenchResults, 'charts'>)
       ['throughput', throughputChart(provisional)],
       ['recovery', recoveryChart(provisional)],
       ['drill', drillChart(provisional)],
+      ['explore', exploreChart(provisional)],
     ] as const
   ).flatMap(([family, svg]) => (svg === null ? [] : [{ file: `${stamp}.${family}.svg`, svg }]));
   const final = BenchResultsSchema.parse({ ...results, charts: charts.map((c) => c.file) });

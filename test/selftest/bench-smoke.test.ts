@@ -29,7 +29,12 @@ describe('npm run bench -- --size tiny', () => {
   it('prints the tables and writes the results (valid against their schema) with a chart per family', { timeout: 120_000 }, async () => {
     const run = await execa(process.execPath, [MAIN, '--size', 'tiny', '--out', out.dir], { reject: false, all: true });
     expect(run.exitCode, run.all).toBe(0);
-    for (const heading of ['Throughput: no-op jobs per second', 'Recovery: ms from a SIGKILL', 'The shipped drill:'])
+    for (const heading of [
+      'Throughput: no-op jobs per second',
+      'Recovery: ms from a SIGKILL',
+      'The shipped drill:',
+      'Explore: schedules judged a second',
+    ])
       expect(run.stdout).toContain(heading);
     expect(run.stdout).toMatch(/^sqlite +100 +1 +\d+ +\d+ +\d+% /m);
 
@@ -38,7 +43,7 @@ describe('npm run bench -- --size tiny', () => {
     expect(json).toHaveLength(1);
     const results = BenchResultsSchema.parse(JSON.parse(readFileSync(join(out.dir, json[0]!), 'utf8')));
     const stem = json[0]!.replace(/\.json$/, '');
-    expect(results.charts).toEqual([`${stem}.throughput.svg`, `${stem}.recovery.svg`, `${stem}.drill.svg`]);
+    expect(results.charts).toEqual([`${stem}.throughput.svg`, `${stem}.recovery.svg`, `${stem}.drill.svg`, `${stem}.explore.svg`]);
     expect(files).toEqual([...results.charts, json[0]].sort());
     for (const chart of results.charts) {
       const svg = readFileSync(join(out.dir, chart), 'utf8');
@@ -63,6 +68,20 @@ describe('npm run bench -- --size tiny', () => {
     const parts = timed!.provisionMs + timed!.startupMs + timed!.faultWaitMs + timed!.restartMs + timed!.workMs + timed!.restCheckMs;
     expect(parts + timed!.stopMs + timed!.evidenceMs + timed!.teardownMs + timed!.judgeMs).toBeCloseTo(timed!.wallMs, 0);
     expect(timed!.faultWaitMs).toBeGreaterThan(0);
+
+    // Explore: its 3 schedules on the reference judged and rated, and the variant caught (from seed 1, in its first few) by its own invariant.
+    const explore = results.explore!;
+    expect(explore.rate).toMatchObject({ queue: 'reference', seed: 1, asked: 3, schedules: 3, cutOff: 0 });
+    expect(explore.rate.schedulesPerSecond).toBeGreaterThan(0);
+    expect(explore.rate.harnessCpuMs + (explore.rate.childrenCpuMs ?? 0)).toBeGreaterThan(0);
+    expect(explore.catches).toEqual([
+      expect.objectContaining({ variant: 'attempts-not-counted', seed: 1, caught: true, invariant: 'attempts-bounded', declared: true }),
+    ]);
+    const [caught] = explore.catches;
+    expect(caught!.schedules).toBeGreaterThan(0);
+    expect(caught!.schedules).toBeLessThanOrEqual(caught!.capSchedules);
+    expect(caught!.elapsedMs).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/^attempts-not-counted +\d+ +[\d.]+ +attempts-bounded +\d\/\d+$/m);
   });
 
   it('refuses a flag it does not know, naming it (exit 2)', async () => {
