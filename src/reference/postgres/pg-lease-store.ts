@@ -9,6 +9,7 @@ import { type RetryDelayPolicy, retryDelayMs, SEED_RETRY_DELAY } from '../../por
 import { assertDigest } from '../digest.js';
 import type { JobEvent, JobRow, Lease, LeaseWriteResult } from '../job.js';
 import type { LeaseStore, LeaseStoreOptions } from '../lease-store.js';
+import { PgWakeSignals } from './pg-wake-signals.js';
 import { appendTx } from './sql/append-tx.js';
 import { beginCompensation } from './sql/begin-compensation.js';
 import { claim } from './sql/claim.js';
@@ -18,6 +19,7 @@ import { enqueue } from './sql/enqueue.js';
 import { expireLease } from './sql/expire-lease.js';
 import { finishCompensation } from './sql/finish-compensation.js';
 import { heartbeat } from './sql/heartbeat.js';
+import { msUntilDue } from './sql/next-due.js';
 import { readIncidents, readTx, recordIncident } from './sql/read-tx.js';
 import { countByStatus, readAllEvents, readJobs, readProgress } from './sql/reads.js';
 import { releaseExpired } from './sql/release-expired.js';
@@ -55,6 +57,11 @@ export class PgLeaseStore implements LeaseStore {
   readonly leaseMs: number;
   readonly skewMarginMs: number;
   readonly retryDelay: RetryDelayPolicy;
+  /**
+   * What lets an idle worker or coordinator sleep until a write notifies it (./pg-wake-signals.ts), or null for a
+   * variant whose claim is not the reference's: what it may claim, and when, is its own, so its workers poll.
+   */
+  readonly wakeSignals: PgWakeSignals | null;
   private readonly pool: pg.Pool;
   private closing: Promise<void> | undefined;
 
@@ -69,6 +76,10 @@ export class PgLeaseStore implements LeaseStore {
     // and the sweep that must take its expired lease back would wait on it for as long as the freeze lasts: found by
     // zombie-complete. The server ends such a session once it sits idle in its transaction for a lease.
     this.pool = openPool(location.url, location.schema, POOL_SIZE, { idleInTransactionMs: Math.max(this.leaseMs, MIN_IDLE_IN_TRANSACTION_MS) });
+    // `this.claim` is a subclass's where a variant overrides it (the SQLite queue's `claimer !== claim`). The
+    // connection listens only once the count is first read: a producer never opens one.
+    this.wakeSignals =
+      this.claim === PgLeaseStore.prototype.claim ? new PgWakeSignals(location, () => msUntilDue(this.pool, this.skewMarginMs)) : null;
   }
 
   protected transaction<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
@@ -124,7 +135,8 @@ export class PgLeaseStore implements LeaseStore {
   }
 
   expireLease(jobId: number): Promise<void> {
-    return expireLease(this.pool, jobId);
+    // A transaction, for its notification to go out when the update commits (./sql/wake.ts).
+    return this.transaction((db) => expireLease(db, jobId));
   }
 
   requeueFromReview(jobId: number, by: string, note: string, checkpoint?: TxEntry): Promise<boolean> {
@@ -163,9 +175,9 @@ export class PgLeaseStore implements LeaseStore {
     return readProgress(this.pool);
   }
 
-  /** Ends the pool (waiting for the connections in use to come back); a second call waits for the first. */
+  /** Ends the pool (waiting for the connections in use to come back) and the LISTEN connection; a second call waits for the first. */
   close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.pool.end(), this.wakeSignals?.close()]).then(() => undefined);
     return this.closing;
   }
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdent } from '../../../src/adapters/pg/identifier.js';
 import { bind } from '../../../src/adapters/pg/queryable.js';
 import { CLAIM_SQL } from '../../../src/reference/postgres/sql/claim.js';
+import { NEXT_DUE_SQL } from '../../../src/reference/postgres/sql/next-due.js';
 import { EXPIRED_LOCKED_SQL } from '../../../src/reference/postgres/sql/sweep-expired-leases.js';
 import { type FreshSchema, freshSchema, PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
 
@@ -61,6 +62,15 @@ describe.skipIf(skipWithoutPg('the PostgreSQL claim query plans'))('the PostgreS
       expect(text).toMatch(/(Index Scan using agent_jobs_leases on agent_jobs|Bitmap Index Scan on agent_jobs_leases)/);
       expect(text).toMatch(/Index Cond: \(lease_until < \$\d+\)/);
       expect(text).not.toMatch(/Seq Scan/);
+    });
+
+    it(`finds the next lease end as the first entry of the lease index, and each look-up once (${statistics})`, async () => {
+      if (statistics === 'with statistics') await client.query('ANALYZE agent_jobs');
+      const text = await plan(NEXT_DUE_SQL, { skewMarginMs: 50 });
+      expect(text).toMatch(/Limit[\s\S]*Index Only Scan using agent_jobs_leases on agent_jobs/);
+      expect(text).not.toMatch(/Sort/);
+      // Two look-ups, not four: the due time is named once in the statement.
+      expect(text.match(/InitPlan/g)?.length).toBeLessThanOrEqual(3);
     });
   }
 });

@@ -2,6 +2,7 @@ import { firstRow, type Queryable } from '../../../adapters/pg/queryable.js';
 import { HarnessError } from '../../../kernel/errors.js';
 import { creationEvent } from '../../history-event.js';
 import { appendEvent } from './append-event.js';
+import { wakeIdle } from './wake.js';
 
 export interface EnqueueInput {
   key: string;
@@ -25,11 +26,13 @@ RETURNING id`;
 // whose commit the insert waited for.
 const EXISTING = `SELECT id FROM agent_jobs WHERE idempotency_key = @key`;
 
-/** Adds a job unless one with the key exists, recording its creation; run in a transaction. */
+/** Adds a job unless one with the key exists, recording its creation and waking idle workers; run in a transaction. */
 export async function enqueue(db: Queryable, input: EnqueueInput): Promise<{ created: boolean; jobId: number }> {
   const inserted = await firstRow<{ id: number }>(db, INSERT, { ...input });
   if (inserted) {
     await recordCreation(db, inserted.id);
+    // A duplicate changes nothing, so only a new job wakes anyone.
+    await wakeIdle(db);
     return { created: true, jobId: inserted.id };
   }
   const existing = await firstRow<{ id: number }>(db, EXISTING, { key: input.key });

@@ -3,6 +3,7 @@ import type { TxEntry } from '../../../port/checkpoint.js';
 import { attemptGranted } from '../../approval-grant.js';
 import { appendEvent } from './append-event.js';
 import { appendCheckedTx } from './append-tx.js';
+import { wakeIdle } from './wake.js';
 
 const SQL = `
 UPDATE agent_jobs
@@ -44,5 +45,7 @@ export async function requeueFromReview(
     actor: 'human',
     reason: `requeued by ${input.by}: ${input.note}`,
   });
+  // Pending and due now.
+  await wakeIdle(db);
   return true;
 }

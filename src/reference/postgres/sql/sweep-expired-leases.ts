@@ -5,6 +5,7 @@ import type { Actor } from '../../../port/states.js';
 import type { JobRow } from '../../job.js';
 import { appendEvent } from './append-event.js';
 import { JOB_COLUMNS } from './columns.js';
+import { wakeIdle } from './wake.js';
 
 export interface SweepInput {
   /** A lease counts as expired only this long after its end: slack for clock skew. */
@@ -51,8 +52,8 @@ export async function expiredLeases(db: Queryable, skewMarginMs: number): Promis
 
 /**
  * Takes one expired lease back, to `release.to`, if it is still the same
- * expired lease (same epoch), recording it; false when it is not (renewed,
- * released, claimed again). Run in the caller's transaction.
+ * expired lease (same epoch), recording it and waking idle workers; false
+ * when it is not (renewed, released, claimed again). Run in the caller's transaction.
  */
 export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, release: ExpiredLeaseRelease, input: SweepInput): Promise<boolean> {
   const released = await firstRow<{ attempts: number; lease_fence: number }>(db, RELEASE, {
@@ -74,6 +75,8 @@ export async function releaseExpiredLease(db: Queryable, job: ExpiredJob, releas
     actor: input.actor,
     reason: release.reason,
   });
+  // Ready again at once (or in review: no longer running, which a draining worker counts).
+  await wakeIdle(db);
   return true;
 }
 

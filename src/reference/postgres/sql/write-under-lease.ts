@@ -4,6 +4,7 @@ import type { Actor, JobStatus } from '../../../port/states.js';
 import type { JobRow, Lease, LeaseWriteResult } from '../../job.js';
 import { appendEvent } from './append-event.js';
 import { iso, JOB_COLUMNS } from './columns.js';
+import { wakeIdle } from './wake.js';
 
 /** What a lease holder's write does to the row it still holds. */
 export interface LeaseWritePlan {
@@ -40,9 +41,9 @@ const CURRENT = `SELECT status, leased_by, lease_fence, attempts FROM agent_jobs
  * Applies a lease holder's write in the caller's transaction: the row is read
  * and locked under the guard, `plan` decides the change from it, the row is
  * updated and the state change (if any: a heartbeat changes none) goes to the
- * history; a write that leaves the lease held (a renewal) says until when. A write
- * the guard refuses changes nothing, is recorded as a `refused` event and
- * returned as refused, never dropped silently.
+ * history and wakes idle processes (./wake.ts); a write that leaves the lease
+ * held (a renewal) says until when. A write the guard refuses changes nothing,
+ * is recorded as a `refused` event and returned as refused, never dropped silently.
  */
 export async function writeUnderLease(
   db: Queryable,
@@ -79,6 +80,9 @@ export async function writeUnderLease(
       delayMs: write.delayMs ?? null,
       at: after.written_at,
     });
+    // Every status a holder writes gives its lease up (done, retry, review, compensating): a retry due later, a saga
+    // for the coordinator, one job fewer running for a worker waiting to drain. A renewal changes none and wakes nobody.
+    await wakeIdle(db);
   }
   // A lease still held after the write: a renewal, whose holder is told the lease's new end.
   return after.lease_until === null ? { ok: true, status: after.status } : { ok: true, status: after.status, leaseUntil: after.lease_until };
