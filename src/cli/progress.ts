@@ -1,10 +1,13 @@
 import { baselineLines } from '../report/baseline-lines.js';
 import { describeReproduction } from '../report/reproduction-line.js';
-import type { DrillReport, ScenarioReport } from '../report/schema.js';
+import type { DrillReport, ScenarioReport, ScenarioVerdict } from '../report/schema.js';
 import { shardLines } from '../report/shard-lines.js';
 import { drillStarvationText, INCONCLUSIVE_ADVICE, spanText } from '../report/starvation-lines.js';
 import { countsLine, interruptionHeadline } from '../report/summary-line.js';
 import type { WrittenReport } from '../report/write-report.js';
+
+/** The verdicts whose own count says why their invariants were not judged. */
+const SAYS_SO_ITSELF: ReadonlySet<ScenarioVerdict> = new Set(['not_judged', 'not_supported', 'interrupted', 'error']);
 
 const MARK: Record<ScenarioReport['verdict'], string> = {
   pass: 'PASS',
@@ -114,9 +117,10 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { live: 
     /** The drill's counts, then every file writeReport wrote for a view, in the order it wrote them (the registry's). */
     summary(report: DrillReport, written: WrittenReport<string>): void {
       clear();
-      // Only the verdicts of scenarios that ran to rest: a scenario not judged or interrupted says so in its own count.
+      // Only the verdicts of scenarios that ran to rest: one not judged, not supported, interrupted or ended by the harness's
+      // error says so in its own count (on SQLite the six a file queue cannot run are not '90 verdicts the queue cannot give').
       const unjudged = report.scenarios
-        .filter((scenario) => scenario.verdict !== 'not_judged' && scenario.verdict !== 'interrupted')
+        .filter((scenario) => !SAYS_SO_ITSELF.has(scenario.verdict))
         .flatMap((scenario) => scenario.invariants)
         .filter((v) => v.status === 'not_judged').length;
       const notJudged =

@@ -96,6 +96,14 @@ describe('the progress lines', () => {
     );
   });
 
+  it('counts no invariant of a scenario the queue cannot run as one it could not give evidence for: its own count says why', () => {
+    const report = notJudgedReport();
+    const scenario = report.scenarios[0]!;
+    report.scenarios[0] = { ...scenario, verdict: 'not_supported', notSupported: 'the queue has no server the harness can restart' };
+    report.summary = { ...report.summary, passed: 0, notSupported: 1 };
+    expect(summaryOf(report)).toMatch(/^\n0\/1 passed, 0 failed, 0 vacuous, 1 not supported, 0 errors in 15\.7s \(seed 42\)\nreport: /);
+  });
+
   it('prints one line per finished scenario, and the summary, with no live line off a terminal', () => {
     const report = notJudgedReport();
     const out = captured();
