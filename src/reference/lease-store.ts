@@ -50,6 +50,11 @@ export interface LeaseStore {
   heartbeat(lease: Lease): Promise<LeaseWriteResult>;
   /** Done, with the verified result's digest (64 lowercase hex, else MissingDigestError); outcome `done`. */
   complete(lease: Lease, digest: string): Promise<LeaseWriteResult>;
+  /**
+   * Optional: done, then the next claim for the same worker, in one transaction (`next` null: nothing was
+   * ready). Absent where the two must stay apart (a broken variant's writes, a store that cannot join them).
+   */
+  completeAndClaim?: ((lease: Lease, digest: string, workerId: string) => Promise<{ write: LeaseWriteResult; next: JobRow | null }>) | undefined;
   /** To retry after the policy's delay for this attempt (with jitter from `random`); to review (outcome `review`) when no attempt is left. */
   retry(lease: Lease, error: string): Promise<LeaseWriteResult>;
   /** To review with a reason; outcome `review`, or `awaiting_approval` for a prepared step that waits for a person. */

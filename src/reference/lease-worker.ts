@@ -3,6 +3,7 @@ import { secretsInPayload, storableError } from '../kernel/redact.js';
 import type { SagaStore } from '../port/checkpoint.js';
 import type { Claim, DeliveryHandler, Settlement, WorkOptions, WriteResult } from '../port/delivery.js';
 import { waitForWork } from '../port/wait-for-work.js';
+import type { JobRow } from './job.js';
 import type { LeaseStore } from './lease-store.js';
 import { leaseOf, toClaim, toWriteResult } from './rows.js';
 
@@ -21,17 +22,24 @@ export async function leaseWorker(
   options: WorkOptions & { leaseMs: number },
 ): Promise<{ processed: number }> {
   let processed = 0;
-  while (!options.stop.aborted && (options.maxJobs === 0 || processed < options.maxJobs)) {
+  // The next job, when the done write of the last one claimed it in the same transaction.
+  const handoff: Handoff = { next: null };
+  // A job the last done write claimed is delivered even if the stop came meanwhile: it is held, and would otherwise
+  // wait out its lease.
+  while (handoff.next !== null || (!options.stop.aborted && (options.maxJobs === 0 || processed < options.maxJobs))) {
     const changeCount = store.wakeSignals?.changeCount();
-    const row = await store.claim(options.workerId);
+    const row = handoff.next ?? (await store.claim(options.workerId));
+    handoff.next = null;
     if (!row) {
       if (options.exitWhenDrained && drained(await store.counts())) break;
       await waitForWork(store.wakeSignals, changeCount, options.pollMs, options.stop);
       continue;
     }
     const claim = toClaim(row);
+    // Never claimed past maxJobs, nor once the worker is stopping (SIGTERM: finish this job, take no other).
+    const mayClaimNext = () => !options.stop.aborted && (options.maxJobs === 0 || processed + 1 < options.maxJobs);
     try {
-      await deliver(store, saga, claim, handler, options);
+      await deliver(store, saga, claim, handler, options, { handoff, mayClaimNext });
     } catch (error) {
       options.log({ event: 'job-crashed', jobId: claim.jobId, error: storableError(error, secretsInPayload(parsedOrNull(claim.payload))) });
     }
@@ -56,12 +64,18 @@ function parsedOrNull(json: string): unknown {
   }
 }
 
+/** Where a delivery leaves the job its done write claimed next: read by the loop even when the delivery throws after it. */
+interface Handoff {
+  next: JobRow | null;
+}
+
 async function deliver(
   store: LeaseStore,
   saga: SagaStore,
   claim: Claim,
   handler: DeliveryHandler,
   options: WorkOptions & { leaseMs: number },
+  next: { handoff: Handoff; mayClaimNext: () => boolean },
 ): Promise<void> {
   options.log({ event: 'claimed', jobId: claim.jobId, attempt: claim.attempt, epoch: claim.epoch });
   if (claim.leaseUntil !== null) options.onLease?.(claim, claim.leaseUntil, 'claim');
@@ -96,11 +110,27 @@ async function deliver(
   try {
     const log = await saga.logFor(claim);
     const settlement = await handler({ ...claim, signal: lost.signal, saga: log });
-    const write = await settle(store, claim, settlement);
+    const write = await settleAndClaimNext(store, claim, settlement, next);
     options.onSettled?.(claim, settlement, write);
   } finally {
     clearInterval(renewal);
   }
+}
+
+/**
+ * The settlement's write; a done one, where the store joins them and the worker may take another job, in one
+ * transaction with the claim of the next (left in the handoff): one transaction a job while there is a backlog.
+ */
+async function settleAndClaimNext(
+  store: LeaseStore,
+  claim: Claim,
+  settlement: Settlement,
+  next: { handoff: Handoff; mayClaimNext: () => boolean },
+): Promise<WriteResult | null> {
+  if (settlement.kind !== 'done' || !store.completeAndClaim || !next.mayClaimNext()) return settle(store, claim, settlement);
+  const { write, next: row } = await store.completeAndClaim(leaseOf(claim), settlement.digest, claim.holder);
+  next.handoff.next = row;
+  return toWriteResult(write);
 }
 
 /** The one write a settlement asks for, under the claim's lease (none when the holder already knows it lost the job). */

@@ -14,6 +14,7 @@ import { MissingDigestError } from '../../src/reference/digest.js';
 import type { JobEvent, Lease } from '../../src/reference/job.js';
 import { type Claimed, type QueueOptions, SqliteQueue } from '../../src/reference/sqlite/sqlite-queue.js';
 import type { EffectKind } from '../../src/saga/recovery.js';
+import { UnguardedWritesQueue } from '../../src/variants/unguarded-writes/unguarded-writes-queue.js';
 
 const T0 = Date.UTC(2026, 7, 25, 10, 0, 0);
 const LEASE_MS = 30_000;
@@ -451,6 +452,43 @@ describe('complete', () => {
     expect(moves(jobId)).toEqual(['(new)>pending', 'pending>running', 'running>retry', 'retry>running', 'refused running>done']);
     expect(queue.complete(fresh, DIGEST)).toEqual({ ok: true, status: 'done' });
     expect(queue.job(jobId)?.result_digest).toBe(DIGEST);
+  });
+});
+
+describe('completeAndClaim', () => {
+  it('marks the job done and claims the next for the same worker, in one transaction: one change of the file', () => {
+    const first = add('job-1');
+    const second = add('job-2');
+    const held = claimBy('w1');
+    const watcher = openQueue();
+    const before = watcher.wakeSignals!.changeCount();
+    clock.advance(5);
+    const { write, next } = queue.completeAndClaim(held.lease, DIGEST, 'w1');
+    expect(write).toEqual({ ok: true, status: 'done' });
+    expect(next?.job).toMatchObject({ id: second, status: 'running', leased_by: 'w1', attempts: 1, lease_fence: 1 });
+    expect(next?.lease).toEqual({ jobId: second, workerId: 'w1', fence: 1 });
+    expect(moves(first)).toEqual(['(new)>pending', 'pending>running', 'running>done']);
+    expect(moves(second)).toEqual(['(new)>pending', 'pending>running']);
+    // Another connection sees one commit, not two: the done write and the claim are one transaction.
+    expect(watcher.wakeSignals!.changeCount()).toBe(before + 1);
+  });
+
+  it('claims nothing when nothing is ready, and still claims the next when the done write is refused', () => {
+    const only = add('only');
+    const held = claimBy('w1');
+    expect(queue.completeAndClaim(held.lease, DIGEST, 'w1')).toEqual({ write: { ok: true, status: 'done' }, next: null });
+    const { jobId, stale } = leaseLostTo('w2');
+    const waiting = add('job-3');
+    const { write, next } = queue.completeAndClaim(stale, DIGEST, 'w1');
+    expect(write).toMatchObject({ ok: false, code: 'QD_LEASE_LOST' });
+    expect(moves(jobId).at(-1)).toBe('refused running>done');
+    expect(next?.job).toMatchObject({ id: waiting, leased_by: 'w1' });
+    expect(queue.job(only)?.status).toBe('done');
+  });
+
+  it('is offered by the reference only: a broken variant keeps its writes and its claim apart', () => {
+    expect(queue.batchesClaims).toBe(true);
+    expect(new UnguardedWritesQueue(queue.db, { clock, random: seededRandom(SEED) }).batchesClaims).toBe(false);
   });
 });
 

@@ -13,10 +13,17 @@ import type { SqliteQueue } from './sqlite-queue.js';
  */
 export class SqliteLeaseStore implements LeaseStore {
   readonly wakeSignals: LeaseStore['wakeSignals'];
+  readonly completeAndClaim: LeaseStore['completeAndClaim'];
 
   constructor(readonly queue: SqliteQueue) {
     const signals = queue.wakeSignals;
     this.wakeSignals = signals && { changeCount: signals.changeCount, msUntilDue: async () => signals.msUntilDue() };
+    this.completeAndClaim = queue.batchesClaims
+      ? async (lease, digest, workerId) => {
+          const { write, next } = queue.completeAndClaim(lease, digest, workerId);
+          return { write, next: next?.job ?? null };
+        }
+      : undefined;
   }
 
   async enqueue(request: { key: string; action: string; payloadJson: string; maxAttempts: number }): Promise<{ created: boolean; jobId: number }> {

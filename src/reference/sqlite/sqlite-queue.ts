@@ -17,6 +17,7 @@ import { beginCompensation } from './sql/begin-compensation.js';
 import { type Claimer, claim } from './sql/claim.js';
 import { claimCompensation } from './sql/claim-compensation.js';
 import { complete } from './sql/complete.js';
+import { completeAndClaim } from './sql/complete-and-claim.js';
 import { type Enqueuer, enqueue } from './sql/enqueue.js';
 import { expireLease } from './sql/expire-lease.js';
 import { finishCompensation } from './sql/finish-compensation.js';
@@ -174,6 +175,21 @@ export class SqliteQueue {
   /** Marks a held job done; needs the verified result's digest. */
   complete(lease: Lease, resultDigest: string): LeaseWriteResult {
     return this.busy('complete', () => complete(this.db, lease, this.now(), resultDigest, this.write));
+  }
+
+  /**
+   * Whether completeAndClaim may stand for a complete and the claim after it: on the reference itself, not on
+   * a broken variant (a subclass), whose mistakes live in its separate writes and claim.
+   */
+  get batchesClaims(): boolean {
+    return Object.getPrototypeOf(this) === SqliteQueue.prototype;
+  }
+
+  /** Marks a held job done and claims the next ready job for the same worker, in one transaction (sql/complete-and-claim.ts). */
+  completeAndClaim(lease: Lease, resultDigest: string, workerId: string, leaseMs = this.leaseMs): { write: LeaseWriteResult; next: Claimed | null } {
+    const input = { lease, resultDigest, workerId, leaseMs, skewMarginMs: this.skewMarginMs, now: () => this.now() };
+    const { write, next } = this.busy('complete-and-claim', () => completeAndClaim(this.db, input));
+    return { write, next: next ? { job: next, lease: { jobId: next.id, workerId, fence: next.lease_fence } } : null };
   }
 
   /** Releases a held job for a later attempt (or to review when none is left); the delay follows the attempt (the job's, when not given). */
