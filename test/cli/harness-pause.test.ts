@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import type { DrillReport } from '../../src/report/schema.js';
-import { processesMentioning } from '../helpers/processes.js';
+import { cpuTicks, processesMentioning } from '../helpers/processes.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -56,12 +56,17 @@ describe('a drill whose machine is paused', () => {
       const frozen = processesMentioning(run.dir);
       expect(frozen).toContain(drill.pid);
       for (const pid of frozen) signalIfAlive(pid, 'SIGSTOP');
-      // The pause itself, longer than the scenario's no_progress_ms (2,500 ms).
+      // The pause itself (the stimulus, not a wait for something): longer than the scenario's no_progress_ms (2,500 ms).
       await sleep(4_000);
-      // The harness wakes first and looks around (a few of its 5 ms ticks) before the others do: all it can see
-      // is a drill in which nothing has changed for four seconds.
+      // The harness wakes first and looks around (a few of its 5 ms ticks, seen as CPU it has used since) before
+      // the others do: all it can see is a drill in which nothing has changed for four seconds.
+      const asleep = cpuTicks(drill.pid!) ?? 0;
       process.kill(drill.pid!, 'SIGCONT');
-      await sleep(300);
+      await waitFor(() => (cpuTicks(drill.pid!) ?? Number.POSITIVE_INFINITY) >= asleep + 3, {
+        timeoutMs: 10_000,
+        intervalMs: 5,
+        what: 'the harness to run its ticks after its pause',
+      });
       for (const pid of frozen) signalIfAlive(pid, 'SIGCONT');
       const result = await drill;
       const report = JSON.parse(readFileSync(join(run.dir, 'latest', 'report.json'), 'utf8')) as DrillReport;

@@ -34,6 +34,12 @@ export function procState(pid: number): string | undefined {
   return statFields(pid)?.[0];
 }
 
+/** The CPU time process `pid` has used, in clock ticks (utime + stime, 1/100 s here), or undefined once it is gone. */
+export function cpuTicks(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : Number(fields[11]) + Number(fields[12]);
+}
+
 /** Whether process `pid` is stopped (SIGSTOP). */
 export function isStopped(pid: number): boolean {
   return procState(pid) === 'T';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { procStatFields } from '../../kernel/proc-stat.js';
 
 /*
  * Who a process is, beyond its pid: a pid alone names a different process
@@ -37,19 +38,9 @@ export function hostHere(): HostIdentity {
   return { host: hostname(), bootId: readOrNull('/proc/sys/kernel/random/boot_id')?.trim() || null };
 }
 
-/** /proc/PID/stat's fields after the command name (which may hold spaces and parentheses): state first. */
-function statFields(pid: number): string[] | null {
-  const stat = readOrNull(`/proc/${pid}/stat`);
-  if (stat === null) return null;
-  return stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .trim()
-    .split(' ');
-}
-
 /** When the kernel started `pid` (field 22 of /proc/PID/stat, clock ticks since boot), or null where /proc does not say. */
 export function processStart(pid: number): string | null {
-  return statFields(pid)?.[19] ?? null;
+  return procStatFields(pid)?.[19] ?? null;
 }
 
 /** Whether `pid` runs on this host (a zombie, dead but not yet reaped by its parent, does not), and its start time. */
@@ -60,7 +51,7 @@ export function lookAtProcess(pid: number): ProcessLook {
     // EPERM: it exists, under another user.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return { alive: false, start: null };
   }
-  const fields = statFields(pid);
+  const fields = procStatFields(pid);
   if (fields?.[0] === 'Z') return { alive: false, start: null };
   return { alive: true, start: fields?.[19] ?? null };
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { producersReleasedAt } from '../../report/producers-release.js';
 import type { ScenarioReport } from '../../report/schema.js';
 import { exclusiveDurations, type Span } from '../stats.js';
 
@@ -95,8 +96,8 @@ function allUp(report: ScenarioReport, started: ReadonlyMap<string, number>, dri
     const t = started.get(e.process!);
     return t === undefined ? [] : [t];
   });
-  const release = report.timeline.find((e) => e.kind === 'note' && e.detail.startsWith('producers ') && e.detail.includes(' released '));
-  if (release) times.push(at(release.at));
+  const released = producersReleasedAt(report);
+  if (released !== null) times.push(released);
   return times.length === 0 ? drillStart : Math.max(...times);
 }
 

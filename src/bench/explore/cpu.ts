@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { procStatFields } from '../../kernel/proc-stat.js';
 
 /** CPU time used so far, in ms: the bench's own process, and its children that have ended. */
 export interface CpuSample {
@@ -20,14 +20,8 @@ const USER_HZ = 100;
 
 /** cutime + cstime of /proc/self/stat, in ms; null where there is no /proc. */
 function childrenCpuMs(): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync('/proc/self/stat', 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: the fields are counted from after its ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields('self');
+  if (fields === null) return null;
   const ticks = Number(fields[13]) + Number(fields[14]);
   return Number.isFinite(ticks) ? (ticks * 1000) / USER_HZ : null;
 }

@@ -1,5 +1,6 @@
 import { utc } from '../../kernel/clock.js';
 import { RELEASE_LEAD_MS, readyNames, release } from '../../kernel/start-barrier.js';
+import { producersReleasedNote } from '../../report/producers-release.js';
 import type { Timeline } from '../timeline.js';
 
 /** Whether the producers can be let go: each has said it is ready, or has died before it could (it goes at once when restarted). */
@@ -41,10 +42,6 @@ export class ProducerRelease {
     this.releasedAt = at;
     const went = this.producers.filter((name) => ready.has(name));
     const died = this.producers.filter((name) => !ready.has(name));
-    this.timeline.record(
-      'note',
-      `producers ${went.join(', ') || '(none)'} released to begin enqueueing together at ${utc(at)}` +
-        `${died.length > 0 ? ` (${died.join(', ')} died before it was ready, and begins when restarted)` : ''}`,
-    );
+    this.timeline.record('note', producersReleasedNote(went, utc(at), died));
   }
 }
