@@ -1,4 +1,5 @@
 import { InputError } from '../kernel/errors.js';
+import { isOnThisMachine } from '../kernel/this-machine.js';
 
 /*
  * What every restart of a queue's server shares (PostgreSQL's, Redis's): only
@@ -13,12 +14,10 @@ export class ServerRestartError extends InputError {
 /** How long a restarted server may take to answer again. */
 const BACK_WITHIN_MS = 30_000;
 
-const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 /** Refuses a server the harness cannot see: one not on this machine. */
 export function assertOnThisMachine(url: string, what: string): URL {
   const parsed = new URL(url);
-  if (!LOCAL_HOSTS.has(parsed.hostname)) throw new ServerRestartError(`restarts only a ${what} on this machine, not one on ${parsed.hostname}`);
+  if (!isOnThisMachine(url)) throw new ServerRestartError(`restarts only a ${what} on this machine, not one on ${parsed.hostname}`);
   return parsed;
 }
 

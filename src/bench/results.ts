@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FAILPOINTS } from '../faults/points.js';
 import { THROUGHPUT_TARGETS } from './throughput/child-spec.js';
 

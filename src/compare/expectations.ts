@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InputError } from '../kernel/errors.js';
 import { CELL_VERDICTS, type CellVerdict } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { INVARIANT_IDS } from '../kernel/vocabulary.js';
 import { ReportSummarySchema, SCENARIO_VERDICTS } from '../report/schema.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeAtomically } from '../kernel/write-atomically.js';
 import { pointLatestAt } from '../report/write-report.js';
 import { renderCompareHtml } from './html.js';

@@ -18,6 +18,7 @@ import { connectQueue, retryPolicyOf } from '../port/connect-queue.js';
 import { LEDGER_FILE, type QueueAddress } from '../port/queue-address.js';
 import { QUEUE_OPTIONS_ENV, type QueueOptionValues } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
+import { connectsOnlyHere } from '../queues/connects-only-here.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { ResolvedScenario } from '../scenarios/resolve.js';
@@ -140,7 +141,7 @@ export async function runScenario(
     // Every process of the drill connects with the queue's options, as the servers' URLs reach them: in its environment.
     const env = { ...provisioned.env, [QUEUE_OPTIONS_ENV]: JSON.stringify(queueOptions) };
     const network = await networkOf(scenario, impl, env, { clock, timeline }, releasers);
-    const supervisor = new Supervisor(runDir, env, { starvation: true });
+    const supervisor = new Supervisor(runDir, env, { starvation: true, caBundle: !connectsOnlyHere(impl, servers) }); // src/harness/ca-bundle.ts
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const restarts = new RestartWindow();

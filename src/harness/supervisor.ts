@@ -4,6 +4,7 @@ import { execa, type Options, type ResultPromise } from 'execa';
 import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
 import { STARVED_LOG_ENV } from '../kernel/starvation-watch.js';
+import { WITHOUT_CA_BUNDLE } from './ca-bundle.js';
 import { CLI_PATH } from './cli-path.js';
 import { reaperEnv } from './reaper.js';
 
@@ -81,12 +82,13 @@ export class Supervisor {
   /**
    * `env` is added to every child's environment (a queue's server URL, say). With `starvation`, each child
    * measures the time it was not run, into a file beside its log (src/kernel/starvation-watch.ts): a drill's
-   * processes do; a benchmark's do not, so its hot path carries no timer of the harness's.
+   * processes do; a benchmark's do not, so its hot path carries no timer of the harness's. With `caBundle: false`,
+   * children start without NODE_EXTRA_CA_CERTS (./ca-bundle.ts): for children that connect only to this machine.
    */
   constructor(
     private readonly logDir: string,
     private readonly env: Readonly<Record<string, string>> = {},
-    private readonly options: { starvation?: boolean } = {},
+    private readonly options: { starvation?: boolean; caBundle?: boolean } = {},
   ) {
     installExitHook();
   }
@@ -102,6 +104,7 @@ export class Supervisor {
       ...this.env,
       ...options.env,
       ...reaperEnv(),
+      ...(this.options.caBundle === false ? WITHOUT_CA_BUNDLE : {}),
       ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}),
     };
     const execaOptions: Options = options.control

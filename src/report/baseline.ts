@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InputError } from '../kernel/errors.js';
 import type { ScenarioReport } from './schema.js';
 

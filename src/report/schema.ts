@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FAULT_ACTION_NAMES } from '../faults/actions/index.js';
 import { FAILPOINTS } from '../faults/points.js';
 import { EXIT, type ExitCode, QueueDrillError } from '../kernel/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CATALOGUE, TOOL_NAMES, type ToolMetadata, toolMetadata } from '../world/catalogue.js';
 import { type Plan, type PlanStep, RETRY_POLICIES, STEP_ID } from './plan.js';
 

@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import type * as z from 'zod';
+// The classes from zod's core directly: reaching them through z.core would bundle all of core (every locale) into each drill process.
+import { $ZodNumberFormat, $ZodObject } from 'zod/v4/core';
 import type { Segment } from './scenario-issue.js';
 
 /*
@@ -17,9 +19,8 @@ const INTEGER = 'expected int';
  * the issue's message, which explainIssue() reads back.
  */
 export function markIssue(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code === 'unrecognized_keys' && issue.inst instanceof z.core.$ZodObject)
-    return `${ALLOWED}${Object.keys(issue.inst._zod.def.shape).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.inst instanceof z.core.$ZodNumberFormat && issue.inst._zod.def.format.includes('int')) return INTEGER;
+  if (issue.code === 'unrecognized_keys' && issue.inst instanceof $ZodObject) return `${ALLOWED}${Object.keys(issue.inst._zod.def.shape).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.inst instanceof $ZodNumberFormat && issue.inst._zod.def.format.includes('int')) return INTEGER;
   return undefined;
 }
 

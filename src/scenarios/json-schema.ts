@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PlanInputSchema } from '../saga/plan-input.js';
 import { ScenarioFileSchema } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionField } from '../faults/action.js';
 import { FAULT_ACTION_NAMES, POINT_FAULT_ACTIONS } from '../faults/actions/index.js';
 import { FAILPOINTS, INJECTED_ERROR_KINDS } from '../faults/points.js';

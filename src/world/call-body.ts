@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { toolMetadata } from './catalogue.js';
 import type { WorldCall } from './effects.js';
 import { badRequest, issuesOf, WorldError } from './errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /*
  * The tools the world offers, with the transaction sketch's metadata (ToolMetadata and

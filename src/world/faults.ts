@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TOOL_NAMES } from './catalogue.js';
 import { badRequest, issuesOf } from './errors.js';
 import { WORLD_FAULT_ACTIONS, type WorldFaultActionSpec } from './fault-actions/index.js';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 const UNBUNDLED = fileURLToPath(new URL('../../dist/cli/child-main.js', import.meta.url));
+const LOG_IMPORTS = fileURLToPath(new URL('../fixtures/log-imports.mjs', import.meta.url));
 
 describe("the children's entry: a drill's processes load only their own command", () => {
   let run: ReturnType<typeof tempRunDir>;
@@ -15,6 +17,31 @@ describe("the children's entry: a drill's processes load only their own command"
 
   it('the harness starts the bundle that npm run build writes', () => {
     expect(CLI_PATH).toMatch(/dist\/bundle\/child-main\.js$/);
+  });
+
+  it("a worker's start imports no package but better-sqlite3: the rest (zod) is in the bundle, each adapter's package left to its own queue", async () => {
+    const imports = `${run.dir}/imports.txt`;
+    const worker = await execa(
+      process.execPath,
+      // With a world, a worker loads what runs a plan's steps before its first line (nothing calls it: the queue is empty).
+      [
+        '--import',
+        LOG_IMPORTS,
+        CLI_PATH,
+        'worker',
+        '--store',
+        `${run.dir}/q.db`,
+        '--id',
+        'w1',
+        '--world',
+        'http://127.0.0.1:9',
+        '--exit-when-drained',
+      ],
+      { reject: false, env: { QD_TEST_IMPORTS_FILE: imports } },
+    );
+    expect(worker.exitCode).toBe(0);
+    const packages = new Set([...readFileSync(imports, 'utf8').matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1]));
+    expect([...packages]).toEqual(['better-sqlite3']);
   });
 
   for (const [entry, path] of [

@@ -36,7 +36,10 @@ function bullmqVersion(): string {
 export const bullmqAdapter: QueueAdapter = {
   name: 'bullmq',
   description: "BullMQ's own Worker on Redis: a key prefix per drill, lock tokens, the stalled checker takes dead workers' jobs back",
-  version: `bullmq ${bullmqVersion()}`,
+  // Read when asked (a report, `queues`), not when the registry loads: every drill process loads it.
+  get version() {
+    return `bullmq ${bullmqVersion()}`;
+  },
   capabilities: BULLMQ_CAPABILITIES,
   soundness: 'observed',
   locatorKind: 'name',

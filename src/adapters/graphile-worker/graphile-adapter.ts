@@ -29,7 +29,10 @@ function installedVersion(): string {
 export const graphileAdapter: QueueAdapter = {
   name: 'graphile-worker',
   description: 'graphile-worker on PostgreSQL: its own run() loop, job_key in its default replace mode, no lease (its own 4-hour lock sweep)',
-  version: `graphile-worker ${installedVersion()}`,
+  // Read when asked (a report, `queues`), not when the registry loads: every drill process loads it.
+  get version() {
+    return `graphile-worker ${installedVersion()}`;
+  },
   options: GRAPHILE_OPTIONS,
   capabilities: GRAPHILE_CAPABILITIES,
   soundness: 'observed',

@@ -37,7 +37,10 @@ export const natsJetstreamAdapter: QueueAdapter = {
   description:
     'NATS JetStream: a work-queue stream and a durable pull consumer per drill, ack_wait as the lease, max_deliver as the attempt bound, ' +
     'Nats-Msg-Id dedupe within the duplicate window',
-  version: `@nats-io/jetstream ${clientVersion()}`,
+  // Read when asked (a report, `queues`), not when the registry loads: every drill process loads it.
+  get version() {
+    return `@nats-io/jetstream ${clientVersion()}`;
+  },
   options: NATS_JETSTREAM_OPTIONS,
   capabilities: NATS_JETSTREAM_CAPABILITIES,
   soundness: 'observed',

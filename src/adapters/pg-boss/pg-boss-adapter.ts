@@ -22,7 +22,10 @@ function pgBossVersion(): string {
 export const pgBossAdapter: QueueAdapter = {
   name: 'pg-boss',
   description: 'pg-boss 10 (PostgreSQL): its own work() loop and maintenance, a job id per key for dedupe, a harness trigger for history',
-  version: pgBossVersion(),
+  // Read when asked (a report, `queues`), not when the registry loads: every drill process loads it.
+  get version() {
+    return pgBossVersion();
+  },
   capabilities: {
     evidence: {
       // The trigger's rows are written by the database at each change of pg-boss's job table, never by a process of the drill.

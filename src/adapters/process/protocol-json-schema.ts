@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROTOCOL_VERSION } from './protocol.js';
 import { WIRE_REGISTRY } from './wire-schemas.js';
 

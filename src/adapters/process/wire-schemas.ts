@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACTORS, EVIDENCE_KINDS, JOB_OUTCOMES, JOB_STATUSES } from '../../kernel/vocabulary.js';
 import { TX_ACTIONS, TX_STATUSES } from '../../port/checkpoint.js';
 import { SERVER_NEEDS } from './hello.js';

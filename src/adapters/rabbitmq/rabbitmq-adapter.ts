@@ -31,7 +31,10 @@ function amqplibVersion(): string {
 export const rabbitmqAdapter: QueueAdapter = {
   name: 'rabbitmq',
   description: 'RabbitMQ with manual acks (amqplib): a quorum queue per drill, its delivery limit, a dead-letter queue as review',
-  version: `amqplib ${amqplibVersion()}`,
+  // Read when asked (a report, `queues`), not when the registry loads: every drill process loads it.
+  get version() {
+    return `amqplib ${amqplibVersion()}`;
+  },
   options: RABBITMQ_OPTIONS,
   capabilities: RABBITMQ_CAPABILITIES,
   soundness: 'observed',

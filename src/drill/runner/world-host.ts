@@ -69,7 +69,8 @@ export class WorldHost {
     private readonly removeLogs = false,
   ) {
     mkdirSync(logDir, { recursive: true });
-    this.supervisor = new Supervisor(logDir, {}, { starvation: true });
+    // The world serves 127.0.0.1 and calls nothing: no TLS, so no extra CA certificates (src/harness/ca-bundle.ts).
+    this.supervisor = new Supervisor(logDir, {}, { starvation: true, caBundle: false });
   }
 
   private async running(): Promise<WorldProcess> {

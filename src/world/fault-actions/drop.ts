@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorldFaultAction } from './action.js';
 
 /** drop: apply the call, commit it to the ledger, then hang up without answering: the response is lost. */

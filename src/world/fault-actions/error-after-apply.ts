@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WorldError } from '../errors.js';
 import type { WorldFaultAction } from './action.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { utc } from '../../kernel/clock.js';
 import { badRequest, issuesOf } from '../errors.js';
 import { DELIVERY_EVENTS } from '../ledger/deliveries-table.js';
