@@ -21,15 +21,23 @@ const CHILD_COMMANDS: Readonly<Record<string, () => Promise<Command<any>>>> = {
   probe: async () => (await import('./commands/probe.js')).probeCommand,
 };
 
-const [name, ...rest] = process.argv.slice(2);
-const load = name === undefined ? undefined : CHILD_COMMANDS[name];
-if (load !== undefined && !rest.includes('--help')) {
+/** The whole CLI, as a URL that holds from dist/cli/ (this file compiled) and dist/bundle/ (it bundled) alike. */
+const WHOLE_CLI = new URL('../cli/main.js', import.meta.url).href;
+
+async function main(): Promise<void> {
+  const [name, ...rest] = process.argv.slice(2);
+  const load = name === undefined ? undefined : CHILD_COMMANDS[name];
+  if (load === undefined || rest.includes('--help')) {
+    await import(WHOLE_CLI);
+    return;
+  }
   await withExitCode(async () => {
     const command = await load();
     // Loaded: from here, a late timer is the machine's or a wait's, not the module loading (the harness times start-up itself).
     watchStarvation();
     await command.run(parseFast(command.options, rest, command.positional ?? [], command.variadic));
   });
-} else {
-  await import('./main.js');
 }
+
+// No top-level await: the bundle of this entry is CommonJS (scripts/bundle-children.mjs says why).
+void main();

@@ -8,6 +8,6 @@ import { fileURLToPath } from 'node:url';
  * of the children's entry (scripts/bundle-children.mjs) starts fastest; the
  * unbundled entry does the same where the bundle was not built.
  */
-const BUNDLED = fileURLToPath(new URL('../../dist/bundle/child-main.js', import.meta.url));
+const BUNDLED = fileURLToPath(new URL('../../dist/bundle/child-main.cjs', import.meta.url));
 const UNBUNDLED = fileURLToPath(new URL('../../dist/cli/child-main.js', import.meta.url));
 export const CLI_PATH = existsSync(BUNDLED) ? BUNDLED : UNBUNDLED;
