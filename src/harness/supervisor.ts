@@ -1,6 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { execa, type Options, type ResultPromise } from 'execa';
 import type { ControlFactory, ControlHandler } from '../faults/control-channel.js';
 import { CONTROL_FD_ENV } from '../faults/points.js';
 import { STARVED_LOG_ENV } from '../kernel/starvation-watch.js';
@@ -75,6 +76,22 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * Starts a process in a group of its own, its stdout and stderr appended to `logFile` and `logFile`.err, which
+ * it writes itself (opened here, handed over as they are: nothing of its output passes through this process),
+ * with a control channel at fd 3 (a socketpair) if `control`.
+ */
+function startWithLogs(file: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv, control: boolean): ChildProcess {
+  const out = openSync(logFile, 'a');
+  const err = openSync(`${logFile}.err`, 'a');
+  try {
+    return spawn(file, args, { detached: true, env, stdio: ['ignore', out, err, ...(control ? ['pipe' as const] : [])] });
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+}
+
 export class Supervisor {
   private readonly children: Child[] = [];
   private readonly incarnations = new Map<string, number>();
@@ -99,40 +116,37 @@ export class Supervisor {
     this.incarnations.set(name, incarnation);
     const logFile = join(this.logDir, `${name}.${incarnation}.log`);
     const script = options.script ?? CLI_PATH;
-    const common = { detached: true, cleanup: false, reject: false } as const;
     const env = {
+      ...process.env,
       ...this.env,
       ...options.env,
       ...reaperEnv(),
       ...(this.options.caBundle === false ? WITHOUT_CA_BUNDLE : {}),
       ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}),
+      ...(options.control ? { [CONTROL_FD_ENV]: String(CONTROL_FD) } : {}),
     };
-    const execaOptions: Options = options.control
-      ? {
-          ...common,
-          stdio: ['ignore', { file: logFile }, { file: `${logFile}.err` }, 'pipe'],
-          // The controller reads the channel; execa must not collect it as output too.
-          buffer: { fd3: false },
-          env: { ...env, [CONTROL_FD_ENV]: String(CONTROL_FD) },
-        }
-      : { ...common, env, stdin: 'ignore', stdout: { file: logFile }, stderr: { file: `${logFile}.err` } };
-    const subprocess: ResultPromise<Options> = execa(process.execPath, [script, ...args], execaOptions);
+    const subprocess = startWithLogs(process.execPath, [script, ...args], logFile, env, options.control !== undefined);
     const pid = subprocess.pid;
     if (pid === undefined) throw new Error(`could not start ${name}: ${args.join(' ')}`);
     liveGroups.add(pid);
+    const exited = new Promise<ChildExit>((resolve) => {
+      subprocess.on('exit', (code, signal) => resolve({ exitCode: code ?? undefined, signal: signal ?? undefined }));
+      // Started (it has a pid), so an error now is a signal that could not be sent: its exit still comes.
+      subprocess.on('error', () => undefined);
+    });
     const child: Child = {
       name,
       incarnation,
       pid,
       logFile,
       alive: true,
-      exited: subprocess.then((result) => {
+      exited: exited.then((exit) => {
         child.alive = false;
         liveGroups.delete(pid);
         child.control?.stop();
         // The leader is gone; take anything it left in its group with it.
         killGroup(pid, 'SIGKILL');
-        return { exitCode: result.exitCode, signal: result.signal };
+        return exit;
       }),
     };
     if (options.control) {

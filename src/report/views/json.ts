@@ -1,6 +1,8 @@
 import { reportJsonSchema } from '../schema.js';
 import type { ReportView } from './view.js';
 
+let schemaText: string | undefined;
+
 /** report.json: the truth every other view is made from; with report.schema.json, the JSON Schema it validates against. */
 export const jsonView: ReportView<'json'> = {
   name: 'json',
@@ -11,7 +13,11 @@ export const jsonView: ReportView<'json'> = {
     {
       file: 'report.schema.json',
       describe: 'the JSON Schema report.json validates against',
-      render: () => `${JSON.stringify(reportJsonSchema(), null, 2)}\n`,
+      // The same for every report: made once a process (a drill writes its report after every verdict).
+      render: () => {
+        schemaText ??= `${JSON.stringify(reportJsonSchema(), null, 2)}\n`;
+        return schemaText;
+      },
     },
   ],
 };
