@@ -544,16 +544,7 @@ const DrillReportShape = z.strictObject({
 });
 
 /** The whole report of one `queue-drill` invocation, held to agreeing with itself. */
-export const DrillReportSchema = DrillReportShape.superRefine((report, ctx) => {
-  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-  checkScenarios(report.scenarios, issue);
-  checkCounts(report, issue);
-  checkInterruption(report, issue);
-  if (report.shard && report.shard.index > report.shard.count)
-    issue(['shard', 'index'], `is ${report.shard.index}, past the shard count ${report.shard.count}`);
-  if (Date.parse(report.finishedAt) < Date.parse(report.startedAt))
-    issue(['finishedAt'], `${report.finishedAt} is before startedAt ${report.startedAt}`);
-}).meta({
+export const DrillReportSchema = DrillReportShape.superRefine((report, ctx) => agreesWithItself(report, ctx)).meta({
   title: 'queue-drill recovery report',
   description:
     `Version ${REPORT_VERSION} of the report queue-drill writes to report.json: per scenario, the faults armed and fired, each job's expected ` +
@@ -562,6 +553,32 @@ export const DrillReportSchema = DrillReportShape.superRefine((report, ctx) => {
 
 /** The whole report. */
 export type DrillReport = z.infer<typeof DrillReportSchema>;
+
+/** What holds a report to agreeing with itself: its counts, its scenarios, its interruption and shard, its times. */
+function agreesWithItself(report: z.infer<typeof DrillReportShape>, ctx: z.RefinementCtx): void {
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  checkScenarios(report.scenarios, issue);
+  checkCounts(report, issue);
+  checkInterruption(report, issue);
+  if (report.shard && report.shard.index > report.shard.count)
+    issue(['shard', 'index'], `is ${report.shard.index}, past the shard count ${report.shard.count}`);
+  if (Date.parse(report.finishedAt) < Date.parse(report.startedAt))
+    issue(['finishedAt'], `${report.finishedAt} is before startedAt ${report.startedAt}`);
+}
+
+/**
+ * The report with its scenarios taken as already checked: the rest of it, and how it all agrees, checked as
+ * DrillReportSchema does. For a report whose every scenario object was checked before (checkReport).
+ */
+const ReportAroundCheckedScenarios = DrillReportShape.extend({ scenarios: z.array(z.custom<ScenarioReport>()) }).superRefine((report, ctx) =>
+  agreesWithItself(report, ctx),
+);
+
+/**
+ * Scenario objects already found valid, as given: a drill writes its report after every verdict, each time with
+ * every scenario before it (the same objects), and a scenario's check is most of the report's.
+ */
+const checkedScenarios = new WeakSet<object>();
 /** One run of one scenario. */
 export type ScenarioReport = z.infer<typeof ScenarioReportSchema>;
 /** One job of a scenario. */
@@ -612,9 +629,24 @@ export class ReportError extends QueueDrillError {
 
 /** Validates a value as a report: the report, or every issue with its path. */
 export function checkReport(value: unknown): { ok: true; report: DrillReport } | { ok: false; issues: ReportIssue[] } {
+  const scenarios = scenariosOf(value);
+  // Each scenario not seen before checked alone; if one fails, the whole report is, for every issue with its path.
+  const fresh = scenarios?.filter((scenario) => !checkedScenarios.has(scenario));
+  if (scenarios && fresh?.every((scenario) => ScenarioReportSchema.safeParse(scenario).success)) {
+    for (const scenario of fresh) checkedScenarios.add(scenario);
+    const around = ReportAroundCheckedScenarios.safeParse(value);
+    // The scenarios as given (valid, so as parsing would make them: the schema has no defaults or transforms).
+    if (around.success) return { ok: true, report: { ...around.data, scenarios: scenarios as ScenarioReport[] } };
+  }
   const result = DrillReportSchema.safeParse(value);
   if (result.success) return { ok: true, report: result.data };
   return { ok: false, issues: result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })) };
+}
+
+/** A report's scenarios, when it has a list of them all objects; else undefined (the full check says what is wrong). */
+function scenariosOf(value: unknown): object[] | undefined {
+  const scenarios = typeof value === 'object' && value !== null && 'scenarios' in value ? value.scenarios : undefined;
+  return Array.isArray(scenarios) && scenarios.every((s) => typeof s === 'object' && s !== null) ? scenarios : undefined;
 }
 
 // "scenarios[1].invariants[0].status": the way a person would write it in jq or JavaScript.

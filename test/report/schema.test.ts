@@ -26,6 +26,19 @@ describe('the report schema', () => {
     expect(checked).toEqual({ ok: true, report });
   });
 
+  it('checks a report written again as a drill goes on (its scenarios checked before) as it checks it whole', () => {
+    const report = drillReport();
+    expect(checkReport(report).ok).toBe(true);
+    // The same scenario objects again: still accepted, the report as given.
+    expect(checkReport({ ...report })).toEqual({ ok: true, report });
+    // A new scenario that is not valid, beside those checked before: rejected with its path, as a whole check would.
+    const broken = { ...report.scenarios[0]!, verdict: 'maybe' };
+    const again = { ...report, scenarios: [...report.scenarios, broken] };
+    expect(issuesOf(again).map((issue) => issue.path)).toContain(`scenarios[${report.scenarios.length}].verdict`);
+    // Scenarios checked before, now disagreeing with the counts around them: the report's own checks still hold it.
+    expect(issuesOf({ ...report, scenarios: report.scenarios.slice(1) }).length).toBeGreaterThan(0);
+  });
+
   it('accepts the report after a JSON round trip (what report.json holds)', () => {
     expect(checkReport(JSON.parse(JSON.stringify(drillReport()))).ok).toBe(true);
     expect(checkReport(passingReport()).ok).toBe(true);

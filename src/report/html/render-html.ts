@@ -261,6 +261,17 @@ function scenarioSection(view: ScenarioView): string {
 }
 
 /** The whole page. The same report always gives the same page. */
+/** Each view's section as made: a view is made again only when its scenario, place or label changed (./scenario-view.ts). */
+const sections = new WeakMap<ScenarioView, string>();
+
+function sectionOf(view: ScenarioView): string {
+  const known = sections.get(view);
+  if (known !== undefined) return known;
+  const section = scenarioSection(view);
+  sections.set(view, section);
+  return section;
+}
+
 export function renderHtml(report: DrillReport): string {
   const s = report.summary;
   const views = failuresFirst(report.scenarios).map((index) => scenarioView(report, index));
@@ -275,7 +286,7 @@ export function renderHtml(report: DrillReport): string {
     baselineBox(report),
     `<nav aria-label="scenarios">${summaryTable(report, views)}</nav>`,
     `<details class="legend-box"><summary>Legend</summary>${legendSvg()}</details>`,
-    `<main>${views.map(scenarioSection).join('')}</main>`,
+    `<main>${views.map(sectionOf).join('')}</main>`,
     `<script>${PAGE_SCRIPT}</script></body></html>`,
     '',
   ].join('\n');

@@ -28,16 +28,31 @@ export interface ScenarioView {
   highlighted: ReadonlySet<string>;
 }
 
+/**
+ * Each scenario's view as last made, by the scenario object: a drill writes its report after every verdict,
+ * each time with every scenario before it (the same objects, at the same place, under the same label).
+ */
+const made = new WeakMap<ScenarioReport, ScenarioView>();
+
 /** The view of the scenario at `index` of `report`. */
 export function scenarioView(report: DrillReport, index: number): ScenarioView {
   const scenario = report.scenarios[index]!;
+  const label = scenarioLabel(scenario, allRuns(report));
+  const known = made.get(scenario);
+  if (known?.index === index && known.label === label) return known;
+  const view = makeView(scenario, index, label);
+  made.set(scenario, view);
+  return view;
+}
+
+function makeView(scenario: ScenarioReport, index: number, label: string): ScenarioView {
   const lines = scenario.invariants.filter((v) => v.status === 'broken').flatMap((v) => v.evidence);
   const invariantMarks = new Set(lines.flatMap((line) => evidenceTargets(line, scenario, index)));
   const expectationMarks = expectationTargets(scenario, index);
   return {
     scenario,
     index,
-    label: scenarioLabel(scenario, allRuns(report)),
+    label,
     reason: failureReason(scenario),
     layout: layoutScenario(scenario, index),
     invariantMarks,
