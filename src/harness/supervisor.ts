@@ -85,7 +85,10 @@ function startWithLogs(file: string, args: readonly string[], logFile: string, e
   const out = openSync(logFile, 'a');
   const err = openSync(`${logFile}.err`, 'a');
   try {
-    return spawn(file, args, { detached: true, env, stdio: ['ignore', out, err, ...(control ? ['pipe' as const] : [])] });
+    const child = spawn(file, args, { detached: true, env, stdio: ['ignore', out, err, ...(control ? ['pipe' as const] : [])] });
+    // A start that failed (no pid: the caller throws) or a signal that could not be sent: never an uncaught 'error'.
+    child.on('error', () => undefined);
+    return child;
   } finally {
     closeSync(out);
     closeSync(err);
@@ -131,8 +134,6 @@ export class Supervisor {
     liveGroups.add(pid);
     const exited = new Promise<ChildExit>((resolve) => {
       subprocess.on('exit', (code, signal) => resolve({ exitCode: code ?? undefined, signal: signal ?? undefined }));
-      // Started (it has a pid), so an error now is a signal that could not be sent: its exit still comes.
-      subprocess.on('error', () => undefined);
     });
     const child: Child = {
       name,
