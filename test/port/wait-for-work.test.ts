@@ -67,10 +67,12 @@ describe('waitForWork: an idle worker sleeps until the store changes or a job fa
     holder.enqueue({ key: 'k1', action: 'noop', payload: {} });
     expect(holder.claim('w1')).not.toBeNull();
     const worker = new SqliteLeaseStore(queueOn());
+    // Taken before `due` is read: the wake is at the lease's end plus the margin, whenever the wait begins (a loaded
+    // machine once took more than a poll between reading `due` and starting the clock, and the bound failed by 1 ms).
+    const started = Date.now();
     const due = await worker.wakeSignals?.msUntilDue();
     expect(due).toBeGreaterThan(0);
     expect(due).toBeLessThanOrEqual(251);
-    const started = Date.now();
     const before = worker.wakeSignals?.changeCount();
     await waitForWork(worker.wakeSignals, before, POLL_MS, new AbortController().signal, NEVER);
     expect(Date.now() - started).toBeGreaterThanOrEqual((due ?? 0) - POLL_MS);
