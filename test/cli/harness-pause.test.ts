@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { waitFor } from '../../src/harness/wait-for.js';
 import type { DrillReport } from '../../src/report/schema.js';
-import { cpuTicks, processesMentioning } from '../helpers/processes.js';
+import { cpuTicks, isRunning, isStopped, processesMentioning } from '../helpers/processes.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
 /*
@@ -40,6 +39,9 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' });
 }
 
+/** How long every process of the drill stays frozen: longer than the scenario's no_progress_ms (2,500 ms). */
+const PAUSE_MS = 4_000;
+
 describe('a drill whose machine is paused', () => {
   it('does not count the pause as no progress: a sound queue still passes, and the timeline says so', { timeout: 60_000 }, async () => {
     const run = tempRunDir('harness-pause');
@@ -56,8 +58,17 @@ describe('a drill whose machine is paused', () => {
       const frozen = processesMentioning(run.dir);
       expect(frozen).toContain(drill.pid);
       for (const pid of frozen) signalIfAlive(pid, 'SIGSTOP');
-      // The pause itself (the stimulus, not a wait for something): longer than the scenario's no_progress_ms (2,500 ms).
-      await sleep(4_000);
+      const pausedAt = Date.now();
+      // The pause: held until every frozen process is seen stopped and the pause has lasted longer than the
+      // scenario's no_progress_ms (2,500 ms) with room to spare; a process found running again fails the wait.
+      await waitFor(
+        () => {
+          const running = frozen.filter((pid) => isRunning(pid) && !isStopped(pid));
+          if (running.length > 0) throw new Error(`processes ${running.join(', ')} run again during the pause`);
+          return Date.now() - pausedAt >= PAUSE_MS;
+        },
+        { timeoutMs: PAUSE_MS + 10_000, intervalMs: 20, what: 'a pause longer than the watchdog allows' },
+      );
       // The harness wakes first and looks around (a few of its 5 ms ticks, seen as CPU it has used since) before
       // the others do: all it can see is a drill in which nothing has changed for four seconds.
       const asleep = cpuTicks(drill.pid!) ?? 0;
