@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../kernel/errors.js';
+import { isOnThisMachine } from '../kernel/this-machine.js';
 
 /** The path, if a file is there; a clear bad-input error if not (opening would create an empty store). */
 export function existingFile(path: string, option: string): string {
@@ -16,7 +17,7 @@ export function localUrl(url: string, option: string): string {
   } catch {
     throw new UsageError(`${option} ${url}: not a URL (expected http://127.0.0.1:PORT)`);
   }
-  if (parsed.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) {
+  if (parsed.protocol !== 'http:' || !isOnThisMachine(url)) {
     throw new UsageError(`${option} ${url}: only http on 127.0.0.1 is allowed`);
   }
   return parsed.origin;
