@@ -5,47 +5,21 @@ import { pgBossAdapter } from '../adapters/pg-boss/pg-boss-adapter.js';
 import { PROCESS_PREFIX, processAdapter } from '../adapters/process/process-adapter.js';
 import { rabbitmqAdapter } from '../adapters/rabbitmq/rabbitmq-adapter.js';
 import { InputError } from '../kernel/errors.js';
-import { postgresAdapter } from '../reference/postgres/postgres-adapter.js';
-import { openReference } from '../reference/sqlite/open-reference.js';
-import { sqliteAdapter } from '../reference/sqlite/sqlite-adapter.js';
 import type { QueueOptions, SqliteQueue } from '../reference/sqlite/sqlite-queue.js';
-import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import { BROKEN_SERVER_VARIANTS, BROKEN_VARIANTS, type SqliteImpl } from '../variants/list.js';
 import { ADAPTER_PREFIX, canonicalQueueName, importAdapterModule } from './adapter-module.js';
+import { POSTGRES_REFERENCE } from './postgres-impl.js';
+import { type QueueImpl, SQLITE_REFERENCE, sqliteImpl } from './sqlite-impl.js';
 
-/** A queue implementation `--queue` can name: its adapter, other names it answers to, and saga rules where they differ from the transaction sketch's. */
-export interface QueueImpl extends QueueUnderDrill {
-  aliases?: readonly string[];
-  /** The reference queue's own design, on one store or another (what `queue-drill queues` calls reference). */
-  reference?: true;
-}
+export type { QueueImpl } from './sqlite-impl.js';
 
 /** The SQLite queues: the reference, then the broken variants (src/variants/list.ts). */
-const SQLITE_QUEUES: readonly SqliteImpl[] = [
-  {
-    name: 'reference',
-    aliases: ['sqlite'],
-    reference: true,
-    soundness: 'sound',
-    description: "the reference queue on one SQLite file: the queue sketch's design built right (leases that expire, fencing, review)",
-    open: openReference,
-  },
-  ...BROKEN_VARIANTS,
-];
-
-function sqliteImpl(spec: SqliteImpl): QueueImpl {
-  return {
-    ...sqliteAdapter(spec),
-    ...(spec.aliases ? { aliases: spec.aliases } : {}),
-    ...(spec.sagaRules ? { sagaRules: spec.sagaRules } : {}),
-    ...(spec.reference ? { reference: spec.reference } : {}),
-  };
-}
+const SQLITE_QUEUES: readonly SqliteImpl[] = [SQLITE_REFERENCE, ...BROKEN_VARIANTS];
 
 /** Every implementation `--queue` can name: the sound ones first, then the broken variants the self-test must catch. */
 export const QUEUE_IMPLS: readonly QueueImpl[] = [
   sqliteImpl(SQLITE_QUEUES[0]!),
-  { ...postgresAdapter, reference: true },
+  POSTGRES_REFERENCE,
   bullmqAdapter,
   pgBossAdapter,
   graphileAdapter,

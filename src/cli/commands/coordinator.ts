@@ -1,7 +1,7 @@
 import { systemClock } from '../../kernel/clock.js';
 import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../../kernel/defaults.js';
 import { seededRandom } from '../../kernel/random.js';
-import { loadQueue } from '../../queues/registry.js';
+import { loadOneQueue } from '../../queues/load-one-queue.js';
 import { WorldClient } from '../../world/client.js';
 import { defineCommand } from '../command.js';
 import { localUrl } from '../paths.js';
@@ -34,7 +34,7 @@ export const coordinatorCommand = defineCommand({
     try {
       await runCoordinator({
         locator: args.store,
-        queue: await loadQueue(args.queue),
+        queue: await loadOneQueue(args.queue),
         id: args.id,
         world,
         clock,

@@ -2,7 +2,7 @@ import { systemClock } from '../../kernel/clock.js';
 import { UsageError } from '../../kernel/errors.js';
 import { seededRandom } from '../../kernel/random.js';
 import { produce } from '../../producer/producer.js';
-import { loadQueue } from '../../queues/registry.js';
+import { loadOneQueue } from '../../queues/load-one-queue.js';
 import { defineCommand } from '../command.js';
 
 /** `queue-drill producer`: enqueues a deterministic batch of jobs and prints what it created as JSON. */
@@ -39,7 +39,7 @@ export const producerCommand = defineCommand({
       await producePlans({
         locator: args.store,
         jobsFile: args.jobs,
-        queue: await loadQueue(args.queue),
+        queue: await loadOneQueue(args.queue),
         clock: systemClock(),
         random: seededRandom(1),
         name: args.name,
@@ -56,7 +56,7 @@ export const producerCommand = defineCommand({
     }
     if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--payload must be a JSON object');
     const result = await produce({
-      queue: await loadQueue(args.queue),
+      queue: await loadOneQueue(args.queue),
       locator: args.store,
       clock: systemClock(),
       random: seededRandom(1),

@@ -2,7 +2,7 @@ import { systemClock } from '../../kernel/clock.js';
 import { DEFAULT_LEASE_MS, DEFAULT_SKEW_MARGIN_MS } from '../../kernel/defaults.js';
 import { seededRandom } from '../../kernel/random.js';
 import { SEED_RETRY_DELAY } from '../../port/retry-delay.js';
-import { loadQueue } from '../../queues/registry.js';
+import { loadOneQueue } from '../../queues/load-one-queue.js';
 import { effectLogFor } from '../../worker/effect-log.js';
 import { runWorker } from '../../worker/worker.js';
 import { WorldClient } from '../../world/client.js';
@@ -48,7 +48,7 @@ export const workerCommand = defineCommand({
     try {
       await runWorker({
         locator: args.store,
-        queue: await loadQueue(args.queue),
+        queue: await loadOneQueue(args.queue),
         id: args.id,
         effectLog: args['effect-log'] ?? effectLogFor(args.store),
         clock: systemClock(args['clock-skew-ms']),
