@@ -7,6 +7,7 @@ const TARGET_NAMES = {
   'sqlite-raw': 'SQLite raw writes, in jobs',
   'postgres-queue': 'PostgreSQL reference',
   'postgres-raw': 'PostgreSQL raw writes, in jobs',
+  pgboss: 'pg-boss',
   bullmq: 'BullMQ',
 } as const;
 

@@ -22,7 +22,7 @@ export interface Machine {
   loadAverage: [number, number, number];
 }
 
-const LIBRARIES = ['better-sqlite3', 'pg', 'bullmq', 'ioredis'] as const;
+const LIBRARIES = ['better-sqlite3', 'pg', 'pg-boss', 'bullmq', 'ioredis'] as const;
 
 /** The installed version of a package, or "unknown". */
 function installed(name: string): string {

@@ -2,14 +2,14 @@ import { measuredOn } from './charts.js';
 import { EXPLORE_TARGET_PER_SECOND } from './explore/rate.js';
 import type { BenchResults } from './results.js';
 import { millis, perSecond, renderTable, seconds, share, times } from './table.js';
-import { TARGETS } from './throughput/comparisons.js';
+import { POSTGRES_TARGETS, TARGETS } from './throughput/comparisons.js';
 
-/** The throughput table: each queue beside its raw rate (in jobs) and BullMQ, at every backlog and number of workers. */
+/** The throughput table: each queue beside its raw rate (in jobs), BullMQ and (PostgreSQL's) pg-boss, at every backlog and number of workers. */
 function throughputTable(results: BenchResults): string | null {
   const rows = results.throughput?.comparisons ?? [];
   if (rows.length === 0) return null;
   const table = renderTable(
-    ['store', 'backlog', 'workers', 'queue jobs/s', 'raw, in jobs/s', 'of raw', 'BullMQ jobs/s', 'of BullMQ'],
+    ['store', 'backlog', 'workers', 'queue jobs/s', 'raw, in jobs/s', 'of raw', 'BullMQ jobs/s', 'of BullMQ', 'pg-boss jobs/s', 'of pg-boss'],
     rows.map((r) => [
       r.store,
       String(r.backlog),
@@ -19,6 +19,9 @@ function throughputTable(results: BenchResults): string | null {
       share(r.ofRaw),
       perSecond(r.bullmqJobsPerSecond),
       times(r.ofBullmq),
+      // Results written before pg-boss was measured have neither.
+      perSecond(r.pgbossJobsPerSecond ?? null),
+      times(r.ofPgboss ?? null),
     ]),
   );
   const cells = results.throughput?.cells ?? [];
@@ -30,10 +33,14 @@ function throughputTable(results: BenchResults): string | null {
         `  ${c.target} ${c.workers} workers, backlog ${c.backlog}: ${c.units} ${c.kind === 'raw' ? 'transactions' : 'jobs'} in ${seconds(c.elapsedMs)} s`,
     );
   const target = `Target (SQLite reference, ${TARGETS.workers} workers): at least ${share(TARGETS.ofRaw)} of raw, and ${times(TARGETS.ofBullmq)} BullMQ.`;
+  const postgresTarget =
+    `Target (PostgreSQL reference): at least ${share(POSTGRES_TARGETS.ofRaw)} of raw, ` +
+    `and faster than pg-boss (of pg-boss above ${times(POSTGRES_TARGETS.ofPgboss)}).`;
   return [
     "Throughput: no-op jobs per second (raw: write transactions per second ÷ the queue's 2 per job)",
     table,
     target,
+    ...(rows.some((r) => r.store === 'postgres') ? [postgresTarget] : []),
     ...(partial.length > 0 ? ['Cells stopped when their time ran out (the rate is over what they did by then):', ...partial] : []),
     ...(errors.length > 0 ? ['Failed cells:', ...errors] : []),
   ].join('\n');

@@ -57,6 +57,9 @@ const ComparisonSchema = z.strictObject({
   ofRaw: z.number().min(0).nullable(),
   bullmqJobsPerSecond: rate().nullable(),
   ofBullmq: z.number().min(0).nullable(),
+  // Absent from results written before pg-boss was measured (bench/results keeps some): they are still version 1, and valid.
+  pgbossJobsPerSecond: rate().nullable().optional(),
+  ofPgboss: z.number().min(0).nullable().optional(),
 });
 
 const RecoveryRowSchema = z.strictObject({

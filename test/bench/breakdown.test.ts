@@ -2,8 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { breakdown, startedTimes } from '../../src/bench/drill/breakdown.js';
-import { comparisons } from '../../src/bench/throughput/comparisons.js';
-import type { ThroughputCell } from '../../src/bench/throughput/family.js';
 import type { ScenarioReport } from '../../src/report/schema.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 import { passingReport } from '../report/fixture.js';
@@ -93,38 +91,5 @@ describe("the drill family's breakdown of a scenario's time", () => {
       writeFileSync(join(run.dir, 'p1.1.log.err'), 'noise');
       expect(startedTimes(run.dir)).toEqual(new Map([['w1#1', Date.parse(T(2000))]]));
     });
-  });
-});
-
-describe('the throughput comparisons', () => {
-  const cell = (target: ThroughputCell['target'], jobsPerSecond: number, error: string | null = null): ThroughputCell => ({
-    target,
-    store: target.startsWith('sqlite') ? 'sqlite' : target.startsWith('postgres') ? 'postgres' : 'redis',
-    kind: target.endsWith('raw') ? 'raw' : 'queue',
-    workers: 4,
-    backlog: 1000,
-    units: 1000,
-    elapsedMs: 1000,
-    jobsPerSecond,
-    transactionsPerSecond: null,
-    perChild: [],
-    finished: error === null,
-    error,
-  });
-
-  it("puts each queue beside its store's raw rate and BullMQ measured at the same workers and backlog", () => {
-    const rows = comparisons([cell('sqlite-queue', 800), cell('sqlite-raw', 2000), cell('bullmq', 400), cell('postgres-queue', 50, 'w2 failed')]);
-    expect(rows).toEqual([
-      {
-        store: 'sqlite',
-        workers: 4,
-        backlog: 1000,
-        queueJobsPerSecond: 800,
-        rawJobsPerSecond: 2000,
-        ofRaw: 0.4,
-        bullmqJobsPerSecond: 400,
-        ofBullmq: 2,
-      },
-    ]);
   });
 });

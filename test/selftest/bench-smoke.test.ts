@@ -57,6 +57,12 @@ describe('npm run bench -- --size tiny', () => {
     expect(cells.find((c) => c.target === 'sqlite-queue')).toMatchObject({ workers: 1, backlog: 100, units: 100, error: null });
     expect(cells.find((c) => c.target === 'sqlite-raw')).toMatchObject({ units: 200, error: null });
     expect(cells.some((c) => c.target === 'postgres-queue')).toBe(PG_AVAILABLE);
+    // pg-boss wherever the PostgreSQL reference runs, every job of its backlog done, and held against it.
+    expect(cells.some((c) => c.target === 'pgboss')).toBe(PG_AVAILABLE);
+    if (PG_AVAILABLE) {
+      expect(cells.find((c) => c.target === 'pgboss')).toMatchObject({ workers: 1, backlog: 100, units: 100, error: null });
+      expect(results.throughput!.comparisons.find((c) => c.store === 'postgres')?.ofPgboss).toBeGreaterThan(0);
+    }
     expect(cells.some((c) => c.target === 'bullmq')).toBe(REDIS_AVAILABLE);
     expect(results.skipped.length > 0).toBe(!PG_AVAILABLE || !REDIS_AVAILABLE);
     expect(results.recovery!.rows).toEqual([

@@ -5,7 +5,7 @@
  */
 
 /** Each thing the throughput family measures, one child process per worker. */
-export const THROUGHPUT_TARGETS = ['sqlite-queue', 'sqlite-raw', 'postgres-queue', 'postgres-raw', 'bullmq'] as const;
+export const THROUGHPUT_TARGETS = ['sqlite-queue', 'sqlite-raw', 'postgres-queue', 'postgres-raw', 'pgboss', 'bullmq'] as const;
 
 /** One measured target. */
 export type ThroughputTarget = (typeof THROUGHPUT_TARGETS)[number];
@@ -21,7 +21,7 @@ export interface ChildSpec {
   barrier: string;
   /** Where the child writes its ChildResult. */
   resultFile: string;
-  /** Where the target lives: a SQLite file, a PostgreSQL schema, a BullMQ key prefix. */
+  /** Where the target lives: a SQLite file, a PostgreSQL schema (the reference's, pg-boss's, the raw table's), a BullMQ key prefix. */
   locator: string;
   /** A raw child: how many write transactions it makes. */
   transactions: number;

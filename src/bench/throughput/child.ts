@@ -20,6 +20,7 @@ const WORK: Record<ThroughputTarget, () => Promise<(spec: ChildSpec) => Promise<
   'postgres-queue': async () => (await import('./work-reference-queue.js')).openReferenceQueueWork,
   'sqlite-raw': async () => (await import('./work-sqlite-raw.js')).openSqliteRawWork,
   'postgres-raw': async () => (await import('./work-postgres-raw.js')).openPostgresRawWork,
+  pgboss: async () => (await import('./work-pgboss.js')).openPgbossWork,
   bullmq: async () => (await import('./work-bullmq.js')).openBullmqWork,
 };
 

@@ -1,16 +1,21 @@
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
+import PgBoss from 'pg-boss';
 import { deletePrefix, prefixFor } from '../../adapters/bullmq/provision.js';
 import { openRedis, resolveRedisUrl } from '../../adapters/bullmq/redis.js';
 import { resolvePgUrl, withPgClient } from '../../adapters/pg/connection.js';
 import { quoteIdent } from '../../adapters/pg/identifier.js';
 import { dropSchema, schemaNameFor } from '../../adapters/pg/provision.js';
+import { jobIdForKey } from '../../adapters/pg-boss/job-id.js';
+import { dropPgBossSchema } from '../../adapters/pg-boss/provision.js';
+import { pgBossSchemaFor } from '../../adapters/pg-boss/schema-name.js';
 import { systemClock } from '../../kernel/clock.js';
 import { seededRandom } from '../../kernel/random.js';
 import { openSqliteQueue, queueImpl } from '../../queues/registry.js';
 import { openStore } from '../../reference/sqlite/store.js';
 import type { ThroughputTarget } from './child-spec.js';
 import { BULLMQ_BENCH_QUEUE } from './work-bullmq.js';
+import { PGBOSS_BENCH_QUEUE } from './work-pgboss.js';
 import { POSTGRES_RAW_TABLE_SQL } from './work-postgres-raw.js';
 import { SQLITE_RAW_TABLE_SQL } from './work-sqlite-raw.js';
 
@@ -132,6 +137,52 @@ const postgresRaw: TargetDefinition = {
   },
 };
 
+/** How many jobs one pg-boss insert carries (one statement each: pg-boss turns the array into rows on the server). */
+const PGBOSS_INSERT_CHUNK = 5_000;
+
+/**
+ * pg-boss on the same PostgreSQL server, in a schema of the cell's own (named
+ * as the drill's adapter names them: pg-boss allows 50 characters), made by
+ * pg-boss's own migration, with a standard queue; its backlog inserted in bulk
+ * through pg-boss's own insert (pg-boss's defaults on each job; its id made
+ * from its key, as the adapter makes it), and its planner statistics taken, as
+ * for the reference. A job is pg-boss's fetch and its complete: two transactions.
+ */
+const pgboss: TargetDefinition = {
+  target: 'pgboss',
+  store: 'postgres',
+  kind: 'queue',
+  transactionsPerJob: 2,
+  async prepare(request) {
+    const url = resolvePgUrl();
+    const schema = pgBossSchemaFor(`bench ${request.runId}`);
+    try {
+      await seedPgboss(url, schema, request.backlog);
+      await withPgClient(url, (client) => client.query(`ANALYZE ${quoteIdent(schema)}.job`));
+    } catch (error) {
+      await dropPgBossSchema(url, schema).catch(() => undefined);
+      throw error;
+    }
+    return { locator: schema, env: { QD_PG_URL: url }, teardown: () => dropPgBossSchema(url, schema) };
+  },
+};
+
+/** pg-boss's schema made, its queue created, and `backlog` jobs inserted, by a pg-boss instance that neither maintains nor schedules. */
+async function seedPgboss(url: string, schema: string, backlog: number): Promise<void> {
+  const boss = new PgBoss({ connectionString: url, schema, application_name: 'queue-drill bench', supervise: false, schedule: false });
+  boss.on('error', () => undefined);
+  await boss.start();
+  try {
+    await boss.createQueue(PGBOSS_BENCH_QUEUE, { name: PGBOSS_BENCH_QUEUE, policy: 'standard' });
+    for (let n = 0; n < backlog; n += PGBOSS_INSERT_CHUNK) {
+      const size = Math.min(PGBOSS_INSERT_CHUNK, backlog - n);
+      await boss.insert(Array.from({ length: size }, (_, i) => ({ id: jobIdForKey(jobKey(n + i)), name: PGBOSS_BENCH_QUEUE, data: {} })));
+    }
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+}
+
 /** BullMQ on the local Redis, under a key prefix of the cell's own, its backlog added in bulk. */
 const bullmq: TargetDefinition = {
   target: 'bullmq',
@@ -157,4 +208,4 @@ const bullmq: TargetDefinition = {
 };
 
 /** Every target, in the order the table shows them. */
-export const TARGET_DEFINITIONS: readonly TargetDefinition[] = [sqliteQueue, sqliteRaw, postgresQueue, postgresRaw, bullmq];
+export const TARGET_DEFINITIONS: readonly TargetDefinition[] = [sqliteQueue, sqliteRaw, postgresQueue, postgresRaw, pgboss, bullmq];
