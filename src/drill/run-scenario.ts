@@ -18,7 +18,7 @@ import { connectQueue, retryPolicyOf } from '../port/connect-queue.js';
 import { LEDGER_FILE, type QueueAddress } from '../port/queue-address.js';
 import { QUEUE_OPTIONS_ENV, type QueueOptionValues } from '../port/queue-options.js';
 import { resolveServers } from '../port/servers.js';
-import { connectsOnlyHere } from '../queues/connects-only-here.js';
+import { connectsOnlyHere, isShippedQueue } from '../queues/connects-only-here.js';
 import type { ScenarioPhases } from '../report/schema.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { ResolvedScenario } from '../scenarios/resolve.js';
@@ -141,7 +141,7 @@ export async function runScenario(
     // Every process of the drill connects with the queue's options, as the servers' URLs reach them: in its environment.
     const env = { ...provisioned.env, [QUEUE_OPTIONS_ENV]: JSON.stringify(queueOptions) };
     const network = await networkOf(scenario, impl, env, { clock, timeline }, releasers);
-    const supervisor = new Supervisor(runDir, env, { starvation: true, caBundle: !connectsOnlyHere(impl, servers) }); // src/harness/ca-bundle.ts
+    const supervisor = drillSupervisor(runDir, env, impl, servers);
     releasers.add("the drill's processes", () => supervisor.stopAll());
     const barrier = join(runDir, 'start-barrier');
     const restarts = new RestartWindow();
@@ -450,4 +450,12 @@ async function firedCounts(client: WorldClient, faults: WorldFaults): Promise<Wo
   } catch {
     return faults;
   }
+}
+
+/**
+ * The supervisor of a scenario's processes: each measures its starvation; what the drill's own processes are spared
+ * (src/harness/ca-bundle.ts, src/harness/heap-trim.ts), a user's queue process never is.
+ */
+function drillSupervisor(runDir: string, env: Record<string, string>, impl: QueueAdapter, servers: ServerSettings): Supervisor {
+  return new Supervisor(runDir, env, { starvation: true, caBundle: !connectsOnlyHere(impl, servers), keepFreedHeap: isShippedQueue(impl) });
 }

@@ -7,6 +7,7 @@ import { CONTROL_FD_ENV } from '../faults/points.js';
 import { STARVED_LOG_ENV } from '../kernel/starvation-watch.js';
 import { WITHOUT_CA_BUNDLE } from './ca-bundle.js';
 import { CLI_PATH } from './cli-path.js';
+import { keepFreedHeap } from './heap-trim.js';
 import { reaperEnv } from './reaper.js';
 
 /*
@@ -104,11 +105,13 @@ export class Supervisor {
    * measures the time it was not run, into a file beside its log (src/kernel/starvation-watch.ts): a drill's
    * processes do; a benchmark's do not, so its hot path carries no timer of the harness's. With `caBundle: false`,
    * children start without NODE_EXTRA_CA_CERTS (./ca-bundle.ts): for children that connect only to this machine.
+   * With `keepFreedHeap`, children's malloc keeps freed heap rather than returning it at once (./heap-trim.ts): for
+   * the drill's own processes, which open SQLite files, never a user's queue process.
    */
   constructor(
     private readonly logDir: string,
     private readonly env: Readonly<Record<string, string>> = {},
-    private readonly options: { starvation?: boolean; caBundle?: boolean } = {},
+    private readonly options: { starvation?: boolean; caBundle?: boolean; keepFreedHeap?: boolean } = {},
   ) {
     installExitHook();
   }
@@ -125,6 +128,7 @@ export class Supervisor {
       ...options.env,
       ...reaperEnv(),
       ...(this.options.caBundle === false ? WITHOUT_CA_BUNDLE : {}),
+      ...(this.options.keepFreedHeap ? keepFreedHeap() : {}),
       ...(this.options.starvation ? { [STARVED_LOG_ENV]: `${logFile}${STARVED_SUFFIX}` } : {}),
       ...(options.control ? { [CONTROL_FD_ENV]: String(CONTROL_FD) } : {}),
     };

@@ -10,9 +10,14 @@ import { ADAPTER_PREFIX } from './adapter-module.js';
  * process, an adapter module) connects wherever its code says.
  */
 export function connectsOnlyHere(impl: QueueAdapter, servers: ServerSettings): boolean {
-  if (impl.name.startsWith(ADAPTER_PREFIX) || impl.name.startsWith(PROCESS_PREFIX)) return false;
+  if (!isShippedQueue(impl)) return false;
   return (impl.needs ?? []).every((need) => {
     const url = servers[need];
     return url === undefined || isOnThisMachine(url);
   });
+}
+
+/** Whether `impl` is a queue queue-drill ships (its code the drill's own), not a user's process or adapter module. */
+export function isShippedQueue(impl: QueueAdapter): boolean {
+  return !impl.name.startsWith(ADAPTER_PREFIX) && !impl.name.startsWith(PROCESS_PREFIX);
 }

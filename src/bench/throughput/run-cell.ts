@@ -54,7 +54,8 @@ const STOP_GRACE_MS = 20_000;
 export async function runCell(run: CellRun): Promise<CellMeasurement> {
   const barrier = join(run.dir, 'barrier');
   mkdirSync(barrier, { recursive: true });
-  const supervisor = new Supervisor(run.dir, run.prepared.env);
+  // Every target's children keep freed heap, as a drill's own processes do (src/harness/heap-trim.ts): equal terms.
+  const supervisor = new Supervisor(run.dir, run.prepared.env, { keepFreedHeap: true });
   try {
     const specs = Array.from({ length: run.workers }, (_, index): ChildSpec => {
       const name = `w${index + 1}`;

@@ -69,8 +69,9 @@ export class WorldHost {
     private readonly removeLogs = false,
   ) {
     mkdirSync(logDir, { recursive: true });
-    // The world serves 127.0.0.1 and calls nothing: no TLS, so no extra CA certificates (src/harness/ca-bundle.ts).
-    this.supervisor = new Supervisor(logDir, {}, { starvation: true, caBundle: false });
+    // The world serves 127.0.0.1 and calls nothing: no TLS, so no extra CA certificates (src/harness/ca-bundle.ts); its
+    // ledger is a SQLite file every scenario's processes write through it (src/harness/heap-trim.ts).
+    this.supervisor = new Supervisor(logDir, {}, { starvation: true, caBundle: false, keepFreedHeap: true });
   }
 
   private async running(): Promise<WorldProcess> {
