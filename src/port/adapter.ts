@@ -66,9 +66,12 @@ export interface Capabilities {
   clock: 'caller' | 'server';
 }
 
-/** A request on the wire: its name's start (a PostgreSQL statement, a Redis command, a script's name), and a text its transaction or arguments hold. */
+/**
+ * A request on the wire: its name's start (a PostgreSQL statement, a Redis command, a script's name; any of several
+ * where a write goes out in more than one form), and a text its transaction or arguments hold.
+ */
 export interface WireRequestSpec {
-  command: string;
+  command: string | readonly string[];
   within?: string;
 }
 

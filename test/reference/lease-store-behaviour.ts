@@ -283,6 +283,66 @@ export function describeLeaseStore(label: string, factory: LeaseStoreFactory): v
       });
     });
 
+    describe('done and the next claim together', () => {
+      it('writes the done and claims the oldest ready job for the same worker, a refused done recorded as refused', async (context) => {
+        if (!store.completeAndClaim) {
+          context.skip();
+          return;
+        }
+        const a = await add('a');
+        const b = await add('b');
+        const c = await add('c');
+        const first = await claimBy('w1');
+        const joined = await store.completeAndClaim(first.lease, DIGEST, 'w1');
+        expect(joined.write).toEqual({ ok: true, status: 'done' });
+        expect(joined.next).toMatchObject({ id: b, status: 'running', attempts: 1, lease_fence: 1, leased_by: 'w1' });
+        expect(await row(a)).toMatchObject({ status: 'done', outcome: 'done', result_digest: DIGEST, leased_by: null });
+        expect(await row(b)).toEqual(joined.next);
+        expect(await moves(a)).toEqual(['(new)>pending', 'pending>running', 'running>done']);
+        expect((await history(b)).at(-1)).toMatchObject({
+          to_status: 'running',
+          worker: 'w1',
+          reason: `claimed by w1, lease until ${joined.next!.lease_until}`,
+        });
+
+        // A stale lease: refused and recorded as complete's refusal; the claim is made all the same, as the worker would make it next.
+        const stale = { jobId: b, workerId: 'w1', fence: 0 };
+        const refused = await store.completeAndClaim(stale, DIGEST, 'w1');
+        expect(refused.write).toEqual({ ok: false, code: 'QD_LEASE_LOST', current: { status: 'running', leasedBy: 'w1', fence: 1 } });
+        expect(refused.next).toMatchObject({ id: c, leased_by: 'w1' });
+        expect((await history(b)).at(-1)).toMatchObject({ kind: 'refused', to_status: 'done', fence: 0 });
+
+        // Nothing left ready: the done alone.
+        expect(await store.completeAndClaim({ jobId: b, workerId: 'w1', fence: 1 }, DIGEST, 'w1')).toEqual({
+          write: { ok: true, status: 'done' },
+          next: null,
+        });
+        expect(await store.completeAndClaim({ jobId: c, workerId: 'w1', fence: 1 }, DIGEST, 'w1')).toEqual({
+          write: { ok: true, status: 'done' },
+          next: null,
+        });
+        await expectHistoryMatchesRows();
+      });
+
+      it('takes an expired lease back when it claims, as a claim does, and can hand that job to the worker', async (context) => {
+        if (!store.completeAndClaim) {
+          context.skip();
+          return;
+        }
+        const a = await add('a');
+        const b = await add('b');
+        const held = await claimBy('w1');
+        const lost = await claimBy('w2', await other());
+        await store.expireLease(b);
+        const joined = await store.completeAndClaim(held.lease, DIGEST, 'w1');
+        expect(joined.next).toMatchObject({ id: b, attempts: 2, lease_fence: 2, leased_by: 'w1' });
+        expect(await moves(b)).toEqual(['(new)>pending', 'pending>running', 'running>retry', 'retry>running']);
+        expect((await store.complete(lost.lease, DIGEST)).ok).toBe(false);
+        expect((await row(a)).status).toBe('done');
+        await expectHistoryMatchesRows();
+      });
+    });
+
     describe('settling a held job', () => {
       it('completes only with a verified digest, outcome done', async () => {
         const id = await add('a');

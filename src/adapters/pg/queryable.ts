@@ -19,19 +19,37 @@ export function bind(text: string, params: Record<string, unknown>): { text: str
   return { text: out, values: names.map((name) => params[name]) };
 }
 
+/**
+ * A statement the server prepares once per connection and runs by name after: parsed and planned once, where a
+ * statement sent as text is parsed and planned at every call (for a claim of several common table expressions,
+ * more than its execution). For the statements a worker runs at every job.
+ */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+
 /** The rows of one statement with `@name` parameters. */
-export async function rows<R extends pg.QueryResultRow>(db: Queryable, text: string, params: Record<string, unknown> = {}): Promise<R[]> {
-  const bound = bind(text, params);
-  return (await db.query<R>(bound.text, bound.values)).rows;
+export async function rows<R extends pg.QueryResultRow>(
+  db: Queryable,
+  statement: string | NamedStatement,
+  params: Record<string, unknown> = {},
+): Promise<R[]> {
+  if (typeof statement === 'string') {
+    const bound = bind(statement, params);
+    return (await db.query<R>(bound.text, bound.values)).rows;
+  }
+  const bound = bind(statement.text, params);
+  return (await db.query<R>({ name: statement.name, text: bound.text, values: bound.values })).rows;
 }
 
 /** The first row of one statement, or undefined. */
 export async function firstRow<R extends pg.QueryResultRow>(
   db: Queryable,
-  text: string,
+  statement: string | NamedStatement,
   params: Record<string, unknown> = {},
 ): Promise<R | undefined> {
-  return (await rows<R>(db, text, params))[0];
+  return (await rows<R>(db, statement, params))[0];
 }
 
 /** A span of milliseconds given as `@name`, as an interval. */

@@ -36,9 +36,9 @@ export interface LinkEvent extends ProxyEvent {
   server: string;
 }
 
-/** The request on the wire a drop aims at: a name's start, and a text its context holds. */
+/** The request on the wire a drop aims at: a name's start (or any of several), and a text its context holds. */
 export interface WireRequestAim {
-  command: string;
+  command: string | readonly string[];
   within?: string;
 }
 
@@ -104,9 +104,9 @@ export class NetworkLink implements NetworkControl {
     const { command, within } = request;
     const framed = [...this.proxies.values()].filter((proxy) => proxy.frames);
     if (framed.length === 0) throw new NetworkLinkError(`${this.process}'s servers speak no protocol the fault proxy frames (PostgreSQL, Redis)`);
-    const wanted = command.toLowerCase();
+    const wanted = (typeof command === 'string' ? [command] : command).map((start) => start.toLowerCase());
     const matches = (request: { name: string; context: string }) =>
-      request.name.toLowerCase().startsWith(wanted) && (within === undefined || request.context.includes(within));
+      wanted.some((start) => request.name.toLowerCase().startsWith(start)) && (within === undefined || request.context.includes(within));
     this.armedDrop = rule;
     for (const proxy of framed)
       proxy.dropReply(matches, () => {

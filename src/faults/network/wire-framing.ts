@@ -68,13 +68,22 @@ function statementOf(type: string, body: Buffer): string {
   return (end === -1 ? text : text.subarray(0, end)).toString('utf8').trim().replace(/\s+/g, ' ');
 }
 
+/** The name a Parse ('P') message gives its statement ('' for the unnamed one), or a Bind ('B') the statement it runs. */
+function statementNameOf(type: 'P' | 'B', body: Buffer): string {
+  // Parse: the statement's name first. Bind: the portal's name, then the statement's.
+  const start = type === 'P' ? 0 : body.indexOf(0) + 1;
+  return body.subarray(start, body.indexOf(0, start)).toString('utf8');
+}
+
 /**
  * PostgreSQL, client to server: the start-up message is request 0; then each Query, Sync or FunctionCall ends one,
  * named by its first statement. A COMMIT's context is the statements of its transaction since BEGIN, so a drop can
- * aim at the COMMIT of one kind of write.
+ * aim at the COMMIT of one kind of write. A named statement is parsed once per connection and then only bound by
+ * its name: the framer keeps the text of each one parsed, so a run of it by name is named by its text too.
  */
 export class PgRequestFramer implements RequestFramer {
   private readonly pending = new Pending();
+  private readonly named = new Map<string, string>();
   private started = false;
   private statement: string | undefined;
   private transaction: string[] | undefined;
@@ -105,7 +114,12 @@ export class PgRequestFramer implements RequestFramer {
       const length = bytes.readInt32BE(1);
       if (bytes.length < 1 + length) break;
       const body = bytes.subarray(5, 1 + length);
+      if (type === 'P') {
+        const name = statementNameOf(type, body);
+        if (name !== '') this.named.set(name, statementOf(type, body));
+      }
       if ((type === 'Q' || type === 'P') && this.statement === undefined) this.statement = statementOf(type, body);
+      if (type === 'B' && this.statement === undefined) this.statement = this.named.get(statementNameOf(type, body));
       this.pending.consume(1 + length);
       if (type === 'Q' || type === 'S' || type === 'F') {
         names.push(this.request(this.statement ?? (type === 'S' ? 'sync' : 'function call')));

@@ -12,9 +12,10 @@ import type { LeaseStore, LeaseStoreOptions } from '../lease-store.js';
 import { PgWakeSignals } from './pg-wake-signals.js';
 import { appendTx } from './sql/append-tx.js';
 import { beginCompensation } from './sql/begin-compensation.js';
-import { claim } from './sql/claim.js';
+import { type ClaimInput, claimAfterSweep, claimOne } from './sql/claim.js';
 import { claimCompensation } from './sql/claim-compensation.js';
-import { complete } from './sql/complete.js';
+import { complete, completeOne } from './sql/complete.js';
+import { completeAndClaimOne } from './sql/complete-and-claim.js';
 import { enqueue } from './sql/enqueue.js';
 import { expireLease } from './sql/expire-lease.js';
 import { finishCompensation } from './sql/finish-compensation.js';
@@ -62,6 +63,8 @@ export class PgLeaseStore implements LeaseStore {
    * variant whose claim is not the reference's: what it may claim, and when, is its own, so its workers poll.
    */
   readonly wakeSignals: PgWakeSignals | null;
+  /** Done and the next claim in one statement, for the reference's own claim and complete (undefined for a variant). */
+  readonly completeAndClaim: LeaseStore['completeAndClaim'];
   private readonly pool: pg.Pool;
   private closing: Promise<void> | undefined;
 
@@ -80,6 +83,11 @@ export class PgLeaseStore implements LeaseStore {
     // connection listens only once the count is first read: a producer never opens one.
     this.wakeSignals =
       this.claim === PgLeaseStore.prototype.claim ? new PgWakeSignals(location, () => msUntilDue(this.pool, this.skewMarginMs)) : null;
+    // Joined only where both are the reference's: a variant that rewrites either keeps them apart, as it wrote them.
+    this.completeAndClaim =
+      this.claim === PgLeaseStore.prototype.claim && this.complete === PgLeaseStore.prototype.complete
+        ? (lease, digest, workerId) => this.completeThenClaim(lease, digest, workerId)
+        : undefined;
   }
 
   protected transaction<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
@@ -90,8 +98,18 @@ export class PgLeaseStore implements LeaseStore {
     return this.transaction((db) => enqueue(db, request));
   }
 
-  claim(workerId: string): Promise<JobRow | null> {
-    return this.transaction((db) => claim(db, { workerId, leaseMs: this.leaseMs, skewMarginMs: this.skewMarginMs }));
+  /**
+   * The oldest ready job under a new epoch: in one statement (./sql/claim.ts) unless expired leases wait, then in a
+   * transaction that sweeps them back first, so the oldest ready job is claimed first either way.
+   */
+  async claim(workerId: string): Promise<JobRow | null> {
+    const input = this.claimInput(workerId);
+    const fast = await claimOne(this.pool, input);
+    return fast.sweepDue ? this.transaction((db) => claimAfterSweep(db, input)) : fast.job;
+  }
+
+  private claimInput(workerId: string): ClaimInput {
+    return { workerId, leaseMs: this.leaseMs, skewMarginMs: this.skewMarginMs };
   }
 
   heartbeat(lease: Lease): Promise<LeaseWriteResult> {
@@ -101,7 +119,17 @@ export class PgLeaseStore implements LeaseStore {
   async complete(lease: Lease, digest: string): Promise<LeaseWriteResult> {
     // Before a connection is taken: done is never written without a digest.
     assertDigest(digest);
+    // One statement where the lease holds (./sql/complete.ts); anything else, the refusal included, as before.
+    if (await completeOne(this.pool, lease, digest)) return { ok: true, status: 'done' };
     return this.transaction((db) => complete(db, lease, digest));
+  }
+
+  /** Done, then the holder's next claim, in one statement (./sql/complete-and-claim.ts); what it cannot write alone, as before. */
+  private async completeThenClaim(lease: Lease, digest: string, workerId: string): Promise<{ write: LeaseWriteResult; next: JobRow | null }> {
+    const input = this.claimInput(workerId);
+    const answer = await completeAndClaimOne(this.pool, lease, digest, input);
+    const write: LeaseWriteResult = answer.done ? { ok: true, status: 'done' } : await this.transaction((db) => complete(db, lease, digest));
+    return { write, next: answer.sweepDue ? await this.transaction((db) => claimAfterSweep(db, input)) : answer.next };
   }
 
   retry(lease: Lease, error: string): Promise<LeaseWriteResult> {

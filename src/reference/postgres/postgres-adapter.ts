@@ -30,7 +30,9 @@ export const postgresAdapter: QueueAdapter = {
   locatorKind: 'name',
   needs: ['pgUrl'],
   // Every write is a transaction (pg-lease-store.ts); a complete's is the one that sets the job done.
-  wireRequests: { complete: { command: 'COMMIT', within: "status = 'done'" } },
+  // A done goes out as one statement (./sql/complete.ts, ./sql/complete-and-claim.ts: it commits as it runs), or, where
+  // that matched nothing, as the COMMIT of a transaction that wrote it; either holds the done's own assignment.
+  wireRequests: { complete: { command: ['WITH held AS', 'COMMIT'], within: "status = 'done', result_digest" } },
   async preflight(servers) {
     await assertPgReachable(resolvePgUrl(servers.pgUrl));
   },

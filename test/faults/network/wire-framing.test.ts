@@ -82,6 +82,35 @@ describe('framing PostgreSQL', () => {
     );
   });
 
+  it('names a named statement run by its name alone (Bind, no Parse) by the text it was parsed with', () => {
+    const named = (name: string, text: string) => pgMessage('P', Buffer.concat([cstring(name), cstring(text), Buffer.from([0, 0])]));
+    const bind = (statement: string) => pgMessage('B', Buffer.concat([cstring(''), cstring(statement), Buffer.alloc(6)]));
+    const stream = Buffer.concat([
+      startup(),
+      named('qd_done', "WITH held AS (SELECT 1) UPDATE agent_jobs SET status = 'done'"),
+      bind('qd_done'),
+      pgMessage('E', Buffer.alloc(5)),
+      pgMessage('S'),
+      bind('qd_done'),
+      pgMessage('E', Buffer.alloc(5)),
+      pgMessage('S'),
+      bind('never_parsed'),
+      pgMessage('S'),
+    ]);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 12 }), (cuts) => {
+        const framer = new PgRequestFramer();
+        const text = "WITH held AS (SELECT 1) UPDATE agent_jobs SET status = 'done'";
+        expect(fed(stream, cuts, (chunk) => framer.push(chunk))).toEqual([
+          { name: 'startup', context: '' },
+          { name: text, context: text },
+          { name: text, context: text },
+          { name: 'sync', context: 'sync' },
+        ]);
+      }),
+    );
+  });
+
   it('ends a reply at each ReadyForQuery, at the byte past it, and passes an SSL answer unframed', () => {
     const server = Buffer.concat([
       Buffer.from('N'),

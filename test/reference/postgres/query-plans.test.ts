@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdent } from '../../../src/adapters/pg/identifier.js';
 import { bind } from '../../../src/adapters/pg/queryable.js';
-import { CLAIM_SQL } from '../../../src/reference/postgres/sql/claim.js';
+import { CLAIM_ONE, CLAIM_SQL } from '../../../src/reference/postgres/sql/claim.js';
 import { NEXT_DUE_SQL } from '../../../src/reference/postgres/sql/next-due.js';
 import { EXPIRED_LOCKED_SQL } from '../../../src/reference/postgres/sql/sweep-expired-leases.js';
 import { type FreshSchema, freshSchema, PG_URL, skipWithoutPg } from '../../helpers/postgres.js';
@@ -53,6 +53,16 @@ describe.skipIf(skipWithoutPg('the PostgreSQL claim query plans'))('the PostgreS
       expect(text).toMatch(/Limit[\s\S]*LockRows[\s\S]*Index Scan using agent_jobs_ready on agent_jobs/);
       expect(text).not.toMatch(/Sort/);
       expect(text).not.toMatch(/Seq Scan/);
+    });
+
+    it(`claims in one statement by the same walk, and asks after expired leases by the lease index (${statistics})`, async () => {
+      if (statistics === 'with statistics') await client.query('ANALYZE agent_jobs');
+      const text = await plan(CLAIM_ONE.text, { workerId: 'w', leaseMs: 1000, skewMarginMs: 50 });
+      expect(text).toMatch(/Limit[\s\S]*LockRows[\s\S]*Index Scan using agent_jobs_ready on agent_jobs/);
+      // The EXISTS stops at the first expired lease it finds, reading the lease index from its cutoff, computed once.
+      expect(text).toMatch(/(Index Scan using agent_jobs_leases on agent_jobs|Bitmap Index Scan on agent_jobs_leases)[\s\S]*?Index Cond: \(lease_until < \$\d+\)/);
+      expect(text).not.toMatch(/Sort/);
+      expect(text).not.toMatch(/Seq Scan on agent_jobs/);
     });
 
     it(`reads only expired leases, by an index condition on lease_until (${statistics})`, async () => {

@@ -5,34 +5,45 @@
  * (the pool parses bigint, see pool.ts).
  */
 
+/** A timestamptz expression as the store's UTC text. */
+export function isoText(expression: string): string {
+  return `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** A timestamptz column as the store's UTC text, under its own name. */
 export function iso(column: string, alias?: string): string {
-  const source = alias === undefined ? column : `${alias}.${column}`;
-  return `to_char(${source} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+  return `${isoText(alias === undefined ? column : `${alias}.${column}`)} AS ${column}`;
 }
+
+/** Every column of agent_jobs, in a JobRow's order. */
+export const JOB_ROW_COLUMNS = [
+  'id',
+  'idempotency_key',
+  'action',
+  'payload_json',
+  'status',
+  'attempts',
+  'max_attempts',
+  'leased_by',
+  'lease_until',
+  'next_run_at',
+  'result_digest',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'lease_fence',
+  'review_reason',
+  'outcome',
+] as const;
+
+/** The timestamptz columns among them, handed out as UTC text. */
+const TIME_COLUMNS: ReadonlySet<string> = new Set(['lease_until', 'next_run_at', 'created_at', 'updated_at']);
 
 /** Every column of agent_jobs, as a JobRow (`alias` qualifies them where a FROM list could make a name ambiguous). */
 export function jobColumns(alias?: string): string {
-  const q = (column: string) => (alias === undefined ? column : `${alias}.${column}`);
-  return [
-    q('id'),
-    q('idempotency_key'),
-    q('action'),
-    q('payload_json'),
-    q('status'),
-    q('attempts'),
-    q('max_attempts'),
-    q('leased_by'),
-    iso('lease_until', alias),
-    iso('next_run_at', alias),
-    q('result_digest'),
-    q('last_error'),
-    iso('created_at', alias),
-    iso('updated_at', alias),
-    q('lease_fence'),
-    q('review_reason'),
-    q('outcome'),
-  ].join(', ');
+  return JOB_ROW_COLUMNS.map((column) => (TIME_COLUMNS.has(column) ? iso(column, alias) : alias === undefined ? column : `${alias}.${column}`)).join(
+    ', ',
+  );
 }
 
 /** Every column of agent_jobs, unqualified. */
