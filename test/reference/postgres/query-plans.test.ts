@@ -60,7 +60,9 @@ describe.skipIf(skipWithoutPg('the PostgreSQL claim query plans'))('the PostgreS
       const text = await plan(CLAIM_ONE.text, { workerId: 'w', leaseMs: 1000, skewMarginMs: 50 });
       expect(text).toMatch(/Limit[\s\S]*LockRows[\s\S]*Index Scan using agent_jobs_ready on agent_jobs/);
       // The EXISTS stops at the first expired lease it finds, reading the lease index from its cutoff, computed once.
-      expect(text).toMatch(/(Index Scan using agent_jobs_leases on agent_jobs|Bitmap Index Scan on agent_jobs_leases)[\s\S]*?Index Cond: \(lease_until < \$\d+\)/);
+      expect(text).toMatch(
+        /(Index Scan using agent_jobs_leases on agent_jobs|Bitmap Index Scan on agent_jobs_leases)[\s\S]*?Index Cond: \(lease_until < \$\d+\)/,
+      );
       expect(text).not.toMatch(/Sort/);
       expect(text).not.toMatch(/Seq Scan on agent_jobs/);
     });
