@@ -69,7 +69,10 @@ describe('network faults between the drill processes and their server', () => {
       const job = scenarios.get('worker-partitioned-past-lease')!.jobs[0]!;
       expect(job.events.some((e) => e.kind === 'refused' && /complete refused/.test(e.reason ?? ''))).toBe(true);
       expect(networkLines(scenarios.get('complete-reply-lost')!)).toContainEqual(
-        expect.stringMatching(/^QD_PG_URL: reply dropped, connection \d+: the reply to COMMIT \(\d+ bytes\) swallowed, then the connection reset$/),
+        // The done and the next claim, one statement (the reference's complete-and-claim.ts), named by its start.
+        expect.stringMatching(
+          /^QD_PG_URL: reply dropped, connection \d+: the reply to WITH held AS \(.{40,}… \(\d+ bytes\) swallowed, then the connection reset$/,
+        ),
       );
       expect(networkLines(scenarios.get('connections-reset-before-complete')!)).toContainEqual(
         expect.stringMatching(/^QD_PG_URL: reset, connections /),

@@ -222,7 +222,7 @@ export class FaultProxy {
     if (!target) return chunk;
     target.swallowed += chunk.length - passed;
     if (complete) {
-      const what = `connection ${link.id}: the reply to ${target.name} (${target.swallowed} bytes) swallowed, then the connection reset`;
+      const what = `connection ${link.id}: the reply to ${shortName(target.name)} (${target.swallowed} bytes) swallowed, then the connection reset`;
       this.emit('reply-dropped', link.id, what);
       target.dropped(what);
       setImmediate(() => {
@@ -307,4 +307,12 @@ export class FaultProxy {
     }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** How much of a request's name a line shows: a statement of several common table expressions runs to kilobytes. */
+const NAME_SHOWN = 60;
+
+/** A request's name as a timeline line shows it: its start, cut with an ellipsis where it is longer. */
+function shortName(name: string): string {
+  return name.length <= NAME_SHOWN ? name : `${name.slice(0, NAME_SHOWN)}…`;
 }
