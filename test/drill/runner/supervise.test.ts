@@ -78,8 +78,19 @@ describe('supervise with a second wave of producers (enqueue_again)', () => {
     });
     await waitFor(() => timeline.events.some((e) => e.kind === 'enqueue-again'), { timeoutMs: 10_000, intervalMs: 5, what: 'the second wave' });
     const startedAt = Date.now();
-    // Silent past the watchdog's window and past the drill's deadline (counted from the first wave's release).
-    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500));
+    let settled = false;
+    void ending.finally(() => {
+      settled = true;
+    });
+    // Silent past the watchdog's window and past the drill's deadline (counted from the first wave's release): the
+    // wait is that span passing with the drill still waiting; a drill that ended meanwhile fails it at once.
+    await waitFor(
+      () => {
+        if (settled) throw new Error('the drill ended while its second wave was still starting');
+        return Date.now() - startedAt > TIMEOUT_MS + 500;
+      },
+      { timeoutMs: TIMEOUT_MS + 10_000, intervalMs: 20, what: 'the silence to outlast the deadline' },
+    );
     expect(Date.now() - startedAt).toBeGreaterThan(TIMEOUT_MS);
     writeFileSync(go, '');
     expect(await ending, JSON.stringify(timeline.events, null, 1)).toBe('at-rest');

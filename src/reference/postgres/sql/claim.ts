@@ -34,11 +34,8 @@ SET status = 'running', leased_by = @workerId, lease_until = clock.now + ${milli
 FROM claim_next, ${CLOCK}
 WHERE j.id = claim_next.id AND j.status IN ('pending', 'retry')`;
 
-/** The claim's look-up and take, in one statement (exported for its plan's test). */
-export const CLAIM_SQL = `WITH claim_next AS (${nextReady('')})${TAKE} RETURNING ${jobColumns('j')}`;
-
-// The same, with the status the job was claimed from (for its history row).
-const CLAIM_SQL_FROM = `WITH claim_next AS (${nextReady('')})${TAKE} RETURNING claim_next.status AS claimed_from, ${jobColumns('j')}`;
+/** The claim's look-up and take, in one statement, with the status the job was claimed from (exported for its plan's test). */
+export const CLAIM_SQL = `WITH claim_next AS (${nextReady('')})${TAKE} RETURNING claim_next.status AS claimed_from, ${jobColumns('j')}`;
 
 /**
  * Sweeps every expired lease back (recorded as the claimer's doing), then
@@ -50,7 +47,7 @@ const CLAIM_SQL_FROM = `WITH claim_next AS (${nextReady('')})${TAKE} RETURNING c
  */
 export async function claimAfterSweep(db: Queryable, input: ClaimInput): Promise<JobRow | null> {
   await sweepExpiredLeases(db, { skewMarginMs: input.skewMarginMs, actor: 'worker', worker: input.workerId });
-  const taken = await firstRow<JobRow & { claimed_from: 'pending' | 'retry' }>(db, CLAIM_SQL_FROM, {
+  const taken = await firstRow<JobRow & { claimed_from: 'pending' | 'retry' }>(db, CLAIM_SQL, {
     workerId: input.workerId,
     leaseMs: input.leaseMs,
   });
