@@ -29,6 +29,12 @@ export function parallelOption(fn: string, value: number | undefined): number {
   return chosen;
 }
 
+/** How many scenarios a drill runs at once: 1 to MAX_PARALLEL, or 'auto' (more on a quiet machine: src/drill/drill-lanes.ts); 'auto' when not given. */
+export function drillParallelOption(fn: string, value: number | 'auto' | undefined): number | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  return parallelOption(fn, value);
+}
+
 /** The time scale: 0.1 to 100. */
 export function timeScaleOption(fn: string, value: number | undefined): number {
   const chosen = value ?? 1;

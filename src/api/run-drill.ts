@@ -8,12 +8,12 @@ import { DEFAULT_RECOVERY_TOLERANCE, readBaseline } from '../report/baseline.js'
 import type { DrillReport, ScenarioReport } from '../report/schema.js';
 import type { WrittenReport } from '../report/write-report.js';
 import {
+  drillParallelOption,
   drillTimeScaleOption,
   integerOption,
   invariantsOption,
   loadedQueueOption,
   namesOption,
-  parallelOption,
   retryInconclusiveOption,
 } from './check-options.js';
 import type { LoadedScenarios } from './load-scenarios.js';
@@ -40,8 +40,11 @@ export interface RunDrillOptions {
   seed?: number;
   /** Run each scenario this many times, with seeds seed, seed+1, …. @default 1 */
   repeat?: number;
-  /** How many scenarios run at once (1 to 16; 1 inside a busy test suite keeps leases from starving). @default 2 */
-  parallel?: number;
+  /**
+   * How many scenarios run at once (1 to 16; 1 inside a busy test suite keeps leases from starving), or 'auto': 4 on a
+   * machine the time scale's calibration found quiet, else 2, and 2 for the rest once a scenario is inconclusive. @default 'auto'
+   */
+  parallel?: number | 'auto';
   /** Where run directories are made: OUT/<UTC time>/, with OUT/latest pointing at the newest. @default 'drill-runs' */
   out?: string;
   /**
@@ -110,7 +113,7 @@ export async function runDrill(options: RunDrillOptions = {}): Promise<DrillRun>
   const queue = await loadedQueueOption('runDrill', options.queue ?? (options.adapter === undefined ? source.queue : undefined), options.adapter);
   const seed = integerOption('runDrill', 'seed', options.seed, 1);
   const repeat = integerOption('runDrill', 'repeat', options.repeat, 1, 1);
-  const parallel = parallelOption('runDrill', options.parallel);
+  const parallel = drillParallelOption('runDrill', options.parallel);
   const timeScale = drillTimeScaleOption('runDrill', options.timeScale);
   const retryInconclusive = retryInconclusiveOption('runDrill', options.retryInconclusive);
   const out = options.out ?? 'drill-runs';
@@ -170,7 +173,7 @@ function equivalentCommand(o: {
   only: readonly string[];
   seed: number;
   repeat: number;
-  parallel: number;
+  parallel: number | 'auto';
   out: string;
   queue: string | undefined;
   timeScale: number | 'auto';
@@ -187,7 +190,8 @@ function equivalentCommand(o: {
   for (const [key, value] of Object.entries(o.queueOptions)) words.push('--queue-option', `${key}=${String(value)}`);
   if (o.timeScale !== 'auto') words.push('--time-scale', String(o.timeScale));
   if (o.retryInconclusive !== 0) words.push('--retry-inconclusive', String(o.retryInconclusive));
-  words.push('--parallel', String(o.parallel), '--out', o.out);
+  if (o.parallel !== 'auto') words.push('--parallel', String(o.parallel));
+  words.push('--out', o.out);
   if (o.expectBroken !== undefined) words.push('--expect-broken', o.expectBroken.join(','));
   if (o.baseline !== undefined) words.push('--baseline', o.baseline);
   // The command line a person would type for the same drill, as every printed command is (src/kernel/printed-command.ts).

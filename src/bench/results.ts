@@ -148,6 +148,8 @@ export const BenchResultsSchema = z.strictObject({
       wallMs: ms(),
       reportDurationMs: ms(),
       parallel: z.int().min(1),
+      /** Why the default chose so many at once (absent from results written before it chose). */
+      parallelWhy: z.string().optional(),
       passed: z.int().min(0),
       scenarios: z.array(z.strictObject({ name: z.string(), verdict: z.string(), ...BreakdownShape })),
       totals: z.strictObject(BreakdownShape),

@@ -20,6 +20,7 @@ import { runDirAt, type WrittenReport, writeReport } from '../report/write-repor
 import { loadScenarioFile } from '../scenarios/load.js';
 import { commandLineQueueOptions, type ResolvedScenario, resolveScenarios } from '../scenarios/resolve.js';
 import type { ScenarioFile } from '../scenarios/schema.js';
+import { type DrillLanes, drillLanes, LaneCount, lanesLine, type ParallelSetting } from './drill-lanes.js';
 import { ExclusiveGate } from './exclusive-gate.js';
 import { replayServerFlags } from './replay-servers.js';
 import { withReproduction } from './reproduction.js';
@@ -34,8 +35,8 @@ export interface DrillOptions {
   only: readonly string[];
   seed: number;
   repeat: number;
-  /** How many scenarios run at once. @default 2 */
-  parallel: number;
+  /** How many scenarios run at once, or 'auto': more on a quiet machine (./drill-lanes.ts). */
+  parallel: ParallelSetting;
   /** Where run directories go: OUT/<UTC time>/. */
   out: string;
   /** Run every scenario on this queue implementation instead of the file's. */
@@ -49,7 +50,7 @@ export interface DrillOptions {
   timeScale?: number | 'auto';
   /** Run an inconclusive scenario again up to this many times, each at twice the scale of the one before (--retry-inconclusive). @default 0 */
   retryInconclusive?: number;
-  /** Told the time scale chosen (with what the machine measured, for auto) before the first scenario starts. */
+  /** Told the time scale chosen (with what the machine measured, for auto), then how many scenarios run at once, before the first scenario starts. */
   onTimeScale?: (line: string) => void;
   /** Servers a queue may need (--pg-url); the environment and the scenario fill in the rest. */
   servers?: ServerSettings;
@@ -128,6 +129,8 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
   const timeScale = calibration?.scale ?? given;
   if (timeScale !== given) rounds = resolveAll(timeScale);
   options.onTimeScale?.(timeScaleLine(timeScale, calibration));
+  const lanes = drillLanes(options.parallel, calibration);
+  options.onTimeScale?.(lanesLine(lanes));
   const started = Date.now();
   const all = rounds.flatMap((round, r) => round.map((scenario) => ({ scenario, repeat: r + 1 })));
   const shard = options.shard;
@@ -148,14 +151,14 @@ export async function runDrill(options: DrillOptions): Promise<{ report: DrillRe
     })[0]!;
   const results: Array<ScenarioReport | undefined> = new Array(queue.length);
   const halt: Halt = { why: null };
-  const drill: DrillState = { options, started, timeScale, calibration, all, queue, results, halt };
+  const drill: DrillState = { options, started, timeScale, calibration, lanes, all, queue, results, halt };
   const reportNow = (finished: boolean) => drillReport(drill, finished);
   // Written as the drill goes (at its start, after each verdict, at a signal), so any end leaves what was judged.
   const progress = () => writeProgressReport(runDir, reportNow(false));
   progress();
   options.signal.addEventListener('abort', progress, { once: true });
   try {
-    await runScenarios(queue, runDir, results, { ...options, queues, retry, halt, onJudged: progress });
+    await runScenarios(queue, runDir, results, { ...options, lanes, queues, retry, halt, onJudged: progress });
   } finally {
     options.signal.removeEventListener('abort', progress);
   }
@@ -169,6 +172,8 @@ interface DrillState {
   started: number;
   timeScale: number;
   calibration: Calibration | null;
+  /** How many scenarios ran at once (narrowed as the drill goes, for auto). */
+  lanes: DrillLanes;
   /** Every scenario run of the whole drill, and this run's share of them (all of them without --shard). */
   all: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>;
   queue: ReadonlyArray<{ scenario: ResolvedScenario; repeat: number }>;
@@ -201,6 +206,7 @@ function drillReport(drill: DrillState, finished: boolean): DrillReport {
     seed: options.seed,
     timeScale: drill.timeScale,
     calibration: drill.calibration,
+    lanes: { ...drill.lanes },
     startedAt: new Date(drill.started).toISOString(),
     finishedAt: new Date(now).toISOString(),
     durationMs: now - drill.started,
@@ -235,6 +241,7 @@ async function runScenarios(
   runDir: string,
   results: Array<ScenarioReport | undefined>,
   options: DrillOptions & {
+    lanes: DrillLanes;
     queues: ReadonlyMap<string, QueueImpl>;
     retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario;
     halt: Halt;
@@ -251,15 +258,26 @@ async function runScenarios(
   // waiting out leases); reports keep the file's order whatever finishes first.
   // One that restarts the queue's server runs alone: it would cut every other drill's connections.
   const gate = new ExclusiveGate();
-  const lane = async (): Promise<void> => {
-    while (next < queue.length && !options.signal.aborted && options.halt.why === null) {
+  const lanes = new LaneCount(options.lanes);
+  const runOne = (scenario: ResolvedScenario, repeat: number, dir: string, earlier: EarlierAttempt[] = []) => {
+    const alone = runOptions.restartServers && restartsServer(scenario);
+    const drill = () => lanes.during(() => runRetried(scenario, dir, { ...options, runOptions, repeat, earlier }));
+    return alone ? gate.exclusive(drill) : gate.shared(drill);
+  };
+  const lane = async (laneIndex: number): Promise<void> => {
+    // A lane past the count (auto narrowed it) takes nothing more.
+    while (lanes.takesMore(laneIndex) && next < queue.length && !options.signal.aborted && options.halt.why === null) {
       const index = next++;
       const { scenario, repeat } = queue[index]!;
       options.onScenario?.({ phase: 'start', name: scenario.name, index: index + 1, total });
       const dir = join(runDir, options.repeat > 1 ? `${scenario.name}.${repeat}` : scenario.name);
-      const alone = runOptions.restartServers && restartsServer(scenario);
-      const drill = () => runRetried(scenario, dir, { ...options, runOptions, repeat });
-      const report = await (alone ? gate.exclusive(drill) : gate.shared(drill));
+      const crowded = lanes.crowded();
+      let report = await runOne(scenario, repeat, dir);
+      // More lanes than the default starved it (auto on a quiet machine): back to the default, and this one again.
+      if (report.verdict === 'inconclusive' && crowded && !options.signal.aborted) {
+        await lanes.narrowAfter(scenario.name);
+        report = await runOne(scenario, repeat, dir, [...(report.earlierAttempts ?? []), attemptOf(report)]);
+      }
       results[index] = withReproduction(report, options.expectBroken);
       completed++;
       if (report.verdict === 'error') options.halt.why ??= await serverLost(scenario, queueOf(options.queues, scenario), options.servers ?? {});
@@ -268,10 +286,23 @@ async function runScenarios(
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, lane));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.lanes.count, queue.length)) }, (_, i) => lane(i)));
   } finally {
     await worlds.stop();
   }
+}
+
+type EarlierAttempt = NonNullable<ScenarioReport['earlierAttempts']>[number];
+
+/** A finished run as an earlier attempt of its scenario. */
+function attemptOf(report: ScenarioReport): EarlierAttempt {
+  return {
+    timeScale: report.timeScale,
+    verdict: report.verdict,
+    runDir: report.runDir,
+    durationMs: report.durationMs,
+    inconclusive: report.inconclusive,
+  };
 }
 
 /** Set when the drill must start nothing more: the queue's server is gone. */
@@ -311,11 +342,13 @@ async function runRetried(
     retry: (scenario: ResolvedScenario, scale: number) => ResolvedScenario;
     runOptions: Parameters<typeof runJudged>[4];
     repeat: number;
+    /** Runs of this scenario before this one (the drill narrowed its lanes after the last): they number the run directories on. */
+    earlier: readonly EarlierAttempt[];
   },
 ): Promise<ScenarioReport> {
-  const earlier: NonNullable<ScenarioReport['earlierAttempts']> = [];
+  const earlier = [...options.earlier];
   let scenario = first;
-  for (let attempt = 0; ; attempt++) {
+  for (let retries = 0; ; retries++) {
     const scale = scenario.timeScale ?? 1;
     const queue = scenario.settings.queue;
     const impl = queueOf(options.queues, scenario);
@@ -329,17 +362,11 @@ async function runRetried(
       queueOptions,
       options.servers,
     );
-    const runDir = attempt === 0 ? dir : `${dir}.retry${attempt}`;
+    const runDir = earlier.length === 0 ? dir : `${dir}.retry${earlier.length}`;
     const report = await runJudged(scenario, impl, runDir, options.signal, options.runOptions, { repeat: options.repeat, replay });
-    const more = report.verdict === 'inconclusive' && attempt < (options.retryInconclusive ?? 0) && !options.signal.aborted;
+    const more = report.verdict === 'inconclusive' && retries < (options.retryInconclusive ?? 0) && !options.signal.aborted;
     if (!more) return earlier.length === 0 ? report : { ...report, earlierAttempts: earlier };
-    earlier.push({
-      timeScale: scale,
-      verdict: report.verdict,
-      runDir: report.runDir,
-      durationMs: report.durationMs,
-      inconclusive: report.inconclusive,
-    });
+    earlier.push(attemptOf(report));
     scenario = options.retry(scenario, Math.min(100, scale * 2));
   }
 }

@@ -6,7 +6,7 @@ import { faultLimits, invariantOutcomes, jobGroups, jobsConcerned } from './scen
 import { allRuns, scenarioLabel } from './scenario-label.js';
 import type { DrillReport, JobReport, ScenarioReport, ScenarioVerdict, Verdict } from './schema.js';
 import { shardLines } from './shard-lines.js';
-import { drillStarvationText, INCONCLUSIVE_ADVICE, INCONCLUSIVE_MEANING, starvationText, timeScaleText } from './starvation-lines.js';
+import { drillStarvationText, INCONCLUSIVE_ADVICE, INCONCLUSIVE_MEANING, lanesText, starvationText, timeScaleText } from './starvation-lines.js';
 import { countsLine, interruptionHeadline } from './summary-line.js';
 import { eventfulTimeline, timelineLine } from './timeline-excerpt.js';
 import { visibleText } from './visible-text.js';
@@ -144,8 +144,10 @@ function baselineSection(baseline: NonNullable<DrillReport['baseline']>, out: st
 
 // How the drill chose its scale, a reader needs to judge its timings (and to replay it); nothing for the scale 1 given.
 function scaleText(report: DrillReport): string {
-  const line = timeScaleText(report);
-  return line === null ? '' : ` · ${text(line)}`;
+  return [timeScaleText(report), lanesText(report)]
+    .filter((line) => line !== null)
+    .map((line) => ` · ${text(line)}`)
+    .join('');
 }
 
 // The machine's load is part of what a run found: a pass on a starved machine is worth knowing, and an inconclusive run says why.

@@ -330,7 +330,10 @@ export const ScenarioReportSchema = z.strictObject({
       }),
     )
     .optional()
-    .describe('with --retry-inconclusive: each earlier run of this scenario that was inconclusive, in order; this entry is the last run'),
+    .describe(
+      'with --retry-inconclusive, or after --parallel auto went back to fewer at once: each earlier run of this scenario that was inconclusive, ' +
+        'in order; this entry is the last run',
+    ),
   queueSettings: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("the queue's own options as its adapter set them from the scenario (lease, attempts, retries); empty for the built-in queues"),
@@ -512,6 +515,17 @@ const DrillReportShape = z.strictObject({
     .nullable()
     .optional()
     .describe('with --time-scale auto: what the machine measured before the first scenario, and the scale it chose; null when a scale was given'),
+  lanes: z
+    .strictObject({
+      count: z.int().min(1).describe('how many scenarios ran at once from the start'),
+      chosen: z.enum(['given', 'auto']).describe('--parallel N, or auto: more at once on a machine the calibration found quiet'),
+      why: text(),
+      narrowedAfter: text()
+        .nullable()
+        .describe('auto: the scenario whose inconclusive run sent the drill back to 2 at once for the rest (that scenario ran again); null'),
+    })
+    .optional()
+    .describe('how many scenarios the drill ran at once, and why'),
   startedAt: utcTimestamp(),
   finishedAt: utcTimestamp(),
   durationMs: milliseconds(),

@@ -70,6 +70,18 @@ export function timeScaleText(report: Pick<DrillReport, 'timeScale' | 'calibrati
   return scale === 1 ? `time scale ×1 (auto: this machine was quiet: ${measured})` : `time scale ×${scale} (auto: ${measured}; ${stretched})`;
 }
 
+/**
+ * How many scenarios ran at once, and why, where a reader needs it to judge the timings: "4 scenarios at once (auto:
+ * a quiet machine (…)); back to 2 after zombie-worker, which ran again". Null when the report does not say (older, merged).
+ */
+export function lanesText(report: Pick<DrillReport, 'lanes'>): string | null {
+  const { lanes } = report;
+  if (lanes === undefined) return null;
+  const why = lanes.chosen === 'auto' ? `auto: ${lanes.why}` : 'given';
+  const narrowed = lanes.narrowedAfter === null ? '' : `; back to 2 after ${lanes.narrowedAfter}, which ran again`;
+  return `${lanes.count} scenario${lanes.count === 1 ? '' : 's'} at once (${why})${narrowed}`;
+}
+
 /** The same in a few words, as a value for a CI property: "1.5 (auto: start 589 ms, timer 4 ms late)", "1 (given)". */
 export function timeScaleValue(report: Pick<DrillReport, 'timeScale' | 'calibration'>): string {
   const { timeScale: scale, calibration } = report;

@@ -284,7 +284,7 @@ describe('the report schema', () => {
     expect(checkReport(report).ok).toBe(true);
   });
 
-  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, shard, merged and calibration, no unknown fields', () => {
+  it('has a JSON Schema for tools: the version pinned, every field required but the optional baseline, shard, merged, calibration and lanes, no unknown fields', () => {
     const schema = reportJsonSchema() as {
       $schema: string;
       title: string;
@@ -297,7 +297,7 @@ describe('the report schema', () => {
     expect(schema.additionalProperties).toBe(false);
     expect([...schema.required].sort()).toEqual(
       Object.keys(DrillReportSchema.shape)
-        .filter((key) => !['baseline', 'shard', 'merged', 'calibration'].includes(key))
+        .filter((key) => !['baseline', 'shard', 'merged', 'calibration', 'lanes'].includes(key))
         .sort(),
     );
     expect(schema.properties.version?.const ?? schema.properties.version?.enum?.[0]).toBe(REPORT_VERSION);

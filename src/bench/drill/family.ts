@@ -1,14 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { runDrill } from '../../drill/run-drill.js';
 import { toolVersion } from '../../kernel/version.js';
+import type { DrillReport } from '../../report/schema.js';
 import type { SizePlan } from '../sizes.js';
 import { breakdown, type ScenarioBreakdown, startedTimes } from './breakdown.js';
 
 /** The shipped drill's scenarios (the same relative path from src/bench/drill and dist/bench/drill). */
 export const SHIPPED_SCENARIOS = fileURLToPath(new URL('../../../scenarios.yaml', import.meta.url));
-
-/** How many scenarios the shipped drill runs at once (`npm run drill`'s default). */
-const PARALLEL = 2;
 
 /** The shipped drill, timed: the whole run, and each scenario's time by where it went. */
 export interface DrillResults {
@@ -16,7 +14,9 @@ export interface DrillResults {
   wallMs: number;
   /** The drill's own measure (its report's durationMs): the scenarios, before the report is written. */
   reportDurationMs: number;
+  /** How many scenarios ran at once: `npm run drill`'s default (auto: src/drill/drill-lanes.ts) chose it, and says why. */
   parallel: number;
+  parallelWhy?: string;
   passed: number;
   scenarios: ScenarioBreakdown[];
   /** The scenarios' breakdowns summed (they ran `parallel` at a time, so the sum exceeds the wall time). */
@@ -50,7 +50,8 @@ export async function runDrillTimes(
     only: plan.only,
     seed: 1,
     repeat: 1,
-    parallel: PARALLEL,
+    parallel: 'auto',
+    timeScale: 'auto',
     out: context.dir,
     signal: context.signal,
     command: 'queue-drill bench (the shipped drill)',
@@ -69,10 +70,16 @@ export async function runDrillTimes(
   return {
     wallMs,
     reportDurationMs: report.durationMs,
-    parallel: PARALLEL,
+    parallel: report.lanes?.count ?? 2,
+    ...(report.lanes === undefined ? {} : { parallelWhy: lanesWhy(report.lanes) }),
     passed: report.summary.passed,
     scenarios,
     totals,
     notRun: report.scenarios.filter((s) => s.notJudged !== null).map((s) => `${s.name}: ${s.notJudged}`),
   };
+}
+
+/** Why the drill ran so many at once, and whether it went back to 2. */
+function lanesWhy(lanes: NonNullable<DrillReport['lanes']>): string {
+  return `${lanes.why}${lanes.narrowedAfter === null ? '' : `; back to 2 after ${lanes.narrowedAfter}`}`;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
+import { MAX_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
@@ -26,7 +26,13 @@ export const runCommand = defineCommand({
     only: { type: 'string', describe: 'run only these scenarios (comma-separated names)' },
     seed: { type: 'number', default: 1, describe: 'the seed every random choice comes from' },
     repeat: { type: 'number', default: 1, describe: 'run each scenario N times, seeds SEED, SEED+1, …' },
-    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'how many scenarios run at once' },
+    parallel: {
+      type: 'string',
+      default: 'auto',
+      describe:
+        'how many scenarios run at once (1 to 16), or auto: 4 on a machine --time-scale auto measured quiet, else 2, and back to 2 ' +
+        'for the rest of the drill (running that scenario again) once one comes out inconclusive',
+    },
     out: { type: 'string', default: 'drill-runs', describe: 'where run directories are made (OUT/<UTC time>/)' },
     'time-scale': {
       type: 'string',
@@ -100,8 +106,9 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
-    const parallelProblem = parallelOutOfRange(args.parallel);
-    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
+    const parallel = args.parallel.trim() === 'auto' ? 'auto' : Number(args.parallel);
+    if (parallel !== 'auto' && parallelOutOfRange(parallel) !== null)
+      throw new UsageError(`--parallel must be auto or a whole number from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
     const { parseTimeScale } = await import('../../scenarios/time-scale.js');
     const timeScale = parseTimeScale('--time-scale', args['time-scale']);
     const retries = args['retry-inconclusive'];
@@ -135,7 +142,7 @@ export const runCommand = defineCommand({
           : [],
         seed: args.seed,
         repeat: args.repeat,
-        parallel: args.parallel,
+        parallel,
         out: args.out,
         ...(queue === undefined ? {} : { queue }),
         queueOptions,

@@ -11,6 +11,7 @@ import {
   earlierAttemptText,
   INCONCLUSIVE_ADVICE,
   INCONCLUSIVE_MEANING,
+  lanesText,
   lastAttemptText,
   starvationText,
   timeScaleText,
@@ -110,13 +111,13 @@ function shardNote(report: DrillReport): string {
 function header(report: DrillReport): string {
   const interrupted = interruptionHeadline(report);
   const starved = drillStarvationText(report);
-  const scale = timeScaleText(report);
+  const scale = [timeScaleText(report), lanesText(report)].filter((line) => line !== null).join(', ');
   return (
     `<header><h1>queue-drill: ${h(countsLine(report.summary))}</h1>` +
     (interrupted !== null ? `<p class="interrupted"><strong>${h(interrupted)}</strong>.</p>` : '') +
     (starved !== null ? `<p class="starved">${h(starved.charAt(0).toUpperCase() + starved.slice(1))}.</p>` : '') +
     `<p>Queue <code>${h(report.queue)}</code>, seed <code>${report.seed}</code>, ${h(report.startedAt)}, ` +
-    `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${scale !== null ? `, ${h(scale)}` : ''}.</p>` +
+    `${(report.durationMs / 1000).toFixed(1)} s, exit code ${report.exitCode}${scale !== '' ? `, ${h(scale)}` : ''}.</p>` +
     `${copyable(report.command)}${shardNote(report)}</header>`
   );
 }

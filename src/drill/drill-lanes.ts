@@ -1,0 +1,102 @@
+import { availableParallelism } from 'node:os';
+import type { Calibration } from '../harness/calibrate.js';
+import { DEFAULT_PARALLEL } from '../kernel/defaults.js';
+
+/*
+ * How many scenarios a drill runs at once. A scenario is a handful of mostly
+ * idle processes waiting out leases, so a quiet machine runs more of them side
+ * by side than it has cores: measured on a quiet 2-core machine, the shipped
+ * drill took 22 s at 2 at once, 16 s at 3 and 14 s at 4, with the same
+ * verdicts. On a busy one, every extra lane starves the others (beside six
+ * busy processes, 4 at once left a scenario inconclusive where 2 did not). So
+ * `--parallel auto` (the default) runs more only where the drill's own
+ * measure of the machine (--time-scale auto's, before the first scenario)
+ * found it clearly quiet, and goes back to DEFAULT_PARALLEL for the rest of
+ * the drill as soon as a scenario comes out inconclusive, running that one
+ * again: the starvation was the drill's own doing, not the queue's.
+ */
+
+/** `--parallel`: a count, or auto. */
+export type ParallelSetting = number | 'auto';
+
+/** The most auto runs at once: past it a 2-core machine is CPU-bound and a drill takes no less time. */
+export const MAX_AUTO_LANES = 4;
+
+/** A start this long or shorter (the calibration's slower of two processes) is a machine quiet enough for more lanes. */
+export const QUIET_FOR_LANES_START_MS = 200;
+
+/** A timer this late or less, likewise. */
+export const QUIET_FOR_LANES_LATENESS_MS = 5;
+
+/** How many scenarios a drill runs at once, and why: what the report keeps. */
+export interface DrillLanes {
+  /** At the start. */
+  count: number;
+  chosen: 'given' | 'auto';
+  why: string;
+  /** Auto: the scenario whose inconclusive run sent the drill back to DEFAULT_PARALLEL at once (run again), or null. */
+  narrowedAfter: string | null;
+}
+
+/** The lanes of a drill given `setting`, on a machine the calibration measured (null: not measured, a time scale was given). */
+export function drillLanes(setting: ParallelSetting, calibration: Calibration | null, cores = availableParallelism()): DrillLanes {
+  if (setting !== 'auto') return { count: setting, chosen: 'given', why: `--parallel ${setting}`, narrowedAfter: null };
+  const base = { count: DEFAULT_PARALLEL, chosen: 'auto' as const, narrowedAfter: null };
+  if (calibration === null) return { ...base, why: 'the machine was not measured (a time scale was given)' };
+  const { startupMs, timerLatenessMs } = calibration;
+  const measured = `a process started in ${startupMs} ms, a timer fired ${timerLatenessMs} ms late`;
+  if (startupMs > QUIET_FOR_LANES_START_MS || timerLatenessMs > QUIET_FOR_LANES_LATENESS_MS) return { ...base, why: `a busy machine (${measured})` };
+  const count = Math.max(DEFAULT_PARALLEL, Math.min(MAX_AUTO_LANES, 2 * cores));
+  return { ...base, count, why: `a quiet machine (${measured}; ${cores} core${cores === 1 ? '' : 's'})` };
+}
+
+/** The line a drill prints after its time scale's: how many scenarios at once, and why. */
+export function lanesLine(lanes: DrillLanes): string {
+  return `${lanes.count} scenario${lanes.count === 1 ? '' : 's'} at once (${lanes.chosen === 'auto' ? `auto: ${lanes.why}` : 'given'})`;
+}
+
+/**
+ * The lanes of a running drill: which may take another scenario, how many
+ * scenario runs are under way, and auto's step back to DEFAULT_PARALLEL.
+ */
+export class LaneCount {
+  private allowed: number;
+  private running = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly lanes: DrillLanes) {
+    this.allowed = lanes.count;
+  }
+
+  /** Whether lane `index` (from 0) takes another scenario: not once auto narrowed the drill below it. */
+  takesMore(index: number): boolean {
+    return index < this.allowed;
+  }
+
+  /** Runs one scenario run, counted as under way. */
+  async during<T>(run: () => Promise<T>): Promise<T> {
+    this.running++;
+    try {
+      return await run();
+    } finally {
+      this.running--;
+      for (const wake of this.waiters.splice(0)) wake();
+    }
+  }
+
+  /** Whether more than DEFAULT_PARALLEL may run now (auto on a quiet machine, not narrowed yet): a run starting now is crowded. */
+  crowded(): boolean {
+    return this.lanes.chosen === 'auto' && this.allowed > DEFAULT_PARALLEL;
+  }
+
+  /**
+   * After a crowded run of `scenario` came out inconclusive: the drill goes back to DEFAULT_PARALLEL for good
+   * (the first such scenario is named in the report), and this resolves once no more than that run, this
+   * scenario's next run among them: the caller runs it again.
+   */
+  async narrowAfter(scenario: string): Promise<void> {
+    this.allowed = Math.min(this.allowed, DEFAULT_PARALLEL);
+    this.lanes.narrowedAfter ??= scenario;
+    while (this.running > DEFAULT_PARALLEL - 1) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
