@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Calibration } from '../harness/calibrate.js';
-import { DEFAULT_PARALLEL } from '../kernel/defaults.js';
+import { DEFAULT_PARALLEL, MAX_PARALLEL, parallelOutOfRange } from '../kernel/defaults.js';
+import { UsageError } from '../kernel/errors.js';
 
 /*
  * How many scenarios a drill runs at once. A scenario is a handful of mostly
@@ -18,6 +19,15 @@ import { DEFAULT_PARALLEL } from '../kernel/defaults.js';
 
 /** `--parallel`: a count, or auto. */
 export type ParallelSetting = number | 'auto';
+
+/** `--parallel TEXT`: auto, or a whole number from 1 to MAX_PARALLEL (bad input otherwise). */
+export function parseParallel(text: string): ParallelSetting {
+  if (text.trim() === 'auto') return 'auto';
+  const count = Number(text.trim());
+  if (text.trim() === '' || parallelOutOfRange(count) !== null)
+    throw new UsageError(`--parallel must be auto or a whole number from 1 to ${MAX_PARALLEL}, got ${text}`);
+  return count;
+}
 
 /** The most auto runs at once: past it a 2-core machine is CPU-bound and a drill takes no less time. */
 export const MAX_AUTO_LANES = 4;

@@ -1,4 +1,5 @@
-import { DEFAULT_PARALLEL } from '../../kernel/defaults.js';
+import { drillLanes } from '../../drill/drill-lanes.js';
+import { calibrate } from '../../harness/calibrate.js';
 import { QUEUE_IMPLS, type QueueImpl } from '../../queues/registry.js';
 import type { SizePlan } from '../sizes.js';
 import { type FirstCatchRow, timeFirstCatch } from './first-catch.js';
@@ -29,17 +30,18 @@ export function sqliteVariants(only: readonly string[]): { impls: QueueImpl[]; s
  * Explore's speed, as a person waits for it: schedules a second on the SQLite
  * reference, then each broken SQLite variant timed to its first catch. Both
  * in this process, as `queue-drill explore` and the self-test call explore,
- * with explore's default lanes (one a core here), one explore at a time.
+ * with explore's default lanes (auto: as many as a quiet machine takes, measured
+ * once here, src/drill/drill-lanes.ts), one explore at a time.
  */
 export async function runExploreFamily(
   plan: SizePlan['explore'],
   context: { dir: string; signal: AbortSignal; onLine?: (line: string) => void },
 ): Promise<ExploreResults> {
-  const lanes = DEFAULT_PARALLEL;
+  const lanes = drillLanes('auto', await calibrate()).count;
   const seed = EXPLORE_BENCH_SEED;
   const rate = await measureRate({ schedules: plan.rateSchedules, seed, lanes }, context);
   context.onLine?.(
-    `explore reference: ${rate.schedules} schedules in ${(rate.wallMs / 1000).toFixed(1)} s, ${rate.schedulesPerSecond.toFixed(2)}/s (seed ${seed})`,
+    `explore reference: ${rate.schedules} schedules in ${(rate.wallMs / 1000).toFixed(1)} s, ${rate.schedulesPerSecond.toFixed(2)}/s (seed ${seed}, ${lanes} lanes)`,
   );
   const { impls, skipped } = sqliteVariants(plan.variants);
   const catches: FirstCatchRow[] = [];

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
+import type { ParallelSetting } from '../../drill/drill-lanes.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { ADAPTER_FLAG, queueFromFlags } from '../queue-flag.js';
@@ -23,15 +23,19 @@ export const exploreCommand = defineCommand({
     runs: { type: 'number', default: 20, describe: 'how many schedules to try' },
     seed: { type: 'number', describe: 'the seed of the schedules [default: from the clock, and printed]' },
     'time-budget': { type: 'string', default: '60s', describe: 'stop cleanly after this long, keeping what was found' },
-    parallel: { type: 'number', default: DEFAULT_PARALLEL, describe: 'independent lanes run side by side' },
+    parallel: {
+      type: 'string',
+      default: 'auto',
+      describe: 'independent lanes run side by side (1 to 16), or auto: 4 where a quick measure finds this machine quiet, else 2',
+    },
     out: { type: 'string', describe: 'where runs and counterexamples go [default: drill-runs/explore-<UTC time>]' },
     exhaustive: { type: 'boolean', default: false, describe: 'instead: every named stage × every fault action on one job, a deterministic matrix' },
   },
   async run(args) {
-    const parallelProblem = parallelOutOfRange(args.parallel);
-    if (parallelProblem !== null) throw new UsageError(`--parallel ${parallelProblem}`);
+    const { drillLanes, lanesLine, parseParallel } = await import('../../drill/drill-lanes.js');
+    const parallel = parseParallel(args.parallel);
     const queue = (await queueFromFlags(args)) ?? 'reference';
-    if (args.exhaustive) return runExhaustive({ ...args, queue });
+    if (args.exhaustive) return runExhaustive({ ...args, parallel, queue });
     const { explore } = await import('../../explore/explore.js');
     const { exploreExitCode, exploreSummary, runLine } = await import('../../explore/summary.js');
     const { queueImpl } = await import('../../queues/registry.js');
@@ -40,7 +44,11 @@ export const exploreCommand = defineCommand({
     const seed = args.seed ?? Date.now() % 2_147_483_647;
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
-    process.stderr.write(`explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${args.parallel} lanes\n`);
+    // As a drill chooses its lanes (src/drill/drill-lanes.ts): the lanes also split the schedules, so the line says how many.
+    const lanes = drillLanes(parallel, parallel === 'auto' ? await (await import('../../harness/calibrate.js')).calibrate() : null);
+    process.stderr.write(
+      `explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${lanesLine(lanes).replace('scenario', 'lane')}\n`,
+    );
     const stop = harnessStopOnSignals();
     try {
       const result = await explore({
@@ -49,7 +57,7 @@ export const exploreCommand = defineCommand({
         runs: args.runs,
         seed,
         timeBudgetMs: budget,
-        parallel: args.parallel,
+        parallel: lanes.count,
         out,
         signal: stop.signal,
         onRun: (event) => process.stderr.write(runLine(event)),
@@ -64,7 +72,7 @@ export const exploreCommand = defineCommand({
 });
 
 /** `explore --exhaustive`: writes the stage × action matrix as a scenarios file and runs it as a drill. */
-async function runExhaustive(args: { queue: string; seed: number | undefined; parallel: number; out: string | undefined }): Promise<void> {
+async function runExhaustive(args: { queue: string; seed: number | undefined; parallel: ParallelSetting; out: string | undefined }): Promise<void> {
   const { writeFileSync } = await import('node:fs');
   const { makeOutDir } = await import('../../report/out-dir.js');
   const { stringify } = await import('yaml');

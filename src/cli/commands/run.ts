@@ -1,4 +1,3 @@
-import { MAX_PARALLEL, parallelOutOfRange } from '../../kernel/defaults.js';
 import { UsageError } from '../../kernel/errors.js';
 import { defineCommand } from '../command.js';
 import { parseInvariantList } from '../invariant-list.js';
@@ -106,9 +105,7 @@ export const runCommand = defineCommand({
     const { UsageError } = await import('../../kernel/errors.js');
     if (!Number.isInteger(args.seed)) throw new UsageError(`--seed must be an integer, got ${args.seed}`);
     if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat must be a whole number from 1, got ${args.repeat}`);
-    const parallel = args.parallel.trim() === 'auto' ? 'auto' : Number(args.parallel);
-    if (parallel !== 'auto' && parallelOutOfRange(parallel) !== null)
-      throw new UsageError(`--parallel must be auto or a whole number from 1 to ${MAX_PARALLEL}, got ${args.parallel}`);
+    const parallel = (await import('../../drill/drill-lanes.js')).parseParallel(args.parallel);
     const { parseTimeScale } = await import('../../scenarios/time-scale.js');
     const timeScale = parseTimeScale('--time-scale', args['time-scale']);
     const retries = args['retry-inconclusive'];
