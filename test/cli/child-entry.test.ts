@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../src/harness/cli-path.js';
 import { tempRunDir } from '../helpers/run-dir.js';
 
+const BUNDLE = fileURLToPath(new URL('../../dist/bundle/child-main.cjs', import.meta.url));
 const UNBUNDLED = fileURLToPath(new URL('../../dist/cli/child-main.js', import.meta.url));
 const LOG_MODULES = fileURLToPath(new URL('../fixtures/log-modules.cjs', import.meta.url));
 
@@ -15,8 +16,8 @@ describe("the children's entry: a drill's processes load only their own command"
   });
   afterEach(() => run.remove());
 
-  it('the harness starts the bundle that npm run build writes', () => {
-    expect(CLI_PATH).toMatch(/dist\/bundle\/child-main\.cjs$/);
+  it('the harness starts the bundle that npm run build writes, through the loader that compiles it from its code cache', () => {
+    expect(CLI_PATH).toMatch(/dist\/cli\/child-loader\.cjs$/);
   });
 
   it("a worker's start loads no package but better-sqlite3: the rest (zod) is in the bundle, each adapter's package left to its own queue", async () => {
@@ -47,6 +48,8 @@ describe("the children's entry: a drill's processes load only their own command"
 
   for (const [entry, path] of [
     ['bundled', CLI_PATH],
+    // Node loading the bundle itself (no loader): its import() calls are its own.
+    ['bundle without its loader', BUNDLE],
     ['unbundled', UNBUNDLED],
   ] as const) {
     it(`${entry}: runs a child's command, fails as the CLI does, and hands every other command to the whole CLI`, async () => {
