@@ -5,8 +5,6 @@ import { secretsInPayload } from '../kernel/redact.js';
 import type { QueueConnection } from '../port/adapter.js';
 import { SEED_RETRY_DELAY } from '../port/retry-delay.js';
 import { waitForWork } from '../port/wait-for-work.js';
-import { compensatePlan } from '../saga/compensate.js';
-import { parsePlan } from '../saga/plan.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
 import type { WorldPort } from '../saga/world-port.js';
 import { reconcileExpiredLeases } from './reconcile-expired.js';
@@ -67,6 +65,9 @@ async function compensateWaiting(queue: QueueConnection, options: CoordinatorOpt
     if (options.stop.aborted) return false;
     const claim = await queue.compensation.claim(options.id);
     if (!claim) return false;
+    // Loaded at the first saga to compensate, not at start: a plan is parsed with zod, and most coordinators never get one.
+    const { compensatePlan } = await import('../saga/compensate.js');
+    const { parsePlan } = await import('../saga/plan.js');
     const payload = JSON.parse(claim.payload) as { plan?: unknown };
     const secrets = secretsInPayload(payload);
     const outcome = await compensatePlan({

@@ -3,7 +3,7 @@ import type { ExpiredLeaseRelease, QueueConnection } from '../port/adapter.js';
 import type { TxEntry } from '../port/checkpoint.js';
 import type { Claim } from '../port/delivery.js';
 import { defaultRelease } from '../port/release.js';
-import { type Plan, type PlanStep, parsePlan, stepKey } from '../saga/plan.js';
+import type { Plan, PlanStep } from '../saga/plan.js';
 import { REFERENCE_SAGA_RULES, type SagaRules } from '../saga/rules.js';
 import { inDoubt, stepStates } from '../saga/tx-log.js';
 import type { WorldPort } from '../saga/world-port.js';
@@ -14,7 +14,7 @@ export interface Released {
   reason: string;
 }
 
-function planOf(job: Claim): Plan | null {
+function planOf(job: Claim, parsePlan: (value: unknown) => Plan): Plan | null {
   if (job.action !== 'plan') return null;
   try {
     return parsePlan((JSON.parse(job.payload) as { plan?: unknown }).plan);
@@ -83,9 +83,13 @@ export async function reconcileExpiredLeases(
 ): Promise<Released[]> {
   const takeover = queue.takeover;
   if (!takeover) return [];
+  const expired = await takeover.expiredLeases();
+  if (expired.length === 0) return [];
+  // Loaded at the first expired lease, not at start: a plan is parsed with zod, and most coordinators never see a lease expire.
+  const { parsePlan, stepKey } = await import('../saga/plan.js');
   const released: Released[] = [];
-  for (const job of await takeover.expiredLeases()) {
-    const plan = planOf(job);
+  for (const job of expired) {
+    const plan = planOf(job, parsePlan);
     const step = plan ? await stepInDoubt(queue, job, plan, rules) : undefined;
     const where = { worker: coordinatorId, jobId: job.jobId, jobKey: job.key, attempt: job.attempt };
     if (!step) {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BusinessRuleError,
@@ -37,6 +36,8 @@ export interface Action {
 
 /** SHA-256 hex of a JSON value: the result digest stored with a done job. */
 export function digestOf(value: unknown): string {
+  // node:crypto is loaded at the first digest, not at start: a worker stopped before it completes a job never needs it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
 

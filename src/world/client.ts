@@ -1,4 +1,4 @@
-import { Agent, type IncomingMessage, request } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import { type JobError, PermanentError, TransientError, UnknownOutcomeError } from '../kernel/job-errors.js';
 import type { WorldErrorCode } from './errors.js';
 import type { ArmedFault, FaultSpecInput } from './faults.js';
@@ -102,10 +102,10 @@ function silenceError(mode: Mode, what: string, reason: 'timeout' | 'lost' | 'un
 /** A client of one world. Each request uses a fresh connection; close() ends any still open. */
 export class WorldClient {
   readonly timeoutMs: number;
-  // No keep-alive: reusing an idle connection the server has just closed fails
-  // with ECONNRESET, which for a call would read as a lost response: a false
-  // unknown outcome. A fresh local connection costs far less than that.
-  private readonly agent = new Agent({ keepAlive: false });
+  // Made at the first request, with node:http: a worker or coordinator stopped
+  // before its first job never sends one, and loading node:http costs a start
+  // about 2 ms of CPU.
+  private agent: Agent | undefined;
 
   constructor(
     readonly baseUrl: string,
@@ -178,10 +178,16 @@ export class WorldClient {
 
   /** Ends every open connection, so nothing of this client keeps the process alive. */
   close(): void {
-    this.agent.destroy();
+    this.agent?.destroy();
   }
 
   private send(method: string, path: string, body: unknown, mode: Mode, what: string): Promise<unknown> {
+    const http = process.getBuiltinModule('node:http');
+    // No keep-alive: reusing an idle connection the server has just closed fails
+    // with ECONNRESET, which for a call would read as a lost response: a false
+    // unknown outcome. A fresh local connection costs far less than that.
+    this.agent ??= new http.Agent({ keepAlive: false });
+    const agent = this.agent;
     const url = new URL(path, this.baseUrl);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
@@ -194,9 +200,9 @@ export class WorldClient {
         if (error) reject(error);
         else resolve(value);
       };
-      const req = request(url, {
+      const req = http.request(url, {
         method,
-        agent: this.agent,
+        agent,
         headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) },
       });
       const timer = setTimeout(() => {

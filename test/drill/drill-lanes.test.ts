@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drillLanes, LaneCount, lanesLine, MAX_AUTO_LANES } from '../../src/drill/drill-lanes.js';
+import { drillLanes, LaneCount, lanesLine, MAX_AUTO_LANES, parseParallel } from '../../src/drill/drill-lanes.js';
 import { DEFAULT_PARALLEL } from '../../src/kernel/defaults.js';
 import { lanesText } from '../../src/report/starvation-lines.js';
 
@@ -18,6 +18,13 @@ describe('how many scenarios a drill runs at once', () => {
     expect(drillLanes('auto', { ...quiet, timerLatenessMs: 9 }, 2).count).toBe(DEFAULT_PARALLEL);
     expect(drillLanes('auto', null, 2)).toMatchObject({ count: DEFAULT_PARALLEL, why: 'the machine was not measured (a time scale was given)' });
     expect(drillLanes(3, quiet, 2)).toEqual({ count: 3, chosen: 'given', why: '--parallel 3', narrowedAfter: null });
+  });
+
+  it('takes auto or a count from the command line, and refuses anything else as bad input', () => {
+    expect(parseParallel('auto')).toBe('auto');
+    expect(parseParallel(' 3 ')).toBe(3);
+    for (const bad of ['0', '17', '2.5', 'x', ''])
+      expect(() => parseParallel(bad)).toThrow(`--parallel must be auto or a whole number from 1 to 16, got ${bad}`);
   });
 
   it('says so on the console and in the report', () => {

@@ -40,8 +40,9 @@ export async function runExploreFamily(
   const lanes = drillLanes('auto', await calibrate()).count;
   const seed = EXPLORE_BENCH_SEED;
   const rate = await measureRate({ schedules: plan.rateSchedules, seed, lanes }, context);
+  const perSecond = `${rate.schedulesPerSecond.toFixed(2)}/s`;
   context.onLine?.(
-    `explore reference: ${rate.schedules} schedules in ${(rate.wallMs / 1000).toFixed(1)} s, ${rate.schedulesPerSecond.toFixed(2)}/s (seed ${seed}, ${lanes} lanes)`,
+    `explore reference: ${rate.schedules} schedules in ${(rate.wallMs / 1000).toFixed(1)} s, ${perSecond} (seed ${seed}, ${lanes} lanes)`,
   );
   const { impls, skipped } = sqliteVariants(plan.variants);
   const catches: FirstCatchRow[] = [];

@@ -1,7 +1,6 @@
 import { systemClock } from '../../kernel/clock.js';
 import { UsageError } from '../../kernel/errors.js';
 import { seededRandom } from '../../kernel/random.js';
-import { produce } from '../../producer/producer.js';
 import { loadOneQueue } from '../../queues/load-one-queue.js';
 import { defineCommand } from '../command.js';
 
@@ -55,6 +54,8 @@ export const producerCommand = defineCommand({
       throw new UsageError(`--payload must be a JSON object: ${(error as Error).message}`);
     }
     if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UsageError('--payload must be a JSON object');
+    // Loaded only here: demo jobs' keys are hashed (node:crypto), and a drill's producers, given --jobs, never make one.
+    const { produce } = await import('../../producer/producer.js');
     const result = await produce({
       queue: await loadOneQueue(args.queue),
       locator: args.store,
