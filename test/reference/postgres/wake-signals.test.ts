@@ -180,6 +180,19 @@ describe.skipIf(skipWithoutPg('the PostgreSQL wake signals (test/reference/postg
       expect(await wakes(() => other.finishCompensation(held, 'compensated', 'undone'))).toBe(true);
       expect(await wakes(() => other.requeueFromReview(saga!.id, 'ops', 'try again'))).toBe(true);
       expect(await wakes(() => other.heartbeat(held))).toBe(false); // refused: the saga is no longer c1's
+      // A done that hands its worker the next job leaves as many running: no one waiting to drain has news. The last one does.
+      await other.enqueue(job('k3'));
+      await other.enqueue(job('k4'));
+      row = await claimed();
+      const digest = 'a'.repeat(64);
+      let next: JobRow | null = null;
+      expect(await wakes(async () => ({ next } = await other.completeAndClaim!(lease(row!), digest, 'w2')))).toBe(false);
+      // Then the rest (the saga requeued above is ready too), each handing over the next, until the last finds none.
+      while (next !== null) {
+        const held: JobRow = next;
+        const woke = await wakes(async () => ({ next } = await other.completeAndClaim!(lease(held), digest, 'w2')));
+        expect(woke).toBe(next === null);
+      }
     });
 
     it('says when a job falls due by time: none, now, at a retry delay, at a lease end plus the skew margin', async () => {
