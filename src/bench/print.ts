@@ -120,7 +120,8 @@ function exploreTable(results: BenchResults): string | null {
     ...(r.violations > 0 ? [`  ${r.violations} violation(s) on the reference: a finding to look at (queue-drill explore --seed ${r.seed})`] : []),
   ];
   const sections = [
-    `Explore: schedules judged a second on the SQLite reference (${r.asked} asked, ${r.vacuous} with a fault that never fired)`,
+    `Explore: schedules judged a second on the SQLite reference (${r.asked} asked, ${r.vacuous} with a fault that never fired` +
+      `${r.inconclusive === undefined ? '' : `, ${r.inconclusive} the machine starved past judging`})`,
     rate,
     `Target: at least ${EXPLORE_TARGET_PER_SECOND} schedules a second on the reference: ${reached}.`,
     ...notes,

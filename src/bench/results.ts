@@ -99,6 +99,8 @@ const ExploreRateSchema = z.strictObject({
   schedules: z.int().min(0),
   cutOff: z.int().min(0),
   vacuous: z.int().min(0),
+  /** Absent from results written before explore counted them. */
+  inconclusive: z.int().min(0).optional(),
   violations: z.int().min(0),
   wallMs: ms(),
   schedulesPerSecond: rate(),

@@ -85,6 +85,8 @@ export interface ExploreResult {
   runs: number;
   /** Runs (not counting shrinking) in which an armed fault never fired: they tested less than their schedule says. */
   vacuous: number;
+  /** Runs (not counting shrinking) the machine starved past judging (inconclusive): they could catch nothing. */
+  inconclusive: number;
   /** Runs the time budget (or a signal) cut off before they reached rest: judged not at all, never counted as clean. */
   cutOff: number;
   counterexamples: Counterexample[];
@@ -169,7 +171,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     worlds,
     cut: AbortSignal.any([options.signal, budget.signal]),
     started,
-    tally: { runs: 0, vacuous: 0, cutOff: 0, interrupted: false },
+    tally: { runs: 0, vacuous: 0, inconclusive: 0, cutOff: 0, interrupted: false },
     counterexamples: [],
     flaky: [],
   };
@@ -184,6 +186,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const result: ExploreResult = {
     runs: tally.runs,
     vacuous: tally.vacuous,
+    inconclusive: tally.inconclusive,
     cutOff: tally.cutOff,
     counterexamples,
     flaky,
@@ -209,7 +212,7 @@ interface Exploring {
   cut: AbortSignal;
   started: number;
   /** interrupted: fast-check stopped a lane at the time budget. */
-  tally: { runs: number; vacuous: number; cutOff: number; interrupted: boolean };
+  tally: { runs: number; vacuous: number; inconclusive: number; cutOff: number; interrupted: boolean };
   counterexamples: Counterexample[];
   flaky: FlakyFinding[];
 }
@@ -245,6 +248,7 @@ async function exploreLane({ index, seed, numRuns, examples }: Lane, exploring: 
     }
     if (!shrinking) tally.runs++;
     if (!shrinking && report.unfired.length > 0) tally.vacuous++;
+    if (!shrinking && report.verdict === 'inconclusive') tally.inconclusive++;
     options.onRun?.({ lane, run: n, report, shrinking, cutOff: null });
     const found = broken(report);
     if (found.length === 0) {

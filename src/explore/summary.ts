@@ -46,9 +46,10 @@ export function exploreSummary(result: ExploreResult, seed: number): string {
   const cut = result.cutOff > 0 ? `; ${result.cutOff} run(s) cut off, not counted` : '';
   const stopped = result.interrupted ? ` (stopped by the time budget or a signal${cut})` : '';
   const vacuous = result.vacuous > 0 ? ` (${result.vacuous} run(s) with a fault that never fired)` : '';
+  const starved = result.inconclusive > 0 ? ` (${result.inconclusive} run(s) the machine starved past judging)` : '';
   lines.push(
     `explore: ${result.runs} schedule(s) in ${(result.durationMs / 1000).toFixed(1)}s, ${result.counterexamples.length} violation(s)` +
-      `${flaky}${stopped}, seed ${seed}${vacuous}`,
+      `${flaky}${stopped}, seed ${seed}${vacuous}${starved}`,
     result.out === null ? 'nothing found, nothing written' : `written to ${result.out}`,
   );
   return `${lines.map((line) => `${line}\n`).join('')}`;

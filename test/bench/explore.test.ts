@@ -34,7 +34,7 @@ const event = (report: ScenarioReport, over: Partial<ExploreRunEvent> = {}): Exp
 });
 
 const RATE = rateRow(
-  { runs: 20, cutOff: 0, vacuous: 1, counterexamples: [], flaky: [], durationMs: 16_000 },
+  { runs: 20, cutOff: 0, vacuous: 1, inconclusive: 2, counterexamples: [], flaky: [], durationMs: 16_000 },
   { queue: 'reference', seed: 1, lanes: 2, asked: 20 },
   { harnessMs: 2_100, childrenMs: 19_500 },
 );
@@ -49,6 +49,7 @@ describe('the explore family, summarised', () => {
       schedules: 20,
       cutOff: 0,
       vacuous: 1,
+      inconclusive: 2,
       violations: 0,
       wallMs: 16_000,
       schedulesPerSecond: 1.25,
@@ -57,7 +58,10 @@ describe('the explore family, summarised', () => {
     });
     // Nothing judged in no time (an explore stopped before it began) is a rate of 0, never NaN.
     expect(
-      rateRow({ runs: 0, cutOff: 0, vacuous: 0, counterexamples: [], flaky: [], durationMs: 0 }, RATE, { harnessMs: 0, childrenMs: null }),
+      rateRow({ runs: 0, cutOff: 0, vacuous: 0, inconclusive: 0, counterexamples: [], flaky: [], durationMs: 0 }, RATE, {
+        harnessMs: 0,
+        childrenMs: null,
+      }),
     ).toMatchObject({ schedulesPerSecond: 0, childrenCpuMs: null });
   });
 

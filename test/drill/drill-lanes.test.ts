@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drillLanes, LaneCount, lanesLine, MAX_AUTO_LANES, parseParallel } from '../../src/drill/drill-lanes.js';
+import { drillLanes, LaneCount, lanesLine, MAX_AUTO_EXPLORE_LANES, MAX_AUTO_LANES, parseParallel } from '../../src/drill/drill-lanes.js';
 import { DEFAULT_PARALLEL } from '../../src/kernel/defaults.js';
 import { lanesText } from '../../src/report/starvation-lines.js';
 
@@ -11,6 +11,10 @@ describe('how many scenarios a drill runs at once', () => {
     expect(drillLanes('auto', quiet, 2)).toMatchObject({ count: MAX_AUTO_LANES, chosen: 'auto', narrowedAfter: null });
     expect(drillLanes('auto', quiet, 2).why).toBe('a quiet machine (a process started in 96 ms, a timer fired 1 ms late; 2 cores)');
     expect(drillLanes('auto', quiet, 1).count).toBe(DEFAULT_PARALLEL);
+    // Explore's most: 3 a core, at most 6.
+    expect(drillLanes('auto', quiet, 2, MAX_AUTO_EXPLORE_LANES).count).toBe(6);
+    expect(drillLanes('auto', quiet, 1, MAX_AUTO_EXPLORE_LANES).count).toBe(3);
+    expect(drillLanes('auto', busy, 2, MAX_AUTO_EXPLORE_LANES).count).toBe(DEFAULT_PARALLEL);
     expect(drillLanes('auto', busy, 2)).toMatchObject({
       count: DEFAULT_PARALLEL,
       why: 'a busy machine (a process started in 357 ms, a timer fired 4 ms late)',

@@ -120,3 +120,13 @@ describe('explore: the time budget', () => {
     expect(exploreExitCode(result, false)).toBe(0);
   });
 });
+
+describe('explore: runs the machine starved', () => {
+  it('are counted apart (they could catch nothing), never as a catch, and the summary says how many', async () => {
+    const starved: ScenarioReport = { ...PASSING, verdict: 'inconclusive' };
+    const { result } = await exploreWith(async (_schedule, _options, dir) => (basename(dir) === 'lane1-run2' ? starved : PASSING));
+    expect(result).toMatchObject({ runs: 3, inconclusive: 1, counterexamples: [], flaky: [] });
+    expect(exploreSummary(result, 7)).toMatch(/, seed 7 \(1 run\(s\) the machine starved past judging\)$/m);
+    expect(exploreExitCode(result, false)).toBe(0);
+  });
+});

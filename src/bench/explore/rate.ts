@@ -19,6 +19,8 @@ export interface ExploreRateRow {
   cutOff: number;
   /** Schedules with a fault that never fired. */
   vacuous: number;
+  /** Schedules the machine starved past judging (inconclusive): counted in the rate, though they could catch nothing. */
+  inconclusive?: number;
   /** Counterexamples and flaky findings: on the sound reference, each is a finding to look at, not a figure. */
   violations: number;
   wallMs: number;
@@ -30,7 +32,7 @@ export interface ExploreRateRow {
 
 /** The rate row of one explore run. */
 export function rateRow(
-  result: Pick<ExploreResult, 'runs' | 'cutOff' | 'vacuous' | 'counterexamples' | 'flaky' | 'durationMs'>,
+  result: Pick<ExploreResult, 'runs' | 'cutOff' | 'vacuous' | 'inconclusive' | 'counterexamples' | 'flaky' | 'durationMs'>,
   run: { queue: string; seed: number; lanes: number; asked: number },
   cpu: CpuSample,
 ): ExploreRateRow {
@@ -39,6 +41,7 @@ export function rateRow(
     schedules: result.runs,
     cutOff: result.cutOff,
     vacuous: result.vacuous,
+    inconclusive: result.inconclusive,
     violations: result.counterexamples.length + result.flaky.length,
     wallMs: result.durationMs,
     schedulesPerSecond: result.durationMs > 0 ? result.runs / (result.durationMs / 1000) : 0,

@@ -26,13 +26,13 @@ export const exploreCommand = defineCommand({
     parallel: {
       type: 'string',
       default: 'auto',
-      describe: 'independent lanes run side by side (1 to 16), or auto: 4 where a quick measure finds this machine quiet, else 2',
+      describe: 'independent lanes run side by side (1 to 16), or auto: 3 a core (at most 6) where a quick measure finds this machine quiet, else 2',
     },
     out: { type: 'string', describe: 'where runs and counterexamples go [default: drill-runs/explore-<UTC time>]' },
     exhaustive: { type: 'boolean', default: false, describe: 'instead: every named stage × every fault action on one job, a deterministic matrix' },
   },
   async run(args) {
-    const { drillLanes, lanesLine, parseParallel } = await import('../../drill/drill-lanes.js');
+    const { drillLanes, lanesLine, MAX_AUTO_EXPLORE_LANES, parseParallel } = await import('../../drill/drill-lanes.js');
     const parallel = parseParallel(args.parallel);
     const queue = (await queueFromFlags(args)) ?? 'reference';
     if (args.exhaustive) return runExhaustive({ ...args, parallel, queue });
@@ -45,7 +45,8 @@ export const exploreCommand = defineCommand({
     const out = args.out ?? join('drill-runs', `explore-${new Date().toISOString().replace(/:/g, '-')}`);
     const budget = parseDuration(args['time-budget']);
     // As a drill chooses its lanes (src/drill/drill-lanes.ts): the lanes also split the schedules, so the line says how many.
-    const lanes = drillLanes(parallel, parallel === 'auto' ? await (await import('../../harness/calibrate.js')).calibrate() : null);
+    const calibration = parallel === 'auto' ? await (await import('../../harness/calibrate.js')).calibrate() : null;
+    const lanes = drillLanes(parallel, calibration, undefined, MAX_AUTO_EXPLORE_LANES);
     process.stderr.write(
       `explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${lanesLine(lanes).replace('scenario', 'lane')}\n`,
     );
