@@ -87,7 +87,7 @@ function drillTable(results: BenchResults): string | null {
   const table = renderTable(['scenario (s)', ...columns], [...drill.scenarios.map((s) => [s.name, ...cells(s)]), ['(sum)', ...cells(drill.totals)]]);
   return [
     `The shipped drill: ${seconds(drill.wallMs)} s wall (${seconds(drill.reportDurationMs)} s of scenarios, ` +
-      `${drill.parallel} at a time${drill.parallelWhy === undefined ? '' : ` (${drill.parallelWhy})`}; ${drill.passed} passed)`,
+      `${drill.parallelWhy ?? `${drill.parallel} at a time`}; ${drill.passed} passed)`,
     table,
     ...drill.notRun.map((line) => `  not run: ${line}`),
   ].join('\n');

@@ -22,9 +22,10 @@ export type ParallelSetting = number | 'auto';
 
 /** `--parallel TEXT`: auto, or a whole number from 1 to MAX_PARALLEL (bad input otherwise). */
 export function parseParallel(text: string): ParallelSetting {
-  if (text.trim() === 'auto') return 'auto';
-  const count = Number(text.trim());
-  if (text.trim() === '' || parallelOutOfRange(count) !== null)
+  const given = text.trim();
+  if (given === 'auto') return 'auto';
+  const count = Number(given);
+  if (given === '' || parallelOutOfRange(count) !== null)
     throw new UsageError(`--parallel must be auto or a whole number from 1 to ${MAX_PARALLEL}, got ${text}`);
   return count;
 }
@@ -57,12 +58,14 @@ export interface DrillLanes {
   narrowedAfter: string | null;
 }
 
-/** The lanes of a drill given `setting`, on a machine the calibration measured (null: not measured, a time scale was given), auto taking at most `most`. */
+/**
+ * The lanes of a drill given `setting`, on a machine the calibration measured (null: not measured, a time scale was
+ * given), auto taking at most `most` (half of it a core of `cores`).
+ */
 export function drillLanes(
   setting: ParallelSetting,
   calibration: Calibration | null,
-  cores = availableParallelism(),
-  most = MAX_AUTO_LANES,
+  { cores = availableParallelism(), most = MAX_AUTO_LANES }: { cores?: number; most?: number } = {},
 ): DrillLanes {
   if (setting !== 'auto') return { count: setting, chosen: 'given', why: `--parallel ${setting}`, narrowedAfter: null };
   const base = { count: DEFAULT_PARALLEL, chosen: 'auto' as const, narrowedAfter: null };
@@ -74,9 +77,9 @@ export function drillLanes(
   return { ...base, count, why: `a quiet machine (${measured}; ${cores} core${cores === 1 ? '' : 's'})` };
 }
 
-/** The line a drill prints after its time scale's: how many scenarios at once, and why. */
-export function lanesLine(lanes: DrillLanes): string {
-  return `${lanes.count} scenario${lanes.count === 1 ? '' : 's'} at once (${lanes.chosen === 'auto' ? `auto: ${lanes.why}` : 'given'})`;
+/** The line a drill prints after its time scale's: how many scenarios (explore: lanes) at once, and why. */
+export function lanesLine(lanes: DrillLanes, what = 'scenario'): string {
+  return `${lanes.count} ${what}${lanes.count === 1 ? '' : 's'} at once (${lanes.chosen === 'auto' ? `auto: ${lanes.why}` : 'given'})`;
 }
 
 /**

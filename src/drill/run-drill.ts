@@ -13,7 +13,7 @@ import { loadQueue, type QueueImpl } from '../queues/registry.js';
 import { type Baseline, compareWithBaseline, type RecoveryTolerance } from '../report/baseline.js';
 import { makeOutDir } from '../report/out-dir.js';
 import { writeProgressReport } from '../report/progress-report.js';
-import { type DrillReport, REPORT_VERSION, type ScenarioReport, UNFINISHED } from '../report/schema.js';
+import { type DrillReport, type EarlierAttempt, REPORT_VERSION, type ScenarioReport, UNFINISHED } from '../report/schema.js';
 import { runKey, runsOfShare, type Shard } from '../report/shard.js';
 import { drillExitCode, summarize } from '../report/verdict.js';
 import { runDirAt, type WrittenReport, writeReport } from '../report/write-report.js';
@@ -291,8 +291,6 @@ async function runScenarios(
     await worlds.stop();
   }
 }
-
-type EarlierAttempt = NonNullable<ScenarioReport['earlierAttempts']>[number];
 
 /** A finished run as an earlier attempt of its scenario. */
 function attemptOf(report: ScenarioReport): EarlierAttempt {

@@ -565,6 +565,9 @@ export const DrillReportSchema = DrillReportShape.superRefine((report, ctx) => a
     `and actual end, duplicated effects, recovery times, every invariant's verdict with its evidence, and the command that replays it.`,
 });
 
+/** One earlier run of a retried scenario (--retry-inconclusive, or auto's lanes going back to fewer). */
+export type EarlierAttempt = NonNullable<ScenarioReport['earlierAttempts']>[number];
+
 /** The whole report. */
 export type DrillReport = z.infer<typeof DrillReportSchema>;
 

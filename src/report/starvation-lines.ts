@@ -1,8 +1,6 @@
+import { DEFAULT_PARALLEL } from '../kernel/defaults.js';
 import { allRuns, scenarioLabel } from './scenario-label.js';
-import type { DrillReport, ScenarioReport, StarvedSpan } from './schema.js';
-
-/** One earlier run of a retried scenario (--retry-inconclusive). */
-type EarlierAttempt = NonNullable<ScenarioReport['earlierAttempts']>[number];
+import type { DrillReport, EarlierAttempt, ScenarioReport, StarvedSpan } from './schema.js';
 
 /*
  * What every view says of the machine's load, in one wording: the time scale
@@ -78,7 +76,7 @@ export function lanesText(report: Pick<DrillReport, 'lanes'>): string | null {
   const { lanes } = report;
   if (lanes === undefined) return null;
   const why = lanes.chosen === 'auto' ? `auto: ${lanes.why}` : 'given';
-  const narrowed = lanes.narrowedAfter === null ? '' : `; back to 2 after ${lanes.narrowedAfter}, which ran again`;
+  const narrowed = lanes.narrowedAfter === null ? '' : `; back to ${DEFAULT_PARALLEL} after ${lanes.narrowedAfter}, which ran again`;
   return `${lanes.count} scenario${lanes.count === 1 ? '' : 's'} at once (${why})${narrowed}`;
 }
 

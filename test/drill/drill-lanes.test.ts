@@ -8,20 +8,23 @@ const busy = { startupMs: 357, timerLatenessMs: 4, scale: 1 };
 
 describe('how many scenarios a drill runs at once', () => {
   it('runs more than the default only where auto found the machine quiet', () => {
-    expect(drillLanes('auto', quiet, 2)).toMatchObject({ count: MAX_AUTO_LANES, chosen: 'auto', narrowedAfter: null });
-    expect(drillLanes('auto', quiet, 2).why).toBe('a quiet machine (a process started in 96 ms, a timer fired 1 ms late; 2 cores)');
-    expect(drillLanes('auto', quiet, 1).count).toBe(DEFAULT_PARALLEL);
+    expect(drillLanes('auto', quiet, { cores: 2 })).toMatchObject({ count: MAX_AUTO_LANES, chosen: 'auto', narrowedAfter: null });
+    expect(drillLanes('auto', quiet, { cores: 2 }).why).toBe('a quiet machine (a process started in 96 ms, a timer fired 1 ms late; 2 cores)');
+    expect(drillLanes('auto', quiet, { cores: 1 }).count).toBe(DEFAULT_PARALLEL);
     // Explore's most: 3 a core, at most 6.
-    expect(drillLanes('auto', quiet, 2, MAX_AUTO_EXPLORE_LANES).count).toBe(6);
-    expect(drillLanes('auto', quiet, 1, MAX_AUTO_EXPLORE_LANES).count).toBe(3);
-    expect(drillLanes('auto', busy, 2, MAX_AUTO_EXPLORE_LANES).count).toBe(DEFAULT_PARALLEL);
-    expect(drillLanes('auto', busy, 2)).toMatchObject({
+    expect(drillLanes('auto', quiet, { cores: 2, most: MAX_AUTO_EXPLORE_LANES }).count).toBe(6);
+    expect(drillLanes('auto', quiet, { cores: 1, most: MAX_AUTO_EXPLORE_LANES }).count).toBe(3);
+    expect(drillLanes('auto', busy, { cores: 2, most: MAX_AUTO_EXPLORE_LANES }).count).toBe(DEFAULT_PARALLEL);
+    expect(drillLanes('auto', busy, { cores: 2 })).toMatchObject({
       count: DEFAULT_PARALLEL,
       why: 'a busy machine (a process started in 357 ms, a timer fired 4 ms late)',
     });
-    expect(drillLanes('auto', { ...quiet, timerLatenessMs: 9 }, 2).count).toBe(DEFAULT_PARALLEL);
-    expect(drillLanes('auto', null, 2)).toMatchObject({ count: DEFAULT_PARALLEL, why: 'the machine was not measured (a time scale was given)' });
-    expect(drillLanes(3, quiet, 2)).toEqual({ count: 3, chosen: 'given', why: '--parallel 3', narrowedAfter: null });
+    expect(drillLanes('auto', { ...quiet, timerLatenessMs: 9 }, { cores: 2 }).count).toBe(DEFAULT_PARALLEL);
+    expect(drillLanes('auto', null, { cores: 2 })).toMatchObject({
+      count: DEFAULT_PARALLEL,
+      why: 'the machine was not measured (a time scale was given)',
+    });
+    expect(drillLanes(3, quiet, { cores: 2 })).toEqual({ count: 3, chosen: 'given', why: '--parallel 3', narrowedAfter: null });
   });
 
   it('takes auto or a count from the command line, and refuses anything else as bad input', () => {
@@ -32,7 +35,7 @@ describe('how many scenarios a drill runs at once', () => {
   });
 
   it('says so on the console and in the report', () => {
-    const lanes = drillLanes('auto', quiet, 2);
+    const lanes = drillLanes('auto', quiet, { cores: 2 });
     expect(lanesLine(lanes)).toBe('4 scenarios at once (auto: a quiet machine (a process started in 96 ms, a timer fired 1 ms late; 2 cores))');
     expect(lanesLine(drillLanes(1, null))).toBe('1 scenario at once (given)');
     expect(lanesText({ lanes: { ...lanes, narrowedAfter: 'zombie-worker' } })).toMatch(
@@ -61,7 +64,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('auto stepping back after a crowded inconclusive run', () => {
   it('takes no more in the lanes past the default, and lets the run again start once the others have drained', async () => {
-    const lanes = drillLanes('auto', quiet, 2);
+    const lanes = drillLanes('auto', quiet, { cores: 2 });
     const count = new LaneCount(lanes);
     const r = runs();
     expect(count.crowded()).toBe(true);
@@ -96,7 +99,7 @@ describe('auto stepping back after a crowded inconclusive run', () => {
   });
 
   it('never narrows lanes given on the command line', () => {
-    const count = new LaneCount(drillLanes(4, quiet, 2));
+    const count = new LaneCount(drillLanes(4, quiet, { cores: 2 }));
     expect(count.crowded()).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runDrill } from '../../drill/run-drill.js';
 import { toolVersion } from '../../kernel/version.js';
-import type { DrillReport } from '../../report/schema.js';
+import { lanesText } from '../../report/starvation-lines.js';
 import type { SizePlan } from '../sizes.js';
 import { breakdown, type ScenarioBreakdown, startedTimes } from './breakdown.js';
 
@@ -14,8 +14,9 @@ export interface DrillResults {
   wallMs: number;
   /** The drill's own measure (its report's durationMs): the scenarios, before the report is written. */
   reportDurationMs: number;
-  /** How many scenarios ran at once: `npm run drill`'s default (auto: src/drill/drill-lanes.ts) chose it, and says why. */
+  /** How many scenarios ran at once: `npm run drill`'s default (auto: src/drill/drill-lanes.ts) chose it. */
   parallel: number;
+  /** The report's words for it: how many, why, and whether auto went back to fewer. */
   parallelWhy?: string;
   passed: number;
   scenarios: ScenarioBreakdown[];
@@ -62,6 +63,7 @@ export async function runDrillTimes(
     },
   });
   const wallMs = Date.now() - started;
+  const lanes = lanesText(report);
   const scenarios = report.scenarios.flatMap((s) => {
     const row = breakdown(s, startedTimes(s.runDir));
     return row === null ? [] : [row];
@@ -71,15 +73,10 @@ export async function runDrillTimes(
     wallMs,
     reportDurationMs: report.durationMs,
     parallel: report.lanes?.count ?? 2,
-    ...(report.lanes === undefined ? {} : { parallelWhy: lanesWhy(report.lanes) }),
+    ...(lanes === null ? {} : { parallelWhy: lanes }),
     passed: report.summary.passed,
     scenarios,
     totals,
     notRun: report.scenarios.filter((s) => s.notJudged !== null).map((s) => `${s.name}: ${s.notJudged}`),
   };
-}
-
-/** Why the drill ran so many at once, and whether it went back to 2. */
-function lanesWhy(lanes: NonNullable<DrillReport['lanes']>): string {
-  return `${lanes.why}${lanes.narrowedAfter === null ? '' : `; back to 2 after ${lanes.narrowedAfter}`}`;
 }

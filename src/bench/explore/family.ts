@@ -37,7 +37,7 @@ export async function runExploreFamily(
   plan: SizePlan['explore'],
   context: { dir: string; signal: AbortSignal; onLine?: (line: string) => void },
 ): Promise<ExploreResults> {
-  const lanes = drillLanes('auto', await calibrate(), undefined, MAX_AUTO_EXPLORE_LANES).count;
+  const lanes = drillLanes('auto', await calibrate(), { most: MAX_AUTO_EXPLORE_LANES }).count;
   const seed = EXPLORE_BENCH_SEED;
   const rate = await measureRate({ schedules: plan.rateSchedules, seed, lanes }, context);
   const perSecond = `${rate.schedulesPerSecond.toFixed(2)}/s`;

@@ -46,10 +46,10 @@ export const exploreCommand = defineCommand({
     const budget = parseDuration(args['time-budget']);
     // As a drill chooses its lanes (src/drill/drill-lanes.ts): the lanes also split the schedules, so the line says how many.
     const calibration = parallel === 'auto' ? await (await import('../../harness/calibrate.js')).calibrate() : null;
-    const lanes = drillLanes(parallel, calibration, undefined, MAX_AUTO_EXPLORE_LANES);
-    process.stderr.write(
-      `explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${lanesLine(lanes).replace('scenario', 'lane')}\n`,
-    );
+    const chosen = drillLanes(parallel, calibration, { most: MAX_AUTO_EXPLORE_LANES });
+    // No more lanes than runs (explore makes no empty lane): the line says the lanes that run.
+    const lanes = { ...chosen, count: Math.min(chosen.count, args.runs) };
+    process.stderr.write(`explore: ${args.runs} schedules on ${queue}, seed ${seed}, budget ${budget} ms, ${lanesLine(lanes, 'lane')}\n`);
     const stop = harnessStopOnSignals();
     try {
       const result = await explore({
