@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ClockBook } from '../faults/clock-book.js';
 import { controlWith } from '../faults/controller.js';
@@ -32,6 +32,7 @@ import { controlTimeline } from './runner/control-timeline.js';
 import { diskFull } from './runner/disk-space.js';
 import { type DrillNetwork, openDrillNetwork } from './runner/drill-network.js';
 import { DrillProcesses } from './runner/drill-processes.js';
+import { HostedProducer, producerProcessNeeded } from './runner/hosted-producer.js';
 import { ProducerRelease } from './runner/producer-release.js';
 import { RestartWindow } from './runner/restart-window.js';
 import { againProducerSpecs, producerNames, roleSpecs } from './runner/role-args.js';
@@ -149,7 +150,7 @@ export async function runScenario(
     const clocks = new ClockBook();
     const control = { plan, clock, clocks, ...restartHook(impl, servers, restarts), ...(network ? { network: network.linkOf } : {}) };
     const deadline = started + settings.timeout_ms;
-    const supervised = supervision({ scenario, queue, impl, supervisor, control, timeline, barrier, signal, deadline, restarts, network });
+    const supervised = supervision({ scenario, queue, impl, supervisor, control, timeline, barrier, signal, deadline, restarts, network, runDir });
     // The harness measures its own starvation too (a late tick of its own is a late answer to every failpoint).
     const watch = watchStarvation({ file: join(runDir, HARNESS_STARVED_FILE) });
     releasers.add("the harness's starvation watch", async () => watch.stop());
@@ -303,15 +304,18 @@ function supervision(drill: {
   queue: QueueConnection;
   impl: QueueAdapter;
   supervisor: Supervisor;
-  control: Omit<Parameters<typeof controlWith>[0], 'onEvent'>;
+  control: Omit<Parameters<typeof controlWith>[0], 'onEvent'> & { clock: Clock };
   timeline: Timeline;
   barrier: string;
   signal: AbortSignal;
   deadline: number;
   restarts: RestartWindow;
   network: DrillNetwork | undefined;
+  runDir: string;
 }): Supervised {
   const seen = controlTimeline(drill.timeline);
+  const { queue, timeline, runDir, network } = drill;
+  const hostedProducer = hostedProducerOf(drill.scenario, drill.impl, { queue, clock: drill.control.clock, timeline, runDir, network });
   const processes = new DrillProcesses(
     drill.supervisor,
     controlWith({ ...drill.control, onEvent: seen.onControl }),
@@ -325,7 +329,9 @@ function supervision(drill: {
     queue: drill.queue,
     onServer: (drill.impl.needs ?? []).length > 0,
     processes,
-    producerRelease: new ProducerRelease(drill.barrier, producerNames(drill.scenario), drill.timeline),
+    // A producer the harness runs has no barrier to wait at: it goes at the release, which then comes at once.
+    producerRelease: new ProducerRelease(drill.barrier, hostedProducer ? [] : producerNames(drill.scenario), drill.timeline),
+    ...(hostedProducer ? { hostedProducer } : {}),
     timeline: drill.timeline,
     held: seen.held,
     signal: drill.signal,
@@ -382,7 +388,7 @@ async function drill(
     closeWorld = writeJobsFile(jobsFile, scenario.jobs, scenario.secrets, closeWorld);
     // Producers start one by one; the start barrier lets them go together once all are ready, so they really race on every key.
     const context = { locator: run.locator, worldUrl: world.url, jobsFile, barrier: run.barrier };
-    for (const spec of roleSpecs(scenario, context)) supervised.processes.start(spec);
+    for (const spec of roleSpecs(scenario, context)) if (!(supervised.hostedProducer && spec.kind === 'producer')) supervised.processes.start(spec);
     // A world that dies under the drill ends it: what the jobs did after that says nothing of the queue; so does a full disk.
     const lost = new WorldLoss(world, timeline);
     ending = await supervise({
@@ -390,6 +396,8 @@ async function drill(
       signal: AbortSignal.any([supervised.signal, lost.signal]),
       again: againProducerSpecs(scenario, context),
     });
+    // Its last enqueue finishes before the harness's connection closes (a drill that ended early: a few calls).
+    await supervised.hostedProducer?.settled();
     const why = lost.end() ?? diskFull(run.runDir);
     if (why !== null) {
       ending = 'harness-error';
@@ -405,6 +413,20 @@ async function drill(
     client.close();
   }
   return { ending, error, worldFaults, closeWorld, ...(hostSpans ? { hostSpans } : {}) };
+}
+
+/** The scenario's producer as the harness's own, where nothing of the scenario can reach a producer (./runner/hosted-producer.ts). */
+function hostedProducerOf(
+  scenario: ResolvedScenario,
+  impl: QueueAdapter,
+  run: { queue: QueueConnection; clock: Clock; timeline: Timeline; runDir: string; network: DrillNetwork | undefined },
+): HostedProducer | undefined {
+  if (run.network !== undefined || producerProcessNeeded(scenario, impl) !== null) return undefined;
+  const [name] = producerNames(scenario) as [string];
+  // Made now, as a process's log is at its spawn: a drill that ends before the release still has it.
+  const logFile = join(run.runDir, `${name}.1.log`);
+  writeFileSync(logFile, '');
+  return new HostedProducer({ name, jobsFile: join(run.runDir, 'jobs.json'), logFile, queue: run.queue, clock: run.clock, timeline: run.timeline });
 }
 
 /** Events in time order; those at the same instant keep the order they were recorded in. */

@@ -11,7 +11,7 @@ import { writeAtomically } from './write-atomically.js';
  * enqueued, readable, and nothing a person must not see.
  */
 
-/** One job as the producers read it (src/producer/produce-plans.ts). */
+/** One job as the producers read it (src/port/enqueue-plans.ts): its key, its plan (already validated by the drill), its budget. */
 export interface JobsFileEntry {
   key: string;
   plan: unknown;

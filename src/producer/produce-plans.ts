@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { failpoint, useClock } from '../faults/failpoint.js';
 import type { Clock } from '../kernel/clock.js';
+import type { JobsFileEntry } from '../kernel/jobs-file.js';
 import type { Random } from '../kernel/random.js';
 import { awaitRelease, signalReady } from '../kernel/start-barrier.js';
-import { EnqueueError } from '../port/adapter.js';
 import { connectQueue } from '../port/connect-queue.js';
+import { enqueuePlans } from '../port/enqueue-plans.js';
 import type { QueueUnderDrill } from '../saga/queue-under-drill.js';
-
-/** One job a drill's producers enqueue: its key, its plan (already validated by the drill), its budget. */
-export interface PlannedJob {
-  key: string;
-  plan: unknown;
-  maxAttempts: number;
-}
 
 /** How long a producer waits at the start barrier for the harness to let it go. */
 const RELEASE_TIMEOUT_MS = 60_000;
@@ -38,7 +32,7 @@ export async function producePlans(options: {
    */
   barrier?: string | undefined;
 }): Promise<void> {
-  const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as PlannedJob[];
+  const jobs = JSON.parse(readFileSync(options.jobsFile, 'utf8')) as JobsFileEntry[];
   // The harness measures this clock before any stamp of it reaches the queue (src/kernel/time-base.ts).
   useClock(options.clock);
   const queue = await connectQueue(options.queue, options.locator, { clock: options.clock, random: options.random });
@@ -47,27 +41,7 @@ export async function producePlans(options: {
       signalReady(options.barrier, options.name);
       await awaitRelease(options.barrier, { clock: options.clock, timeoutMs: RELEASE_TIMEOUT_MS });
     }
-    for (const job of jobs) {
-      await failpoint('enqueue', { worker: options.name, key: job.key });
-      const calledAt = options.clock.now();
-      try {
-        const result = await queue.enqueue({
-          key: job.key,
-          action: 'plan',
-          payload: JSON.stringify({ plan: job.plan }),
-          maxAttempts: job.maxAttempts,
-        });
-        await failpoint('after_enqueue', { worker: options.name, key: job.key, jobKey: job.key, jobId: result.jobId });
-        const answeredAt = options.clock.now();
-        options.write(
-          `${JSON.stringify({ event: 'enqueued', key: job.key, jobId: result.jobId, created: result.outcome === 'created', calledAt, answeredAt })}\n`,
-        );
-      } catch (error) {
-        if (!(error instanceof EnqueueError)) throw error;
-        // Said, and the producer goes on: an indefinite failure may still have made the job, which the store will show.
-        options.write(`${JSON.stringify({ event: 'enqueue-failed', key: job.key, definite: error.definite, error: error.message })}\n`);
-      }
-    }
+    await enqueuePlans(queue, jobs, { name: options.name, clock: options.clock, write: options.write, pass: failpoint });
   } finally {
     await queue.close();
   }

@@ -9,7 +9,7 @@ import type { ScenarioReport } from './schema.js';
  * the drill proper begins there.
  */
 
-const RELEASED = /\breleased to begin enqueueing together at (\S+)/;
+const RELEASED = /\breleased to begin enqueueing (?:together )?at (\S+)/;
 
 /** The note the harness writes when it lets the producers go at `at` (`died`: those that died before they were ready). */
 export function producersReleasedNote(went: readonly string[], at: string, died: readonly string[]): string {
@@ -17,6 +17,11 @@ export function producersReleasedNote(went: readonly string[], at: string, died:
     `producers ${went.join(', ') || '(none)'} released to begin enqueueing together at ${at}` +
     `${died.length > 0 ? ` (${died.join(', ')} died before it was ready, and begins when restarted)` : ''}`
   );
+}
+
+/** The note the harness writes when its own producer (src/drill/runner/hosted-producer.ts) begins at `at`. */
+export function hostedProducerReleasedNote(name: string, at: string, jobs: number): string {
+  return `${name}, the harness's own producer (nothing of this scenario can reach a producer), released to begin enqueueing at ${at}: ${jobs} job(s)`;
 }
 
 /** When the producers were released (epoch ms), from the timeline's note; null when the timeline has none (no producers, an older report). */

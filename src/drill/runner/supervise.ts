@@ -9,6 +9,7 @@ import { approveStep } from '../../saga/approve.js';
 import type { ResolvedScenario } from '../../scenarios/resolve.js';
 import type { Timeline } from '../timeline.js';
 import type { DrillProcesses } from './drill-processes.js';
+import type { HostedProducer } from './hosted-producer.js';
 import type { ProducerRelease } from './producer-release.js';
 import { atRest, quietMs, RestWatch, StallWatch, Watchdog } from './rest.js';
 import type { RestartWindow } from './restart-window.js';
@@ -29,6 +30,8 @@ export interface Supervised {
   processes: DrillProcesses;
   /** Lets the producers go together once each is ready. */
   producerRelease: ProducerRelease;
+  /** The scenario's producer when the harness runs it (./hosted-producer.ts): started at the release. */
+  hostedProducer?: HostedProducer;
   timeline: Timeline;
   /** Processes a fault holds right now. */
   held(): number;
@@ -87,13 +90,13 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     if (now >= deadline) return 'timeout';
     await drill.processes.tend(now);
     drill.processes.tendReadiness();
-    const released = drill.producerRelease.releasedAt;
-    drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
-    if (released === null && drill.producerRelease.releasedAt !== null) {
+    const went = tendRelease(drill, now);
+    if (went !== null) {
       // The drill proper begins: its deadline counts from here (pauses forgiven before it are part of the start).
-      deadline = drill.producerRelease.releasedAt + settings.timeout_ms;
+      deadline = went + settings.timeout_ms;
       watchdog.restart(now);
     }
+    if (drill.hostedProducer?.error) throw new HarnessError('QD_HOSTED_PRODUCER_FAILED', drill.hostedProducer.error);
     // Processes still starting (the producers not all connected yet, a worker restarted after a kill and not yet up,
     // a producer enqueue_again started that has not said its first line)
     // are the machine's time, not the queue's: on a loaded machine a start can take seconds (a soak under a load of
@@ -117,7 +120,7 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
       jobs,
       expectedJobs: drill.scenario.jobs.length,
       held: drill.held(),
-      producing: drill.processes.producing,
+      producing: drill.processes.producing || (drill.hostedProducer?.producing ?? false),
       restarting: drill.processes.restarting,
       approve: settings.approve,
     };
@@ -130,6 +133,17 @@ export async function supervise(drill: Supervised): Promise<DrillEnding> {
     if (rest.settled(atRest(state), now)) return 'at-rest';
     await sleep(5);
   }
+}
+
+/** Lets the producers go once they are ready; on the tick they went (the harness's own producer starts then), when they went. */
+function tendRelease(drill: Supervised, now: number): number | null {
+  const released = drill.producerRelease.releasedAt;
+  // The harness's own producer goes once the processes started with it are up, as producer processes go once each
+  // is: the drill proper (its deadline, its timeline's 0 s) begins then, the start-up being the machine's time.
+  if (!(drill.hostedProducer && drill.processes.starting)) drill.producerRelease.tend((name) => drill.processes.hasExited(name), now);
+  if (released !== null || drill.producerRelease.releasedAt === null) return null;
+  drill.hostedProducer?.start();
+  return drill.producerRelease.releasedAt;
 }
 
 /**
