@@ -34,9 +34,19 @@ const idOf = (row: { job: string | null; worker: string | null; epoch?: number |
 const deliveryLabel = (row: Pick<DeliveryRow, 'worker' | 'epoch' | 'attempt'>): string =>
   `${row.worker}'s delivery (attempt ${row.attempt}, epoch ${row.epoch})`;
 
+/**
+ * Whether the queue handed `other` over before `own`: a lower epoch, and an attempt no later. A start is
+ * reported after its claim, not at once: a holder the machine starved between the two reports late, after a
+ * newer holder's start (seen in explore under load: w3's attempt 1, starved 561 ms past its 300 ms lease,
+ * reported after w1 had claimed attempt 2), and that late report does not make the newer holder stale.
+ */
+function handedOverBefore(other: DeliveryRow, own: DeliveryRow): boolean {
+  return other.epoch < own.epoch && other.attempt <= own.attempt;
+}
+
 /** The first other delivery of the same job that began after `own` and passes `isBefore` (before a report, or before a call arrived). */
 function laterDelivery(starts: Starts, own: DeliveryRow, isBefore: (began: DeliveryRow) => boolean): DeliveryRow | undefined {
-  return (starts.byJob.get(own.job) ?? []).find((b) => b.seq > own.seq && idOf(b) !== idOf(own) && isBefore(b));
+  return (starts.byJob.get(own.job) ?? []).find((b) => b.seq > own.seq && idOf(b) !== idOf(own) && !handedOverBefore(b, own) && isBefore(b));
 }
 
 /** A write as the evidence names it: a settlement's kind, or the queue loop's own fail. */

@@ -135,6 +135,20 @@ describe('single-holder at the world', () => {
     expect(refused.status).toBe('held');
   });
 
+  it("holds when an older delivery's start is reported late, after the newer holder's (its holder starved between claim and report)", () => {
+    seq = 0;
+    // As explore saw it under load: w3 claimed attempt 1 and was starved past its lease; w1 claimed attempt 2, said so,
+    // and called; w3's start came in between. w1 is the holder: its call is no stale one.
+    const deliveries = [report('j1', 'w1', 2, 'began'), report('j1', 'w3', 1, 'began')];
+    const verdict = singleHolderOf(withoutHistory({ calls: [call(1, 'j1', 'w1', 2, 'applied')], deliveries }));
+    expect(verdict.status).toBe('held');
+    // Reported the same way, a newer delivery still makes the older holder's later call stale.
+    const stale = singleHolderOf(
+      withoutHistory({ calls: [call(1, 'j1', 'w1', 1, 'applied')], deliveries: [report('j1', 'w1', 1, 'began'), report('j1', 'w3', 2, 'began')] }),
+    );
+    expect(stale.status).toBe('broken');
+  });
+
   it('is not judged when the world placed nothing and the queue keeps no history', () => {
     expect(singleHolderOf(withoutHistory({ calls: [], deliveries: [] }))).toMatchObject({ status: 'not_judged' });
   });
