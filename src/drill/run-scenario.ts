@@ -9,7 +9,7 @@ import type { DrillEnding, ScenarioRun } from '../judge/drill-record.js';
 import type { Evidence, StarvedSpan } from '../judge/evidence.js';
 import { type Clock, systemClock } from '../kernel/clock.js';
 import { withDeadline } from '../kernel/deadline.js';
-import { writeJobsFile } from '../kernel/jobs-file.js';
+import { jobsFileEntries, writeJobsFile } from '../kernel/jobs-file.js';
 import { seededRandom } from '../kernel/random.js';
 import { type Releasers, withReleasers } from '../kernel/releasers.js';
 import { watchStarvation } from '../kernel/starvation-watch.js';
@@ -314,8 +314,8 @@ function supervision(drill: {
   runDir: string;
 }): Supervised {
   const seen = controlTimeline(drill.timeline);
-  const { queue, timeline, runDir, network } = drill;
-  const hostedProducer = hostedProducerOf(drill.scenario, drill.impl, { queue, clock: drill.control.clock, timeline, runDir, network });
+  const { queue, timeline, runDir } = drill;
+  const hostedProducer = hostedProducerOf(drill.scenario, drill.impl, { queue, clock: drill.control.clock, timeline, runDir });
   const processes = new DrillProcesses(
     drill.supervisor,
     controlWith({ ...drill.control, onEvent: seen.onControl }),
@@ -419,14 +419,15 @@ async function drill(
 function hostedProducerOf(
   scenario: ResolvedScenario,
   impl: QueueAdapter,
-  run: { queue: QueueConnection; clock: Clock; timeline: Timeline; runDir: string; network: DrillNetwork | undefined },
+  run: { queue: QueueConnection; clock: Clock; timeline: Timeline; runDir: string },
 ): HostedProducer | undefined {
-  if (run.network !== undefined || producerProcessNeeded(scenario, impl) !== null) return undefined;
+  if (producerProcessNeeded(scenario, impl) !== null) return undefined;
   const [name] = producerNames(scenario) as [string];
   // Made now, as a process's log is at its spawn: a drill that ends before the release still has it.
   const logFile = join(run.runDir, `${name}.1.log`);
   writeFileSync(logFile, '');
-  return new HostedProducer({ name, jobsFile: join(run.runDir, 'jobs.json'), logFile, queue: run.queue, clock: run.clock, timeline: run.timeline });
+  // The jobs as the jobs file gives a producer process them, from the scenario the harness holds (not read back).
+  return new HostedProducer({ name, jobs: jobsFileEntries(scenario.jobs), logFile, queue: run.queue, clock: run.clock, timeline: run.timeline });
 }
 
 /** Events in time order; those at the same instant keep the order they were recorded in. */

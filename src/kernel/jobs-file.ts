@@ -18,6 +18,11 @@ export interface JobsFileEntry {
   maxAttempts: number;
 }
 
+/** The jobs as the file holds them (and the harness's own producer takes them): nothing but what a producer enqueues. */
+export function jobsFileEntries(jobs: readonly JobsFileEntry[]): JobsFileEntry[] {
+  return jobs.map(({ key, plan, maxAttempts }) => ({ key, plan, maxAttempts }));
+}
+
 /**
  * Writes the jobs for the producers, and gives back `closeWorld` followed by
  * the file's redaction: the world is closed after every process of the drill is
@@ -30,7 +35,7 @@ export function writeJobsFile(
   declaredSecrets: readonly string[],
   closeWorld: () => Promise<void>,
 ): () => Promise<void> {
-  const entries = jobs.map((job) => ({ key: job.key, plan: job.plan, maxAttempts: job.maxAttempts }));
+  const entries = jobsFileEntries(jobs);
   const text = JSON.stringify(entries);
   writeFileSync(file, text);
   const secrets = [...declaredSecrets, ...entries.flatMap((job) => secretsInPayload(job.plan))];

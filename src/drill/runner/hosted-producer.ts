@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { pointFaultAction } from '../../faults/actions/index.js';
 import { FAILPOINT_DESCRIPTORS } from '../../faults/points.js';
 import { type Clock, utc } from '../../kernel/clock.js';
@@ -51,7 +51,9 @@ export class HostedProducer {
   constructor(
     private readonly run: {
       name: string;
-      jobsFile: string;
+      /** The scenario's jobs, as the jobs file gives them to a producer process. */
+      jobs: readonly JobsFileEntry[];
+      /** Its log, made at its construction as a process's is at its spawn. */
       logFile: string;
       queue: Pick<QueueConnection, 'enqueue'>;
       clock: Clock;
@@ -59,7 +61,7 @@ export class HostedProducer {
     },
   ) {}
 
-  /** Whether it has been started and has not finished. */
+  /** Whether it has jobs left to enqueue: until it has finished (so before its start too). */
   get producing(): boolean {
     return !this.finished;
   }
@@ -67,11 +69,9 @@ export class HostedProducer {
   /** Starts enqueueing (once). */
   start(): void {
     if (this.running) return;
-    const { name, jobsFile, logFile, queue, clock, timeline } = this.run;
-    const jobs = JSON.parse(readFileSync(jobsFile, 'utf8')) as JobsFileEntry[];
+    const { name, jobs, logFile, queue, clock, timeline } = this.run;
     timeline.record('note', hostedProducerReleasedNote(name, utc(clock.now()), jobs.length));
     const write = (line: string) => appendFileSync(logFile, line);
-    write('');
     this.running = enqueuePlans(queue, jobs, { name, clock, write, pass: async () => undefined })
       .catch((error: unknown) => {
         this.error = `${name}, the harness's producer, failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -62,20 +62,16 @@ describe('producerProcessNeeded', () => {
 describe('HostedProducer', () => {
   it("enqueues every job through the harness's connection and writes the producer's log line for line", async () => {
     const store = join(temp.dir, 'queue.db');
-    const jobsFile = join(temp.dir, 'jobs.json');
+    const jobs = [
+      { key: 'a', plan: { steps: [] }, maxAttempts: 2 },
+      { key: 'b', plan: { steps: [] }, maxAttempts: 3 },
+    ];
     const logFile = join(temp.dir, 'p1.1.log');
-    writeFileSync(
-      jobsFile,
-      JSON.stringify([
-        { key: 'a', plan: { steps: [] }, maxAttempts: 2 },
-        { key: 'b', plan: { steps: [] }, maxAttempts: 3 },
-      ]),
-    );
     const clock = systemClock();
     const queue = await connectQueue(queueImpl('reference'), store, { clock, random: seededRandom(1) });
     try {
       const timeline = new Timeline(clock);
-      const producer = new HostedProducer({ name: 'p1', jobsFile, logFile, queue, clock, timeline });
+      const producer = new HostedProducer({ name: 'p1', jobs, logFile, queue, clock, timeline });
       expect(producer.producing).toBe(true);
       producer.start();
       await producer.settled();
@@ -99,14 +95,10 @@ describe('HostedProducer', () => {
   });
 
   it('writes a refused enqueue as the process does, and stops with an error on anything else', async () => {
-    const jobsFile = join(temp.dir, 'jobs-two.json');
-    writeFileSync(
-      jobsFile,
-      JSON.stringify([
-        { key: 'a', plan: {}, maxAttempts: 1 },
-        { key: 'b', plan: {}, maxAttempts: 1 },
-      ]),
-    );
+    const jobs = [
+      { key: 'a', plan: {}, maxAttempts: 1 },
+      { key: 'b', plan: {}, maxAttempts: 1 },
+    ];
     const clock = systemClock();
     const refusing = {
       enqueue: async (request: { key: string }) => {
@@ -115,7 +107,7 @@ describe('HostedProducer', () => {
       },
     };
     const logFile = join(temp.dir, 'p1.refused.log');
-    const producer = new HostedProducer({ name: 'p1', jobsFile, logFile, queue: refusing, clock, timeline: new Timeline(clock) });
+    const producer = new HostedProducer({ name: 'p1', jobs, logFile, queue: refusing, clock, timeline: new Timeline(clock) });
     producer.start();
     await producer.settled();
     expect(producer.error).toBe("p1, the harness's producer, failed: connection lost");
