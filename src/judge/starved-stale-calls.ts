@@ -1,6 +1,6 @@
 import type { Evidence, Verdict } from './evidence.js';
 import { jobOf } from './invariants/single-holder.js';
-import { staleCallsAtTheWorld } from './invariants/stale-at-world.js';
+import { type StaleCall, staleCallsAtTheWorld } from './invariants/stale-at-world.js';
 import { describeSpan, longestWithin, spanOf, unionMs } from './starvation.js';
 
 /*
@@ -27,9 +27,9 @@ export function explainStaleCallsByStarvation(evidence: Evidence, brokenSafety: 
   const enough = Math.floor(evidence.leaseMs / 2);
   for (const stale of staleCallsAtTheWorld(evidence.world, jobOf(evidence))) {
     const holder = stale.began.worker;
-    const [from, to, called] = [Date.parse(stale.began.at), Date.parse(stale.later.at), Date.parse(stale.call.at)];
+    const { from, to, faultsFrom, called } = notRunWindow(stale, evidence);
     const injected = evidence.timeline.some(
-      (event) => event.kind === 'fault-fired' && event.worker === holder && Date.parse(event.at) >= from && Date.parse(event.at) <= called,
+      (event) => event.kind === 'fault-fired' && event.worker === holder && Date.parse(event.at) >= faultsFrom && Date.parse(event.at) <= called,
     );
     const held = spans.filter((span) => spanOf(span, holder) || span.process === 'harness');
     const starvedMs = unionMs(held, from, to);
@@ -45,4 +45,27 @@ export function explainStaleCallsByStarvation(evidence: Evidence, brokenSafety: 
   const lines = brokenSafety.flatMap((verdict) => verdict.evidence);
   if (lines.length === 0 || lines.some((line) => !explained.has(line))) return null;
   return [...new Set(lines)].map((line) => explained.get(line)!);
+}
+
+/** The times a stale call is excused by: where its holder must have been starved, and since when a fault it fired would count. */
+interface Window {
+  from: number;
+  to: number;
+  faultsFrom: number;
+  called: number;
+}
+
+/**
+ * From the stale holder's delivery's start to the later delivery's. When its own start was reported after the
+ * later one's (it was starved between its claim and that report), the queue handed the job over once its lease
+ * had ended, so its claim came a lease or more before the later start, and it was not run from then until it
+ * reported; a fault it fired counts from its report before that one (a worker takes one job at a time, so its
+ * claim came after it), or from the producers' release (else always).
+ */
+function notRunWindow(stale: StaleCall, evidence: Evidence): Window {
+  const [began, later, called] = [Date.parse(stale.began.at), Date.parse(stale.later.at), Date.parse(stale.call.at)];
+  if (stale.began.seq < stale.later.seq) return { from: began, to: later, faultsFrom: began, called };
+  const before = (evidence.world?.deliveries ?? []).filter((row) => row.worker === stale.began.worker && row.seq < stale.began.seq).at(-1);
+  const faultsFrom = before ? Date.parse(before.at) : evidence.releasedAt ? Date.parse(evidence.releasedAt) : Number.NEGATIVE_INFINITY;
+  return { from: later - evidence.leaseMs, to: began, faultsFrom, called };
 }

@@ -15,7 +15,15 @@ import { EvidenceBuilder, LEASE_MS, planOf, STEPS } from './invariants/evidence-
  * fault of the scenario stalled w1, and where w1 was not starved.
  */
 
-function starvedStaleCall(options: { fenced?: boolean; starved?: boolean; faultOnHolder?: boolean } = {}): Evidence {
+interface Shape {
+  fenced?: boolean;
+  starved?: boolean;
+  faultOnHolder?: boolean;
+  /** w1 was starved between its claim and its report of it: its start reaches the world after w2's. */
+  lateReport?: boolean;
+}
+
+function starvedStaleCall(options: Shape = {}): Evidence {
   const b = new EvidenceBuilder();
   const job = b.job(planOf(STEPS.write));
   job.claim('w1');
@@ -54,10 +62,19 @@ function starvedStaleCall(options: { fenced?: boolean; starved?: boolean; faultO
   };
   evidence.world = {
     calls: [staleCall],
-    deliveries: [delivery(1, 'w1', 1, claimedAt), delivery(2, 'w2', 2, takenAt)],
+    deliveries: options.lateReport
+      ? [delivery(1, 'w2', 2, takenAt), delivery(2, 'w1', 1, takenAt + 20)]
+      : [delivery(1, 'w1', 1, claimedAt), delivery(2, 'w2', 2, takenAt)],
     fenced: options.fenced ?? false,
   };
-  const span: StarvedSpan = { process: 'w1#1', from: utc(claimedAt + 100), to: utc(claimedAt + 100 + LEASE_MS), ms: LEASE_MS, cause: 'stalled' };
+  const starvedUntil = options.lateReport ? takenAt + 10 : claimedAt + 100 + LEASE_MS;
+  const span: StarvedSpan = {
+    process: 'w1#1',
+    from: utc(claimedAt + 100),
+    to: utc(starvedUntil),
+    ms: starvedUntil - claimedAt - 100,
+    cause: 'stalled',
+  };
   evidence.starved = options.starved === false ? [] : [span];
   if (options.faultOnHolder) {
     evidence.timeline.push({ at: utc(claimedAt + 50), kind: 'fault-fired', process: 'w1#1', detail: 'block at before_call', worker: 'w1' });
@@ -84,6 +101,21 @@ describe('a stale call a plain world applied, from a holder starved past its lea
       const report = judged(runOf(starvedStaleCall(options)));
       expect(report.verdict, JSON.stringify(options)).toBe('fail');
       expect(report.inconclusive).toBeNull();
+    }
+  });
+
+  it("judges the holder whose own start reached the world late, after the newer holder's: inconclusive starved, failed otherwise", () => {
+    const report = judged(runOf(starvedStaleCall({ lateReport: true })));
+    expect(report.verdict).toBe('inconclusive');
+    expect(report.inconclusive![0]).toMatch(
+      /^single-holder: w1's call #1 \(write_file\) reached a world that takes no fencing token after w1 lost its lease/,
+    );
+    for (const options of [{ fenced: true }, { faultOnHolder: true }, { starved: false }]) {
+      const failed = judged(runOf(starvedStaleCall({ ...options, lateReport: true })));
+      expect(failed.verdict, JSON.stringify(options)).toBe('fail');
+      expect(failed.invariants.find((v) => v.id === 'single-holder')?.evidence.join('\n')).toMatch(
+        /from w1's delivery \(attempt 1, epoch 1\), which arrived after w2's delivery \(attempt 2, epoch 2\) began/,
+      );
     }
   });
 });

@@ -44,9 +44,20 @@ function handedOverBefore(other: DeliveryRow, own: DeliveryRow): boolean {
   return other.epoch < own.epoch && other.attempt <= own.attempt;
 }
 
-/** The first other delivery of the same job that began after `own` and passes `isBefore` (before a report, or before a call arrived). */
+/**
+ * Whether `other` is a delivery the queue handed over after `own`: one whose start was reported after own's
+ * (unless the queue handed it over first, above), or one with a higher epoch whose start was reported first
+ * because own's holder was starved between its claim and its report. Either way own's holder is stale once
+ * `other` began: a late report of its own start does not make it the holder again.
+ */
+function handedOverAfter(other: DeliveryRow, own: DeliveryRow): boolean {
+  if (idOf(other) === idOf(own)) return false;
+  return other.seq > own.seq ? !handedOverBefore(other, own) : handedOverBefore(own, other);
+}
+
+/** The first other delivery of the same job handed over after `own` that passes `isBefore` (before a report, or before a call arrived). */
 function laterDelivery(starts: Starts, own: DeliveryRow, isBefore: (began: DeliveryRow) => boolean): DeliveryRow | undefined {
-  return (starts.byJob.get(own.job) ?? []).find((b) => b.seq > own.seq && idOf(b) !== idOf(own) && !handedOverBefore(b, own) && isBefore(b));
+  return (starts.byJob.get(own.job) ?? []).find((b) => handedOverAfter(b, own) && isBefore(b));
 }
 
 /** A write as the evidence names it: a settlement's kind, or the queue loop's own fail. */

@@ -149,6 +149,21 @@ describe('single-holder at the world', () => {
     expect(stale.status).toBe('broken');
   });
 
+  it('fails when the older holder, its start reported late, calls or writes after the newer holder began', () => {
+    seq = 0;
+    // w3 claimed attempt 1 and was starved past its lease; w1 claimed attempt 2 and said so first. w3's own start comes
+    // next, then its call and its done: both came from a stale holder, whatever order the starts were reported in.
+    const deliveries = [report('j1', 'w1', 2, 'began'), report('j1', 'w3', 1, 'began', { callsBefore: 0 })];
+    const called = singleHolderOf(withoutHistory({ calls: [call(1, 'j1', 'w3', 1, 'applied')], deliveries }));
+    expect(called.status).toBe('broken');
+    expect(called.evidence.join('\n')).toMatch(
+      /from w3's delivery \(attempt 1, epoch 1\), which arrived after w1's delivery \(attempt 2, epoch 2\) began/,
+    );
+    const wrote = [...deliveries, report('j1', 'w3', 1, 'writing', { write: 'done' }), report('j1', 'w3', 1, 'wrote', { applied: true })];
+    expect(singleHolderOf(withoutHistory({ calls: [], deliveries: wrote })).status).toBe('broken');
+    expect(singleHolderOf(withoutHistory({ calls: [call(1, 'j1', 'w3', 1, 'failed')], deliveries })).status).toBe('held');
+  });
+
   it('is not judged when the world placed nothing and the queue keeps no history', () => {
     expect(singleHolderOf(withoutHistory({ calls: [], deliveries: [] }))).toMatchObject({ status: 'not_judged' });
   });
