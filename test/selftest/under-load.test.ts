@@ -58,10 +58,14 @@ describe('the reference queue under load', () => {
     expect(report.summary.errors, result.stderr).toBe(0);
     for (const scenario of report.scenarios) {
       expect(scenario.invariants.filter((v) => v.status === 'broken' && INVARIANT_KINDS[v.id] === 'safety')).toEqual([]);
-      // Starvation was measured: the spans are there whatever the verdict.
-      expect(scenario.starvation.spans.length).toBeGreaterThan(0);
       if (scenario.verdict === 'inconclusive') for (const line of scenario.inconclusive!) expect(line).toMatch(/#\d+|harness|world-host/);
     }
+    // Starvation was measured, whatever the verdicts: the load starved the drill somewhere. Not every scenario: on a quick
+    // machine's scheduler a scenario can run its whole second beside six busy processes with no timer 50 ms late (seen).
+    expect(
+      report.scenarios.map((scenario) => scenario.starvation.spans.length).reduce((a, b) => a + b, 0),
+      result.stderr,
+    ).toBeGreaterThan(0);
     // The busy processes went with the generator.
     expect(processesMentioning('process.kill(parent, 0)')).toEqual([]);
   });
