@@ -27,7 +27,8 @@ export function explainStaleCallsByStarvation(evidence: Evidence, brokenSafety: 
   const enough = Math.floor(evidence.leaseMs / 2);
   for (const stale of staleCallsAtTheWorld(evidence.world, jobOf(evidence))) {
     const holder = stale.began.worker;
-    const { from, to, faultsFrom, called } = notRunWindow(stale, evidence);
+    const { from, to, faultsFrom } = notRunWindow(stale, evidence);
+    const called = Date.parse(stale.call.at);
     const injected = evidence.timeline.some(
       (event) => event.kind === 'fault-fired' && event.worker === holder && Date.parse(event.at) >= faultsFrom && Date.parse(event.at) <= called,
     );
@@ -47,12 +48,11 @@ export function explainStaleCallsByStarvation(evidence: Evidence, brokenSafety: 
   return [...new Set(lines)].map((line) => explained.get(line)!);
 }
 
-/** The times a stale call is excused by: where its holder must have been starved, and since when a fault it fired would count. */
+/** Where a stale call's holder must have been starved (from, to), and since when a fault it fired would count. */
 interface Window {
   from: number;
   to: number;
   faultsFrom: number;
-  called: number;
 }
 
 /**
@@ -63,9 +63,9 @@ interface Window {
  * claim came after it), or from the producers' release (else always).
  */
 function notRunWindow(stale: StaleCall, evidence: Evidence): Window {
-  const [began, later, called] = [Date.parse(stale.began.at), Date.parse(stale.later.at), Date.parse(stale.call.at)];
-  if (stale.began.seq < stale.later.seq) return { from: began, to: later, faultsFrom: began, called };
+  const [began, later] = [Date.parse(stale.began.at), Date.parse(stale.later.at)];
+  if (stale.began.seq < stale.later.seq) return { from: began, to: later, faultsFrom: began };
   const before = (evidence.world?.deliveries ?? []).filter((row) => row.worker === stale.began.worker && row.seq < stale.began.seq).at(-1);
   const faultsFrom = before ? Date.parse(before.at) : evidence.releasedAt ? Date.parse(evidence.releasedAt) : Number.NEGATIVE_INFINITY;
-  return { from: later - evidence.leaseMs, to: began, faultsFrom, called };
+  return { from: later - evidence.leaseMs, to: began, faultsFrom };
 }

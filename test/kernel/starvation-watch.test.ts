@@ -37,11 +37,24 @@ describe('watchStarvation', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qd-starve-'));
     dirs.push(dir);
     const file = join(dir, 'w1.1.log.starved');
-    const watch = watchStarvation({ file, tickMs: 10, starvedMs: 50 });
+    // The process's own CPU as the watch reads it (process.cpuUsage); its clock passed in, so the hold is a step of
+    // the clock rather than a fixed sleep of the test's.
+    let now = 1_000;
+    let looks = 0;
+    const watch = watchStarvation({
+      file,
+      tickMs: 10,
+      starvedMs: 50,
+      now: () => {
+        looks++;
+        return now;
+      },
+    });
     try {
-      // Let the timer arm, then hold the thread without computing (as a synchronous wait or a descheduled process is).
-      await new Promise((resolve) => setTimeout(resolve, 15));
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      // Let the timer look once, then move the clock 210 ms while the process computes nothing (as a descheduled
+      // process, or a synchronous wait, sees it).
+      await until(() => looks > 1);
+      now += 210;
       await until(() => spansIn(file).length > 0);
     } finally {
       watch.stop();
